@@ -1,0 +1,33 @@
+// memplan: lower bounds and instance statistics.
+#pragma once
+
+#include <cstdint>
+
+#include "memplan/problem.h"
+
+namespace memplan {
+
+// LOAD: the largest total size live at one instant, by an event sweep in which ends come
+// before starts at equal times (half-open lifetimes). Gaps reduce a buffer's contribution
+// to its window width (0 for an absent stretch). A lower bound on every plan's peak.
+// O(n log n).
+int64_t compute_load(const Problem& p);
+
+struct InstanceStats {
+  int64_t buffers = 0;
+  int64_t time_min = 0, time_max = 0;    // span of all lifetimes
+  int64_t distinct_times = 0;
+  int64_t size_min = 0, size_max = 0;    // h_min, h_max
+  double size_ratio = 0;                 // h_max / h_min
+  int64_t total_size = 0;
+  int64_t load = 0;
+  int64_t max_live_buffers = 0;          // most buffers live at one instant
+  double overlap_density = 0;            // overlapping pairs / all pairs
+  int64_t overlapping_pairs = 0;
+  int64_t fixed = 0, aligned = 0, with_gaps = 0;
+};
+
+// O(n log n): overlapping pairs are counted by a sweep, not enumerated.
+InstanceStats compute_stats(const Problem& p);
+
+}  // namespace memplan

@@ -1,0 +1,25 @@
+// memplan: JSON form of problems and plans (separate library memplan_json, which uses
+// nlohmann-json; the core library stays standard-library only).
+//
+// Problem: {"capacity": 1048576 (optional), "buffers": [{"id": "a", "lower": 0,
+//   "upper": 10, "size": 64, "alignment": 1, "offset": 0 (pre-placed, optional),
+//   "gaps": [{"lower": 2, "upper": 4, "window": [0, 32]}]}]}
+// Plan: the same document with "offset" set on every buffer plus "peak" (and any extra
+// summary fields passed in).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "memplan/io.h"
+#include "memplan/problem.h"
+
+namespace memplan {
+
+Problem read_json_file(const std::string& path);  // throws InputError
+Problem parse_json(const std::string& text, const std::string& name);
+std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offsets,
+                            const std::map<std::string, std::string>& extra = {});
+
+}  // namespace memplan

@@ -1,0 +1,84 @@
+// memplan: the placement engine shared by all greedy-style solvers.
+//
+// Buffers are placed one at a time; each goes to the lowest (first-fit) or tightest
+// (best-fit) aligned offset at which it overlaps, in memory, no already placed buffer
+// whose lifetime intersects its own. Conflicts are found through a time-indexed
+// structure (a segment tree over buffer pieces sorted by start, holding the largest end
+// among placed pieces), never through an O(n^2) interference graph: a query costs
+// O((k + 1) log n) for k live-overlapping placed pieces, and memory is O(n).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "memplan/problem.h"
+
+namespace memplan {
+
+enum class Fit {
+  kFirst,  // lowest feasible aligned offset
+  kBest,   // smallest free hole that fits (ties: lowest); above everything if no hole fits
+};
+
+class PlacementEngine {
+ public:
+  // Indexes the problem's buffers; nothing is placed yet. O(n log n).
+  explicit PlacementEngine(const Problem& problem);
+
+  // Lowest (or best-fitting) aligned offset >= 0 at which buffer i fits among the buffers
+  // placed so far. Does not place it. A pre-placed buffer still gets a computed offset here.
+  int64_t find_offset(int32_t i, Fit fit = Fit::kFirst) const;
+
+  // True iff buffer i at `offset` overlaps no placed buffer.
+  bool fits_at(int32_t i, int64_t offset) const;
+
+  // Records buffer i at `offset` (no check; use fits_at when unsure).
+  void place(int32_t i, int64_t offset);
+
+  // Removes every placement (O(placed log n)), keeping the index.
+  void clear();
+
+  bool is_placed(int32_t i) const { return offsets_[i] >= 0; }
+  int64_t offset(int32_t i) const { return offsets_[i]; }
+  const std::vector<int64_t>& offsets() const { return offsets_; }  // -1 = unplaced
+  int64_t peak() const { return peak_; }
+  int32_t placed_count() const { return placed_count_; }
+  const Problem& problem() const { return *problem_; }
+
+ private:
+  struct Forbidden {
+    int64_t lo, hi;  // candidate offsets x in [lo, hi) collide with something
+  };
+  void collect_forbidden(int32_t i, std::vector<Forbidden>& out) const;
+  void set_leaf(int32_t piece, int64_t value);
+
+  const Problem* problem_;
+  std::vector<Piece> pieces_;             // all pieces, sorted by start
+  std::vector<int32_t> piece_owner_;      // piece -> buffer
+  std::vector<int32_t> first_piece_;      // buffer -> its pieces (CSR over piece_index_)
+  std::vector<int32_t> piece_index_;      // CSR payload: indices into pieces_
+  std::vector<int64_t> piece_starts_;     // pieces_[k].start, for binary search
+  std::vector<int64_t> tree_;             // max end of placed pieces per node (INT64_MIN: none)
+  int32_t leaves_ = 1;
+  std::vector<int64_t> offsets_;
+  int64_t peak_ = 0;
+  int32_t placed_count_ = 0;
+  mutable std::vector<Forbidden> scratch_;
+};
+
+// Places buffers in `order` (pre-placed buffers first, at their offsets, whatever the order)
+// and returns the plan. Stops early and returns std::nullopt-like empty offsets when the
+// running peak exceeds `abort_above` (use INT64_MAX for never).
+struct GreedyResult {
+  bool complete = false;
+  Solution solution;
+};
+GreedyResult place_in_order(const Problem& problem, std::span<const int32_t> order, Fit fit,
+                            int64_t abort_above = INT64_MAX);
+
+// Same, reusing an engine (cleared first). Lets iterated solvers avoid re-indexing.
+GreedyResult place_in_order(PlacementEngine& engine, std::span<const int32_t> order, Fit fit,
+                            int64_t abort_above = INT64_MAX);
+
+}  // namespace memplan

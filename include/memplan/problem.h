@@ -1,0 +1,73 @@
+// memplan: the problem model shared by every layer.
+//
+// A buffer lives during the half-open interval [start, end): two buffers conflict
+// (must not overlap in memory) iff a.start < b.end && b.start < a.end. A buffer that ends
+// at t may share addresses with one that starts at t.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memplan {
+
+// A sub-interval [start, end) of a buffer's lifetime during which the buffer is absent
+// (no window) or occupies only the bytes [window_lo, window_hi) of its extent
+// (MiniMalloc's `lo-hi` and `lo-hi@wlo:whi` gap forms).
+struct Gap {
+  int64_t start = 0;
+  int64_t end = 0;
+  bool has_window = false;
+  int64_t window_lo = 0;
+  int64_t window_hi = 0;
+
+  bool operator==(const Gap&) const = default;
+};
+
+struct Buffer {
+  std::string id;
+  int64_t start = 0;  // first instant the buffer is live
+  int64_t end = 0;    // first instant it is dead again (exclusive)
+  int64_t size = 0;   // bytes, > 0
+  int64_t alignment = 1;              // power of two; offset % alignment == 0
+  std::optional<int64_t> offset;      // pre-placed: the plan must put it exactly here
+  int64_t hint = -1;                  // MiniMalloc's hint column, carried through, unused
+  std::vector<Gap> gaps;              // sorted, disjoint, inside [start, end)
+
+  bool operator==(const Buffer&) const = default;
+};
+
+struct Problem {
+  std::vector<Buffer> buffers;
+  std::optional<int64_t> capacity;  // peak must not exceed it when set
+};
+
+// A plan: offsets[i] belongs to problem.buffers[i].
+struct Solution {
+  std::vector<int64_t> offsets;
+  int64_t peak = 0;  // max(offset + size); 0 for an empty problem
+};
+
+// True iff the lifetimes of a and b intersect (half-open intervals).
+inline bool lifetimes_overlap(const Buffer& a, const Buffer& b) {
+  return a.start < b.end && b.start < a.end;
+}
+
+// One rectangle of a buffer's footprint: during [start, end) it occupies the bytes
+// [offset + lo, offset + hi). A buffer without gaps has one piece {start, end, 0, size}.
+struct Piece {
+  int64_t start = 0;
+  int64_t end = 0;
+  int64_t lo = 0;
+  int64_t hi = 0;
+};
+
+// The footprint of a buffer as pieces in time order (gaps cut holes or narrow windows).
+// Pieces with an empty window are dropped.
+std::vector<Piece> pieces_of(const Buffer& b);
+
+// max(offset + size) over all buffers (0 for none). Offsets must match the problem.
+int64_t peak_of(const Problem& p, const std::vector<int64_t>& offsets);
+
+}  // namespace memplan

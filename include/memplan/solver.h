@@ -1,0 +1,87 @@
+// memplan: the one interface every solver implements, and the registry of solvers.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memplan/problem.h"
+
+namespace memplan {
+
+// A wall-clock budget plus an optional cancellation flag, checked cheaply by solvers.
+class Deadline {
+ public:
+  using Clock = std::chrono::steady_clock;
+  Deadline() = default;  // never expires
+  explicit Deadline(double seconds, const std::atomic<bool>* cancel = nullptr);
+  bool expired() const;
+  double remaining_seconds() const;  // +inf when unlimited
+  double elapsed_seconds() const;
+  const std::atomic<bool>* cancel_flag() const { return cancel_; }
+
+ private:
+  Clock::time_point start_ = Clock::now();
+  std::optional<Clock::time_point> end_;
+  const std::atomic<bool>* cancel_ = nullptr;
+};
+
+struct SolveOptions {
+  std::optional<int64_t> capacity;  // overrides problem.capacity when set
+  double time_limit_seconds = 10.0; // <= 0 or inf: no limit
+  uint64_t seed = 1;
+  int threads = 1;
+  int64_t iterations = 0;           // 0: the solver's default (iterative solvers only)
+  const std::atomic<bool>* cancel = nullptr;
+  // Called by long-running solvers with a short status text; may be empty.
+  std::function<void(const std::string&)> progress;
+  // Best peak known from elsewhere (portfolio sharing); solvers may prune against it.
+  const std::atomic<int64_t>* shared_upper_bound = nullptr;
+};
+
+enum class Status {
+  kFeasible,    // a plan is returned; optimality unknown
+  kOptimal,     // a plan is returned and its peak equals a proven lower bound
+  kInfeasible,  // proven: no plan fits the capacity
+  kNoPlan,      // no plan found that fits (heuristic failure or time limit)
+};
+
+const char* to_string(Status s);
+
+struct SolveResult {
+  Status status = Status::kNoPlan;
+  std::optional<Solution> solution;
+  int64_t lower_bound = 0;   // best proven lower bound on the peak (at least LOAD)
+  int64_t iterations = 0;    // iterations/probes/restarts run, where meaningful
+  std::string detail;        // extra key=value text for the summary line
+};
+
+using SolverFn = std::function<SolveResult(const Problem&, const SolveOptions&)>;
+
+struct SolverInfo {
+  std::string name;
+  std::string description;  // one line
+  SolverFn run;
+};
+
+// Every registered solver, in listing order.
+const std::vector<SolverInfo>& all_solvers();
+// nullptr when unknown.
+const SolverInfo* find_solver(const std::string& name);
+
+// Runs solver `name` and fills in lower_bound (>= LOAD), checks the capacity and sets
+// kOptimal when peak == lower bound. Throws std::invalid_argument for an unknown name.
+SolveResult solve(const Problem& problem, const std::string& name, const SolveOptions& options);
+
+// Helper for solvers: wrap a plan into a result under the capacity in force.
+SolveResult result_from_plan(const Problem& problem, const SolveOptions& options,
+                             std::optional<Solution> plan);
+
+// The capacity in force: options.capacity, else problem.capacity.
+std::optional<int64_t> capacity_of(const Problem& problem, const SolveOptions& options);
+
+}  // namespace memplan

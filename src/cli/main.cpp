@@ -1,0 +1,301 @@
+// memplan command-line tool: solve, validate, stats, list, generate.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "memplan/bounds.h"
+#include "memplan/generate.h"
+#include "memplan/io.h"
+#include "memplan/io_json.h"
+#include "memplan/solver.h"
+#include "memplan/validate.h"
+
+using namespace memplan;
+
+namespace {
+
+constexpr int kExitOk = 0, kExitInvalid = 1, kExitBadInput = 2, kExitNoPlan = 3;
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+struct Loaded {
+  Problem problem;
+  std::vector<std::string> columns;  // CSV header, to write the plan back in kind
+};
+
+Loaded load_problem(const std::string& path, const std::string& lifetimes) {
+  Loaded l;
+  if (ends_with(path, ".json")) {
+    l.problem = read_json_file(path);
+    return l;
+  }
+  CsvTable t = read_csv_file(path, lifetimes == "inclusive" ? Lifetimes::kInclusive
+                                                             : Lifetimes::kHalfOpen);
+  l.problem = std::move(t.problem);
+  l.columns = std::move(t.columns);
+  if (lifetimes == "inclusive") {
+    // Written back half-open: drop the inclusive 'end' naming if any.
+    for (auto& c : l.columns)
+      if (c == "end") c = "upper";
+  }
+  return l;
+}
+
+std::string fmt_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s);
+  return buf;
+}
+
+// Shows elapsed time on stderr once a run passes one second, only on a terminal.
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::string what) : what_(std::move(what)) {
+    if (!isatty(2)) return;
+    thread_ = std::thread([this] {
+      std::unique_lock lock(mu_);
+      const auto t0 = std::chrono::steady_clock::now();
+      while (!cv_.wait_for(lock, std::chrono::milliseconds(250), [this] { return done_; })) {
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (s < 1.0) continue;
+        std::fprintf(stderr, "\r\033[K[memplan] %s: %.1f s %s", what_.c_str(), s, status_.c_str());
+        shown_ = true;
+      }
+      if (shown_) std::fprintf(stderr, "\r\033[K");
+    });
+  }
+  void status(const std::string& s) {
+    std::lock_guard lock(mu_);
+    status_ = s;
+  }
+  ~ProgressLine() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::string what_, status_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false, shown_ = false;
+  std::thread thread_;
+};
+
+int cmd_solve(const std::string& input, const std::string& algo, std::optional<int64_t> capacity,
+              double time_limit, uint64_t seed, int threads, int64_t iterations,
+              const std::string& output, const std::string& lifetimes, bool validate_plan) {
+  Loaded l = load_problem(input, lifetimes);
+  SolveOptions opt;
+  opt.capacity = capacity;
+  opt.time_limit_seconds = time_limit;
+  opt.seed = seed;
+  opt.threads = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  opt.iterations = iterations;
+  if (!find_solver(algo)) {
+    std::cerr << "memplan: unknown algorithm '" << algo << "' (see 'memplan list')\n";
+    return kExitBadInput;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  SolveResult r;
+  {
+    ProgressLine progress("solving with " + algo);
+    opt.progress = [&progress](const std::string& s) { progress.status(s); };
+    r = solve(l.problem, algo, opt);
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const int64_t load = compute_load(l.problem);
+  std::ostringstream line;
+  line << "algo=" << algo << " buffers=" << l.problem.buffers.size();
+  bool valid = false;
+  if (r.solution) {
+    const Validation v = validate(l.problem, r.solution->offsets, capacity_of(l.problem, opt));
+    valid = v.ok && v.peak == r.solution->peak;
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.4f",
+                  load > 0 ? static_cast<double>(r.solution->peak) / static_cast<double>(load) : 1.0);
+    line << " peak=" << r.solution->peak << " load=" << load << " ratio=" << ratio;
+    line << " time=" << fmt_seconds(secs) << " valid=" << (validate_plan ? (valid ? "yes" : "no") : "unchecked");
+    if (validate_plan && !v.ok)
+      for (const std::string& e : v.errors) std::cerr << "memplan: invalid plan: " << e << "\n";
+  } else {
+    line << " peak=none load=" << load << " ratio=none time=" << fmt_seconds(secs) << " valid=none";
+  }
+  line << " status=" << to_string(r.status) << " optimal=" << (r.status == Status::kOptimal ? "yes" : "no")
+       << " lower_bound=" << r.lower_bound << " iterations=" << r.iterations;
+  if (const auto cap = capacity_of(l.problem, opt)) line << " capacity=" << *cap;
+  if (!r.detail.empty()) line << " " << r.detail;
+  std::cout << line.str() << std::endl;
+  if (!r.solution) {
+    std::cerr << "memplan: "
+              << (r.status == Status::kInfeasible ? "proven infeasible: no plan fits the capacity"
+                                                  : "no plan found that fits (within the time limit)")
+              << "\n";
+    return kExitNoPlan;
+  }
+  if (validate_plan && !valid) return kExitInvalid;
+  if (!output.empty()) {
+    std::ostringstream out;
+    if (ends_with(output, ".json")) {
+      out << problem_to_json(l.problem, &r.solution->offsets,
+                             {{"algo", algo}, {"status", to_string(r.status)}});
+    } else {
+      write_csv(out, l.problem, &r.solution->offsets, l.columns);
+    }
+    write_file_atomic(output, out.str());
+  }
+  return kExitOk;
+}
+
+int cmd_validate(const std::string& input, const std::string& solution,
+                 std::optional<int64_t> capacity, const std::string& lifetimes) {
+  Loaded l = load_problem(input, lifetimes);
+  std::vector<int64_t> offsets;
+  if (ends_with(solution, ".json")) {
+    Problem s = read_json_file(solution);
+    std::unordered_map<std::string, size_t> index;
+    for (size_t i = 0; i < l.problem.buffers.size(); ++i) index.emplace(l.problem.buffers[i].id, i);
+    offsets.assign(l.problem.buffers.size(), -1);
+    for (const Buffer& b : s.buffers) {
+      auto it = index.find(b.id);
+      if (it == index.end()) throw InputError(solution + ": buffer '" + b.id + "' is not in the problem");
+      if (!b.offset) throw InputError(solution + ": buffer '" + b.id + "': missing field 'offset'");
+      offsets[it->second] = *b.offset;
+    }
+    for (size_t i = 0; i < offsets.size(); ++i)
+      if (offsets[i] < 0) throw InputError(solution + ": buffer '" + l.problem.buffers[i].id + "' of the problem has no entry");
+  } else {
+    offsets = read_solution_csv_file(solution, l.problem);
+  }
+  const Validation v = validate(l.problem, offsets, capacity);
+  const int64_t load = compute_load(l.problem);
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.4f", load > 0 ? double(v.peak) / double(load) : 1.0);
+  std::cout << "valid=" << (v.ok ? "yes" : "no") << " buffers=" << l.problem.buffers.size()
+            << " peak=" << v.peak << " load=" << load << " ratio=" << ratio << std::endl;
+  for (const std::string& e : v.errors) std::cout << "error: " << e << "\n";
+  return v.ok ? kExitOk : kExitInvalid;
+}
+
+int cmd_stats(const std::string& input, const std::string& lifetimes) {
+  Loaded l = load_problem(input, lifetimes);
+  const InstanceStats s = compute_stats(l.problem);
+  std::cout << "buffers=" << s.buffers << "\n"
+            << "time_span=[" << s.time_min << "," << s.time_max << ") distinct_times=" << s.distinct_times << "\n"
+            << "size_min=" << s.size_min << " size_max=" << s.size_max << " size_ratio=" << s.size_ratio << "\n"
+            << "total_size=" << s.total_size << "\n"
+            << "load=" << s.load << "\n"
+            << "max_live_buffers=" << s.max_live_buffers << "\n"
+            << "overlapping_pairs=" << s.overlapping_pairs << " overlap_density=" << s.overlap_density << "\n"
+            << "fixed=" << s.fixed << " aligned=" << s.aligned << " with_gaps=" << s.with_gaps << "\n";
+  if (l.problem.capacity) std::cout << "capacity=" << *l.problem.capacity << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"memplan: static memory planner for ML compilers (offsets for buffers with known lifetimes)"};
+  app.require_subcommand(1);
+  std::string lifetimes = "half-open";
+  auto add_lifetimes = [&](CLI::App* c) {
+    c->add_option("--lifetimes", lifetimes, "CSV lifetime convention: half-open [lower,upper) or inclusive [lower,upper]")
+        ->check(CLI::IsMember({"half-open", "inclusive"}));
+  };
+
+  auto* solve_cmd = app.add_subcommand("solve", "plan offsets for a problem (CSV or JSON)");
+  std::string input, output, algo = find_solver("auto") ? "auto" : "greedy";
+  std::optional<int64_t> capacity;
+  double time_limit = 10.0;
+  uint64_t seed = 1;
+  int threads = 0;
+  int64_t iterations = 0;
+  bool no_validate = false;
+  solve_cmd->add_option("input", input, "problem file (.csv MiniMalloc format, or .json)")->required();
+  solve_cmd->add_option("-a,--algo", algo, "algorithm (see 'memplan list')");
+  solve_cmd->add_option("--capacity", capacity, "memory capacity in bytes: the plan must fit")->check(CLI::NonNegativeNumber);
+  solve_cmd->add_option("--time-limit", time_limit, "seconds; the best plan so far is returned (0 = none)")->check(CLI::NonNegativeNumber);
+  solve_cmd->add_option("--seed", seed, "seed for randomized algorithms");
+  solve_cmd->add_option("--threads", threads, "worker threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+  solve_cmd->add_option("--iterations", iterations, "iterations for iterative algorithms (0 = default)")->check(CLI::NonNegativeNumber);
+  solve_cmd->add_option("-o,--output", output, "write the plan here (CSV, or JSON if it ends in .json)");
+  solve_cmd->add_flag("--no-validate", no_validate, "skip the independent check of the plan");
+  add_lifetimes(solve_cmd);
+
+  auto* validate_cmd = app.add_subcommand("validate", "check a plan against a problem");
+  std::string solution;
+  validate_cmd->add_option("input", input, "problem file")->required();
+  validate_cmd->add_option("solution", solution, "plan file (CSV with id and offset columns, or JSON)")->required();
+  validate_cmd->add_option("--capacity", capacity, "also check against this capacity");
+  add_lifetimes(validate_cmd);
+
+  auto* stats_cmd = app.add_subcommand("stats", "print instance statistics and the LOAD bound");
+  stats_cmd->add_option("input", input, "problem file")->required();
+  add_lifetimes(stats_cmd);
+
+  auto* list_cmd = app.add_subcommand("list", "list algorithms and generator kinds");
+
+  auto* gen_cmd = app.add_subcommand("generate", "write a seeded synthetic instance (MiniMalloc CSV)");
+  GenerateOptions gen;
+  gen_cmd->add_option("--kind", gen.kind, "dnn, uniform or tiling");
+  gen_cmd->add_option("-n,--buffers", gen.buffers, "number of buffers")->check(CLI::NonNegativeNumber);
+  gen_cmd->add_option("--seed", gen.seed, "random seed");
+  gen_cmd->add_option("--max-size", gen.max_size, "uniform: largest size")->check(CLI::PositiveNumber);
+  gen_cmd->add_option("--horizon", gen.horizon, "uniform/tiling: time horizon")->check(CLI::NonNegativeNumber);
+  gen_cmd->add_option("--max-length", gen.max_length, "uniform: longest lifetime")->check(CLI::NonNegativeNumber);
+  gen_cmd->add_option("--capacity", gen.capacity, "tiling: width of the tiled memory (the optimum)")->check(CLI::PositiveNumber);
+  gen_cmd->add_option("-o,--output", output, "output file (default: stdout)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kExitBadInput;
+  }
+  try {
+    if (*solve_cmd)
+      return cmd_solve(input, algo, capacity, time_limit, seed, threads, iterations, output, lifetimes, !no_validate);
+    if (*validate_cmd) return cmd_validate(input, solution, capacity, lifetimes);
+    if (*stats_cmd) return cmd_stats(input, lifetimes);
+    if (*list_cmd) {
+      std::cout << "algorithms:\n";
+      for (const SolverInfo& s : all_solvers()) std::printf("  %-28s %s\n", s.name.c_str(), s.description.c_str());
+      std::cout << "generator kinds:\n";
+      for (const auto& [k, d] : generator_kinds()) std::printf("  %-28s %s\n", k.c_str(), d.c_str());
+      return kExitOk;
+    }
+    if (*gen_cmd) {
+      const Problem p = generate(gen);
+      std::ostringstream out;
+      write_csv(out, p, nullptr);
+      if (output.empty()) std::cout << out.str();
+      else write_file_atomic(output, out.str());
+      return kExitOk;
+    }
+  } catch (const InputError& e) {
+    std::cerr << "memplan: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "memplan: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "memplan: error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  return kExitBadInput;
+}

@@ -1,0 +1,189 @@
+#include "memplan/placement.h"
+
+#include <algorithm>
+#include <climits>
+#include <numeric>
+
+#include "core/arith.h"
+
+namespace memplan {
+
+PlacementEngine::PlacementEngine(const Problem& problem) : problem_(&problem) {
+  const auto& bufs = problem.buffers;
+  const int32_t n = static_cast<int32_t>(bufs.size());
+  std::vector<Piece> raw;
+  std::vector<int32_t> raw_owner;
+  raw.reserve(bufs.size());
+  raw_owner.reserve(bufs.size());
+  for (int32_t i = 0; i < n; ++i) {
+    if (bufs[i].gaps.empty()) {
+      raw.push_back({bufs[i].start, bufs[i].end, 0, bufs[i].size});
+      raw_owner.push_back(i);
+    } else {
+      for (const Piece& pc : pieces_of(bufs[i])) {
+        raw.push_back(pc);
+        raw_owner.push_back(i);
+      }
+    }
+  }
+  std::vector<int32_t> perm(raw.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::stable_sort(perm.begin(), perm.end(),
+                   [&](int32_t a, int32_t b) { return raw[a].start < raw[b].start; });
+  const size_t m = raw.size();
+  pieces_.resize(m);
+  piece_owner_.resize(m);
+  piece_starts_.resize(m);
+  std::vector<int32_t> count(n + 1, 0);
+  for (size_t k = 0; k < m; ++k) {
+    pieces_[k] = raw[perm[k]];
+    piece_owner_[k] = raw_owner[perm[k]];
+    piece_starts_[k] = pieces_[k].start;
+    ++count[piece_owner_[k] + 1];
+  }
+  first_piece_.assign(n + 1, 0);
+  for (int32_t i = 0; i < n; ++i) first_piece_[i + 1] = first_piece_[i] + count[i + 1];
+  piece_index_.resize(m);
+  std::vector<int32_t> fill(first_piece_.begin(), first_piece_.end() - 1);
+  for (size_t k = 0; k < m; ++k) piece_index_[fill[piece_owner_[k]]++] = static_cast<int32_t>(k);
+  leaves_ = 1;
+  while (static_cast<size_t>(leaves_) < std::max<size_t>(m, 1)) leaves_ *= 2;
+  tree_.assign(2 * static_cast<size_t>(leaves_), INT64_MIN);
+  offsets_.assign(n, -1);
+}
+
+void PlacementEngine::set_leaf(int32_t piece, int64_t value) {
+  size_t node = static_cast<size_t>(leaves_) + piece;
+  tree_[node] = value;
+  for (node /= 2; node >= 1; node /= 2) {
+    const int64_t v = std::max(tree_[2 * node], tree_[2 * node + 1]);
+    if (tree_[node] == v) break;
+    tree_[node] = v;
+  }
+}
+
+void PlacementEngine::collect_forbidden(int32_t i, std::vector<Forbidden>& out) const {
+  out.clear();
+  // Explicit stack: the descent visits only nodes inside the prefix of pieces starting
+  // before the query's end whose largest placed end exceeds the query's start.
+  struct Frame {
+    size_t node;
+    int32_t lo, hi;
+  };
+  Frame stack[64];
+  for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
+    const Piece& q = pieces_[piece_index_[k]];
+    const int32_t prefix = static_cast<int32_t>(
+        std::lower_bound(piece_starts_.begin(), piece_starts_.end(), q.end) -
+        piece_starts_.begin());
+    if (prefix == 0) continue;
+    int top = 0;
+    stack[top++] = {1, 0, leaves_};
+    while (top > 0) {
+      const Frame f = stack[--top];
+      if (f.lo >= prefix || tree_[f.node] <= q.start) continue;
+      if (f.hi - f.lo == 1) {
+        const Piece& o = pieces_[f.lo];
+        const int64_t base = offsets_[piece_owner_[f.lo]];
+        // x collides iff x + q.hi > base + o.lo and x + q.lo < base + o.hi.
+        out.push_back({base + o.lo - q.hi + 1, base + o.hi - q.lo});
+        continue;
+      }
+      const int32_t mid = (f.lo + f.hi) / 2;
+      stack[top++] = {2 * f.node + 1, mid, f.hi};
+      stack[top++] = {2 * f.node, f.lo, mid};
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Forbidden& a, const Forbidden& b) { return a.lo < b.lo; });
+}
+
+int64_t PlacementEngine::find_offset(int32_t i, Fit fit) const {
+  const int64_t align = problem_->buffers[i].alignment;
+  collect_forbidden(i, scratch_);
+  int64_t x = 0;
+  if (fit == Fit::kFirst) {
+    for (const Forbidden& f : scratch_) {
+      if (x < f.lo) break;
+      if (x < f.hi) x = align_up(f.hi, align);
+    }
+    return x;
+  }
+  // Best fit: among the bounded free ranges of feasible x, take the one with the fewest
+  // feasible positions (the tightest hole); else the first position above everything.
+  int64_t best = -1, best_slack = INT64_MAX;
+  for (const Forbidden& f : scratch_) {
+    if (x < f.lo) {
+      const int64_t slack = f.lo - x;
+      if (slack < best_slack) best_slack = slack, best = x;
+    }
+    if (x < f.hi) x = align_up(f.hi, align);
+  }
+  return best >= 0 ? best : x;
+}
+
+bool PlacementEngine::fits_at(int32_t i, int64_t offset) const {
+  collect_forbidden(i, scratch_);
+  for (const Forbidden& f : scratch_) {
+    if (f.lo > offset) break;
+    if (offset < f.hi) return false;
+  }
+  return true;
+}
+
+void PlacementEngine::place(int32_t i, int64_t offset) {
+  if (offsets_[i] < 0) ++placed_count_;
+  offsets_[i] = offset;
+  peak_ = std::max(peak_, offset + problem_->buffers[i].size);
+  for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k)
+    set_leaf(piece_index_[k], pieces_[piece_index_[k]].end);
+}
+
+void PlacementEngine::clear() {
+  const int32_t n = static_cast<int32_t>(offsets_.size());
+  if (placed_count_ * 8 > n) {
+    std::fill(tree_.begin(), tree_.end(), INT64_MIN);
+  } else {
+    for (int32_t i = 0; i < n; ++i) {
+      if (offsets_[i] < 0) continue;
+      for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k)
+        set_leaf(piece_index_[k], INT64_MIN);
+    }
+  }
+  std::fill(offsets_.begin(), offsets_.end(), -1);
+  peak_ = 0;
+  placed_count_ = 0;
+}
+
+GreedyResult place_in_order(PlacementEngine& engine, std::span<const int32_t> order, Fit fit,
+                            int64_t abort_above) {
+  engine.clear();
+  const auto& bufs = engine.problem().buffers;
+  GreedyResult r;
+  for (int32_t i = 0; i < static_cast<int32_t>(bufs.size()); ++i)
+    if (bufs[i].offset) engine.place(i, *bufs[i].offset);
+  if (engine.peak() > abort_above) return r;
+  for (int32_t i : order) {
+    if (engine.is_placed(i)) continue;
+    engine.place(i, engine.find_offset(i, fit));
+    if (engine.peak() > abort_above) return r;
+  }
+  // Buffers the order left out are placed last, in index order.
+  if (engine.placed_count() < static_cast<int32_t>(bufs.size())) {
+    for (int32_t i = 0; i < static_cast<int32_t>(bufs.size()); ++i)
+      if (!engine.is_placed(i)) engine.place(i, engine.find_offset(i, fit));
+    if (engine.peak() > abort_above) return r;
+  }
+  r.complete = true;
+  r.solution.offsets = engine.offsets();
+  r.solution.peak = engine.peak();
+  return r;
+}
+
+GreedyResult place_in_order(const Problem& problem, std::span<const int32_t> order, Fit fit,
+                            int64_t abort_above) {
+  PlacementEngine engine(problem);
+  return place_in_order(engine, order, fit, abort_above);
+}
+
+}  // namespace memplan

@@ -1,0 +1,102 @@
+#include "memplan/solver.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "memplan/bounds.h"
+#include "memplan/validate.h"
+
+namespace memplan {
+
+Deadline::Deadline(double seconds, const std::atomic<bool>* cancel) : cancel_(cancel) {
+  if (seconds > 0 && std::isfinite(seconds) && seconds < 1e9)
+    end_ = start_ + std::chrono::duration_cast<Clock::duration>(
+                        std::chrono::duration<double>(seconds));
+}
+
+bool Deadline::expired() const {
+  if (cancel_ && cancel_->load(std::memory_order_relaxed)) return true;
+  return end_ && Clock::now() >= *end_;
+}
+
+double Deadline::remaining_seconds() const {
+  if (!end_) return std::numeric_limits<double>::infinity();
+  return std::chrono::duration<double>(*end_ - Clock::now()).count();
+}
+
+double Deadline::elapsed_seconds() const {
+  return std::chrono::duration<double>(Clock::now() - start_).count();
+}
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::kFeasible: return "feasible";
+    case Status::kOptimal: return "optimal";
+    case Status::kInfeasible: return "infeasible";
+    case Status::kNoPlan: return "no_plan";
+  }
+  return "?";
+}
+
+std::optional<int64_t> capacity_of(const Problem& problem, const SolveOptions& options) {
+  return options.capacity ? options.capacity : problem.capacity;
+}
+
+SolveResult result_from_plan(const Problem& problem, const SolveOptions& options,
+                             std::optional<Solution> plan) {
+  SolveResult r;
+  const auto cap = capacity_of(problem, options);
+  if (plan && (!cap || plan->peak <= *cap)) {
+    r.status = Status::kFeasible;
+    r.solution = std::move(plan);
+  }
+  return r;
+}
+
+const SolverInfo* find_solver(const std::string& name) {
+  for (const SolverInfo& s : all_solvers())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+SolveResult solve(const Problem& problem, const std::string& name, const SolveOptions& options) {
+  const SolverInfo* info = find_solver(name);
+  if (!info) throw std::invalid_argument("unknown algorithm '" + name + "' (see 'memplan list')");
+  const int64_t load = compute_load(problem);
+  // Pre-placed buffers that collide with each other make every plan impossible.
+  {
+    Problem fixed;
+    std::vector<int64_t> offs;
+    for (const Buffer& b : problem.buffers)
+      if (b.offset) {
+        fixed.buffers.push_back(b);
+        offs.push_back(*b.offset);
+      }
+    const Validation v = validate(fixed, offs, capacity_of(problem, options), 1);
+    if (!v.ok) {
+      SolveResult r;
+      r.status = Status::kInfeasible;
+      r.lower_bound = load;
+      r.detail = "reason=\"pre-placed buffers: " + v.errors.front() + "\"";
+      return r;
+    }
+  }
+  SolveResult r = info->run(problem, options);
+  r.lower_bound = std::max(r.lower_bound, load);
+  const auto cap = capacity_of(problem, options);
+  if (r.solution && cap && r.solution->peak > *cap) {
+    r.solution.reset();
+    r.status = Status::kNoPlan;
+  }
+  if (r.solution) {
+    // A solver that proves optimality by other means raises lower_bound to the peak.
+    r.status = r.solution->peak <= r.lower_bound ? Status::kOptimal : Status::kFeasible;
+  } else if (r.status == Status::kFeasible || r.status == Status::kOptimal) {
+    r.status = Status::kNoPlan;
+  }
+  if (cap && r.lower_bound > *cap && !r.solution) r.status = Status::kInfeasible;
+  return r;
+}
+
+}  // namespace memplan

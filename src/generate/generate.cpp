@@ -1,0 +1,172 @@
+#include "memplan/generate.h"
+
+#include <algorithm>
+#include <queue>
+#include <random>
+#include <stdexcept>
+
+namespace memplan {
+namespace {
+
+// Uniform random lifetimes and sizes.
+Problem uniform(const GenerateOptions& o, std::mt19937_64& rng) {
+  Problem p;
+  const int64_t horizon = o.horizon > 0 ? o.horizon : std::max<int64_t>(o.buffers, 2);
+  const int64_t max_len = o.max_length > 0 ? o.max_length : horizon / 20 + 1;
+  std::uniform_int_distribution<int64_t> start(0, horizon - 1), len(1, max_len),
+      size(1, std::max<int64_t>(o.max_size, 1));
+  p.buffers.reserve(o.buffers);
+  for (int64_t i = 0; i < o.buffers; ++i) {
+    Buffer b;
+    b.id = std::to_string(i);
+    b.start = start(rng);
+    b.end = b.start + len(rng);
+    b.size = size(rng);
+    p.buffers.push_back(std::move(b));
+  }
+  return p;
+}
+
+// A DNN-like schedule: a long chain of operators grouped in blocks (as in ResNet or a
+// transformer stack). Operator t runs at time t and writes one activation, live from t
+// until its last consumer runs (half-open [t, last + 1)). Every output feeds the next
+// operator; some also feed a later one (skip connections: residual adds across a block,
+// occasional long skips), some operators fan out into 2-4 parallel branches that are
+// concatenated later, and some need a scratch workspace live only at [t, t + 1). Sizes
+// come from tensor shapes batch x channels x H x W x bytes that change stage by stage.
+Problem dnn(const GenerateOptions& o, std::mt19937_64& rng) {
+  Problem p;
+  p.buffers.reserve(o.buffers);
+  std::uniform_real_distribution<double> u(0, 1);
+  const int64_t channels[] = {32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048};
+  const int64_t spatial[] = {7, 14, 28, 56, 112, 224};
+  const int64_t batch = 1 + static_cast<int64_t>(rng() % 8);
+  const int64_t dtype = (rng() % 2) ? 2 : 4;
+  auto shape_size = [&](int stage_c, int stage_s) {
+    const int64_t c = channels[std::clamp(stage_c, 0, 10)];
+    const int64_t s = spatial[std::clamp(stage_s, 0, 5)];
+    return batch * c * s * s * dtype;
+  };
+  int64_t t = 0;
+  int stage_c = 1 + static_cast<int>(rng() % 3), stage_s = 4;
+  int64_t block_start = 0;
+  const int64_t block_len = 8 + static_cast<int64_t>(rng() % 16);
+  std::vector<int64_t> pending_skip;  // buffer indices waiting for a later consumer
+  auto add = [&](int64_t start, int64_t end, int64_t size) {
+    Buffer b;
+    b.id = std::to_string(p.buffers.size());
+    b.start = start;
+    b.end = end;
+    b.size = std::max<int64_t>(size, 1);
+    p.buffers.push_back(std::move(b));
+    return static_cast<int64_t>(p.buffers.size()) - 1;
+  };
+  while (static_cast<int64_t>(p.buffers.size()) < o.buffers) {
+    // Stage changes: downsample spatially, widen channels, occasionally reset (new model
+    // section, e.g. a decoder).
+    if (t > 0 && t % (block_len * 4) == 0) {
+      if (stage_s > 0 && u(rng) < 0.6) --stage_s;
+      if (stage_c < 10 && u(rng) < 0.6) ++stage_c;
+      if (u(rng) < 0.05) stage_s = 3 + static_cast<int>(rng() % 3), stage_c = 1 + static_cast<int>(rng() % 3);
+    }
+    const int64_t base = shape_size(stage_c, stage_s);
+    const double r = u(rng);
+    if (r < 0.08 && static_cast<int64_t>(p.buffers.size()) + 5 < o.buffers) {
+      // Fan-out into branches, consumed by a concat a few operators later.
+      const int branches = 2 + static_cast<int>(rng() % 3);
+      const int64_t concat_at = t + 2 + static_cast<int64_t>(rng() % 6);
+      for (int k = 0; k < branches; ++k)
+        add(t + k % 2, concat_at + 1, base / (1 + static_cast<int64_t>(rng() % 4)));
+      add(concat_at, concat_at + 2, base);
+      t += 2;
+      continue;
+    }
+    int64_t last = t + 1;  // the next operator reads it
+    if (t - block_start >= block_len) {
+      block_start = t;
+      last = t + block_len;  // residual connection across the next block
+    } else if (u(rng) < 0.02) {
+      last = t + 16 + static_cast<int64_t>(rng() % 200);  // long skip (U-Net, attention cache)
+    } else if (u(rng) < 0.15) {
+      last = t + 2 + static_cast<int64_t>(rng() % 6);
+    }
+    const double jitter = 0.5 + u(rng);
+    add(t, last + 1, static_cast<int64_t>(static_cast<double>(base) * jitter) / 64 * 64 + 64);
+    if (u(rng) < 0.12 && static_cast<int64_t>(p.buffers.size()) < o.buffers)
+      add(t, t + 1, static_cast<int64_t>(base / 4 * u(rng)) + 256);  // workspace
+    ++t;
+  }
+  p.buffers.resize(o.buffers);
+  return p;
+}
+
+// A perfect tiling: a capacity x horizon rectangle cut recursively by guillotine cuts in
+// time and address into `buffers` rectangles. The optimal peak is exactly `capacity`
+// (= LOAD), so solvers can be scored against a known optimum.
+Problem tiling(const GenerateOptions& o, std::mt19937_64& rng) {
+  struct Rect {
+    int64_t t0, t1, a0, a1;
+  };
+  const int64_t horizon = o.horizon > 0 ? o.horizon : 1 << 20;
+  std::vector<Rect> rects = {{0, horizon, 0, o.capacity}};
+  auto area = [&](size_t k) {
+    return static_cast<__int128>(rects[k].t1 - rects[k].t0) * (rects[k].a1 - rects[k].a0);
+  };
+  // Always split the largest rectangle (a max-heap by area): pieces stay comparable in size.
+  auto smaller = [&](size_t a, size_t b) { return area(a) != area(b) ? area(a) < area(b) : a > b; };
+  std::priority_queue<size_t, std::vector<size_t>, decltype(smaller)> heap(smaller);
+  heap.push(0);
+  while (static_cast<int64_t>(rects.size()) < o.buffers && !heap.empty()) {
+    const size_t pick = heap.top();
+    heap.pop();
+    Rect r = rects[pick];
+    const bool can_t = r.t1 - r.t0 >= 2, can_a = r.a1 - r.a0 >= 2;
+    if (!can_t && !can_a) continue;  // a unit cell: cannot be cut further
+    const bool cut_time = can_t && (!can_a || rng() % 2);
+    if (cut_time) {
+      const int64_t c = r.t0 + 1 + static_cast<int64_t>(rng() % (r.t1 - r.t0 - 1));
+      rects[pick] = {r.t0, c, r.a0, r.a1};
+      rects.push_back({c, r.t1, r.a0, r.a1});
+    } else {
+      const int64_t c = r.a0 + 1 + static_cast<int64_t>(rng() % (r.a1 - r.a0 - 1));
+      rects[pick] = {r.t0, r.t1, r.a0, c};
+      rects.push_back({r.t0, r.t1, c, r.a1});
+    }
+    heap.push(pick);
+    heap.push(rects.size() - 1);
+  }
+  std::shuffle(rects.begin(), rects.end(), rng);
+  Problem p;
+  for (size_t k = 0; k < rects.size(); ++k) {
+    Buffer b;
+    b.id = std::to_string(k);
+    b.start = rects[k].t0;
+    b.end = rects[k].t1;
+    b.size = rects[k].a1 - rects[k].a0;
+    p.buffers.push_back(std::move(b));
+  }
+  return p;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> generator_kinds() {
+  return {{"dnn", "DNN-like operator chain: blocks, residual and long skips, branches, workspaces"},
+          {"uniform", "uniform random lifetimes and sizes"},
+          {"tiling", "guillotine tiling of capacity x horizon: optimal peak = capacity = LOAD"}};
+}
+
+Problem generate(const GenerateOptions& o) {
+  if (o.buffers < 0) throw std::invalid_argument("buffers must be >= 0");
+  if (o.max_size < 1) throw std::invalid_argument("max size must be >= 1");
+  std::mt19937_64 rng(o.seed);
+  if (o.kind == "uniform") return uniform(o, rng);
+  if (o.kind == "dnn") return dnn(o, rng);
+  if (o.kind == "tiling") {
+    if (o.capacity < 1) throw std::invalid_argument("capacity must be >= 1");
+    return tiling(o, rng);
+  }
+  throw std::invalid_argument("unknown generator kind '" + o.kind + "' (dnn, uniform, tiling)");
+}
+
+}  // namespace memplan

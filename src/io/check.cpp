@@ -1,0 +1,66 @@
+#include "io/check.h"
+
+#include <unordered_map>
+
+#include "core/arith.h"
+#include "memplan/io.h"
+
+namespace memplan {
+
+std::optional<FieldIssue> buffer_issue(const Buffer& b) {
+  auto s = [](int64_t v) { return std::to_string(v); };
+  if (b.start < 0) return FieldIssue{"lower", "negative start " + s(b.start)};
+  if (b.end <= b.start)
+    return FieldIssue{"upper", "lifetime [" + s(b.start) + ", " + s(b.end) +
+                                   ") is empty: upper must be greater than lower"};
+  if (b.size <= 0) return FieldIssue{"size", "size must be positive, got " + s(b.size)};
+  if (!is_power_of_two(b.alignment))
+    return FieldIssue{"alignment", "alignment must be a power of two >= 1, got " + s(b.alignment)};
+  if (b.offset) {
+    if (*b.offset < 0) return FieldIssue{"offset", "negative offset " + s(*b.offset)};
+    if (*b.offset % b.alignment != 0)
+      return FieldIssue{"offset", "fixed offset " + s(*b.offset) + " is not a multiple of alignment " +
+                                      s(b.alignment)};
+    int64_t top;
+    if (__builtin_add_overflow(*b.offset, b.size, &top))
+      return FieldIssue{"offset", "offset + size overflows 64 bits"};
+  }
+  int64_t prev_end = b.start;
+  for (const Gap& g : b.gaps) {
+    const std::string where = "gap " + s(g.start) + "-" + s(g.end);
+    if (g.end <= g.start) return FieldIssue{"gaps", where + " is empty or reversed"};
+    if (g.start < b.start || g.end > b.end)
+      return FieldIssue{"gaps", where + " lies outside the lifetime [" + s(b.start) + ", " +
+                                    s(b.end) + ")"};
+    if (g.start < prev_end)
+      return FieldIssue{"gaps", where + " overlaps or precedes the previous gap"};
+    if (g.has_window && (g.window_lo < 0 || g.window_lo > g.window_hi || g.window_hi > b.size))
+      return FieldIssue{"gaps", where + " has window " + s(g.window_lo) + ":" + s(g.window_hi) +
+                                    " outside [0, size=" + s(b.size) + "]"};
+    prev_end = g.end;
+  }
+  return std::nullopt;
+}
+
+void check_problem(const Problem& p, const std::string& name) {
+  std::unordered_map<std::string, size_t> seen;
+  // Every plan a solver can build stays below the sum of sizes and alignments plus the
+  // highest fixed top; keeping that sum far from INT64_MAX makes all offset arithmetic safe.
+  constexpr int64_t kLimit = INT64_MAX / 4;
+  int64_t total = 0;
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    const Buffer& b = p.buffers[i];
+    if (auto issue = buffer_issue(b))
+      throw InputError(name + ": buffer '" + b.id + "': " + issue->field + ": " + issue->message);
+    if (auto [it, fresh] = seen.emplace(b.id, i); !fresh)
+      throw InputError(name + ": buffer '" + b.id + "': id: duplicate id");
+    total = sat_add(total, sat_add(b.size, b.alignment));
+    if (b.offset) total = sat_add(total, *b.offset);
+    if (total > kLimit)
+      throw InputError(name + ": buffer '" + b.id +
+                       "': size: total of sizes, alignments and fixed offsets exceeds 2^61");
+  }
+  if (p.capacity && *p.capacity < 0) throw InputError(name + ": capacity: must be >= 0");
+}
+
+}  // namespace memplan

@@ -1,0 +1,109 @@
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "memplan/io_json.h"
+
+namespace memplan {
+namespace {
+
+using nlohmann::json;
+
+int64_t get_int(const json& j, const char* key, const std::string& where) {
+  const auto it = j.find(key);
+  if (it == j.end()) throw InputError(where + ": missing field '" + key + "'");
+  if (!it->is_number_integer())
+    throw InputError(where + ": field '" + key + "' must be an integer");
+  if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+    throw InputError(where + ": field '" + key + "' is out of the 64-bit range");
+  return it->get<int64_t>();
+}
+
+}  // namespace
+
+Problem parse_json(const std::string& text, const std::string& name) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(name + ": invalid JSON: " + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("buffers") || !doc["buffers"].is_array())
+    throw InputError(name + ": expected an object with a 'buffers' array");
+  Problem p;
+  if (doc.contains("capacity") && !doc["capacity"].is_null())
+    p.capacity = get_int(doc, "capacity", name);
+  size_t k = 0;
+  for (const json& jb : doc["buffers"]) {
+    const std::string where = name + ": buffers[" + std::to_string(k++) + "]";
+    if (!jb.is_object()) throw InputError(where + ": expected an object");
+    Buffer b;
+    if (!jb.contains("id")) throw InputError(where + ": missing field 'id'");
+    b.id = jb["id"].is_string() ? jb["id"].get<std::string>() : jb["id"].dump();
+    b.start = get_int(jb, "lower", where);
+    b.end = get_int(jb, "upper", where);
+    b.size = get_int(jb, "size", where);
+    if (jb.contains("alignment")) b.alignment = get_int(jb, "alignment", where);
+    if (jb.contains("offset") && !jb["offset"].is_null()) b.offset = get_int(jb, "offset", where);
+    if (jb.contains("hint")) b.hint = get_int(jb, "hint", where);
+    if (jb.contains("gaps")) {
+      for (const json& jg : jb["gaps"]) {
+        Gap g;
+        g.start = get_int(jg, "lower", where + ".gaps");
+        g.end = get_int(jg, "upper", where + ".gaps");
+        if (jg.contains("window")) {
+          const json& w = jg["window"];
+          if (!w.is_array() || w.size() != 2 || !w[0].is_number_integer() ||
+              !w[1].is_number_integer())
+            throw InputError(where + ".gaps: 'window' must be [lo, hi]");
+          g.has_window = true;
+          g.window_lo = w[0].get<int64_t>();
+          g.window_hi = w[1].get<int64_t>();
+        }
+        b.gaps.push_back(g);
+      }
+    }
+    p.buffers.push_back(std::move(b));
+  }
+  check_problem(p, name);
+  return p;
+}
+
+Problem read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_json(ss.str(), path);
+}
+
+std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offsets,
+                            const std::map<std::string, std::string>& extra) {
+  json doc = json::object();
+  for (const auto& [k, v] : extra) doc[k] = v;
+  if (p.capacity) doc["capacity"] = *p.capacity;
+  if (offsets) doc["peak"] = peak_of(p, *offsets);
+  json bufs = json::array();
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    const Buffer& b = p.buffers[i];
+    json jb = {{"id", b.id}, {"lower", b.start}, {"upper", b.end}, {"size", b.size}};
+    if (b.alignment != 1) jb["alignment"] = b.alignment;
+    if (b.hint != -1) jb["hint"] = b.hint;
+    if (offsets) jb["offset"] = (*offsets)[i];
+    else if (b.offset) jb["offset"] = *b.offset;
+    if (!b.gaps.empty()) {
+      json gs = json::array();
+      for (const Gap& g : b.gaps) {
+        json jg = {{"lower", g.start}, {"upper", g.end}};
+        if (g.has_window) jg["window"] = {g.window_lo, g.window_hi};
+        gs.push_back(jg);
+      }
+      jb["gaps"] = gs;
+    }
+    bufs.push_back(jb);
+  }
+  doc["buffers"] = bufs;
+  return doc.dump(1) + "\n";
+}
+
+}  // namespace memplan

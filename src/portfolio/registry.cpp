@@ -1,0 +1,14 @@
+#include "solvers/families.h"
+
+namespace memplan {
+
+const std::vector<SolverInfo>& all_solvers() {
+  static const std::vector<SolverInfo> solvers = [] {
+    std::vector<SolverInfo> out;
+    register_greedy(out);
+    return out;
+  }();
+  return solvers;
+}
+
+}  // namespace memplan

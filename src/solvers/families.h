@@ -1,0 +1,12 @@
+// Internal: each solver family registers its solvers here (see src/portfolio/registry.cpp).
+#pragma once
+
+#include <vector>
+
+#include "memplan/solver.h"
+
+namespace memplan {
+
+void register_greedy(std::vector<SolverInfo>& out);
+
+}  // namespace memplan

@@ -1,0 +1,83 @@
+// Greedy solvers: one placement order, first-fit or best-fit, on the shared engine; and
+// `greedy`, which runs every (order, fit) pair and keeps the lowest peak.
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "memplan/orders.h"
+#include "memplan/placement.h"
+#include "solvers/families.h"
+
+namespace memplan {
+namespace {
+
+SolveResult run_one(const Problem& p, const SolveOptions& opt, Order order, Fit fit) {
+  const std::vector<int32_t> idx = make_order(p, order);
+  GreedyResult g = place_in_order(p, idx, fit);
+  SolveResult r = result_from_plan(p, opt, std::move(g.solution));
+  r.iterations = 1;
+  return r;
+}
+
+SolveResult run_all(const Problem& p, const SolveOptions& opt) {
+  struct Variant {
+    Order order;
+    Fit fit;
+  };
+  std::vector<Variant> variants;
+  for (Fit fit : {Fit::kFirst, Fit::kBest})
+    for (Order o : kAllOrders) variants.push_back({o, fit});
+  std::vector<std::optional<Solution>> plans(variants.size());
+  const Deadline deadline(opt.time_limit_seconds, opt.cancel);
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t k; (k = next.fetch_add(1)) < variants.size();) {
+      if (k > 0 && deadline.expired()) continue;  // the first variant always runs
+      const std::vector<int32_t> idx = make_order(p, variants[k].order);
+      plans[k] = place_in_order(p, idx, variants[k].fit).solution;
+    }
+  };
+  const int threads = std::max(1, std::min<int>(opt.threads, variants.size()));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  // Lowest peak wins; ties go to the earliest variant, so the thread count does not matter.
+  size_t best = variants.size();
+  for (size_t k = 0; k < variants.size(); ++k)
+    if (plans[k] && (best == variants.size() || plans[k]->peak < plans[best]->peak)) best = k;
+  SolveResult r = result_from_plan(p, opt, best < variants.size() ? plans[best] : std::nullopt);
+  r.iterations = 0;
+  for (auto& pl : plans) r.iterations += pl.has_value();
+  if (best < variants.size())
+    r.detail = std::string("winner=") + (variants[best].fit == Fit::kFirst ? "first" : "best") +
+               "-fit-" + order_name(variants[best].order);
+  return r;
+}
+
+}  // namespace
+
+void register_greedy(std::vector<SolverInfo>& out) {
+  out.push_back({"greedy", "every first-fit and best-fit order below; keeps the lowest peak",
+                 run_all});
+  out.push_back({"first-fit", "first-fit, size descending (alias of first-fit-size)",
+                 [](const Problem& p, const SolveOptions& o) {
+                   return run_one(p, o, Order::kSizeDesc, Fit::kFirst);
+                 }});
+  out.push_back({"best-fit", "best-fit, size descending (alias of best-fit-size)",
+                 [](const Problem& p, const SolveOptions& o) {
+                   return run_one(p, o, Order::kSizeDesc, Fit::kBest);
+                 }});
+  for (Fit fit : {Fit::kFirst, Fit::kBest}) {
+    for (Order order : kAllOrders) {
+      const std::string fit_name = fit == Fit::kFirst ? "first-fit" : "best-fit";
+      out.push_back({fit_name + "-" + order_name(order),
+                     fit_name + " in " + order_name(order) + " order",
+                     [order, fit](const Problem& p, const SolveOptions& o) {
+                       return run_one(p, o, order, fit);
+                     }});
+    }
+  }
+}
+
+}  // namespace memplan

@@ -1,0 +1,34 @@
+// Test helpers: random instances and brute-force references, independent of the library's
+// own sweep algorithms.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "memplan/problem.h"
+
+namespace memplan::testing {
+
+struct RandomSpec {
+  int buffers = 8;
+  int64_t horizon = 12;
+  int64_t max_size = 8;
+  bool alignment = false;   // random power-of-two alignments
+  bool gaps = false;        // random gaps with windows
+};
+
+Problem random_problem(std::mt19937_64& rng, const RandomSpec& spec);
+
+// O(n^2 * T) reference: true iff no two footprints share a (time, byte) cell, all offsets
+// >= 0, aligned, pre-placed ones honoured and (if set) within capacity.
+bool brute_force_valid(const Problem& p, const std::vector<int64_t>& offsets,
+                       std::optional<int64_t> capacity = std::nullopt);
+
+// Max over integer times t of the live footprint width, by direct enumeration.
+int64_t brute_force_load(const Problem& p);
+
+std::string source_path(const std::string& relative);  // under the repository root
+
+}  // namespace memplan::testing
