@@ -1,10 +1,13 @@
-// memplan: file formats (MiniMalloc CSV, PLC traces). JSON lives in io_json.h.
+// memplan: file formats (MiniMalloc CSV, idealloc PLC traces). JSON lives in io_json.h.
 //
 // CSV: a header row naming columns in any order. Required: id, lower, upper, size.
 // Aliases: buffer/buffer_id = id; start/begin = lower; end = upper - 1 (inclusive end, so
 // the reader adds 1, to upper and to every gap's upper bound). Optional: alignment,
-// offset (pre-placed), hint, gaps ("lo-hi" or "lo-hi@wlo:whi", space separated).
-// Reading stops at the first empty line, as MiniMalloc's reader does.
+// offset (pre-placed; empty or -1 = not fixed), hint, gaps ("lo-hi" or "lo-hi@wlo:whi",
+// space separated). Other columns are kept verbatim and written back. Fields are split on
+// ',' without quoting; reading stops at the first empty line, as MiniMalloc's reader does.
+// Writing the table back gives the same columns in the same order (plus 'offset' for a
+// plan), so MiniMalloc can read the output and an 'end' column stays inclusive.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +37,9 @@ struct CsvTable {
   Problem problem;
   // The offsets column when present (a solution file, or pre-placed buffers).
   bool has_offset_column = false;
+  // Fields of the columns memplan does not read, row-major in header order (k such columns:
+  // row r's fields are unknown_fields[r*k .. r*k+k)). Written back by write_csv(table).
+  std::vector<std::string> unknown_fields;
 };
 
 // Parses a problem. `name` is used in error messages. Throws InputError.
@@ -41,14 +47,32 @@ CsvTable read_csv(std::istream& in, const std::string& name,
                   Lifetimes lifetimes = Lifetimes::kHalfOpen);
 CsvTable read_csv_file(const std::string& path, Lifetimes lifetimes = Lifetimes::kHalfOpen);
 
-// Reads a solution CSV (any columns incl. id and offset) and maps offsets onto `problem`
-// by id. Throws InputError when ids are missing, duplicated or unknown.
+// Reads a solution CSV (needs an id column or alias and an offset column; others are
+// ignored) and maps offsets onto `problem` by id. Offsets are not checked here (that is
+// memplan::validate's job) beyond being integers. Throws InputError when an id is unknown,
+// duplicated or missing, naming the file and line.
+std::vector<int64_t> read_solution_csv(std::istream& in, const std::string& name,
+                                       const Problem& problem);
 std::vector<int64_t> read_solution_csv_file(const std::string& path, const Problem& problem);
 
+// idealloc's binary PLC trace: 64-byte records of eight big-endian u64 words: id, birth,
+// death, allocated size, heap id, original offset, alignment (0 = none), requested size.
+// A record is live at integer t iff birth < t < death, i.e. during the half-open
+// [birth + 1, death); records with death - birth < 2 are rejected (never live). The buffer
+// gets the allocated size and the alignment; heap id, original offset and requested size
+// are not used. Throws InputError naming the file, record number and field.
+Problem read_plc(std::istream& in, const std::string& name);
+Problem read_plc_file(const std::string& path);
+
 // Writes the problem as MiniMalloc CSV; with offsets, adds/overwrites the offset column.
-// Optional columns are written only when some buffer uses them (or `columns` names them).
+// `columns` (e.g. an input header) fixes the known columns and their order; columns memplan
+// does not read are dropped. Required columns, and optional ones some buffer uses, are
+// appended when missing. An 'end' column is written inclusive (upper - 1, gaps too).
 void write_csv(std::ostream& out, const Problem& problem, const std::vector<int64_t>* offsets,
                const std::vector<std::string>& columns = {});
+// Writes a table read by read_csv back with all its columns, unknown ones included: with
+// offsets == nullptr a canonical input (see the round-trip tests) comes back byte-identical.
+void write_csv(std::ostream& out, const CsvTable& table, const std::vector<int64_t>* offsets);
 
 // Writes `content` to `path` atomically (temp file in the same folder, then rename).
 // Throws std::runtime_error on failure; never leaves a partial file at `path`.

@@ -19,6 +19,13 @@ namespace memplan {
 
 Problem read_json_file(const std::string& path);  // throws InputError
 Problem parse_json(const std::string& text, const std::string& name);
+// A plan document (as written by problem_to_json with offsets, or any object with a
+// "buffers" array of {"id", "offset"}) mapped onto `problem` by id. Offsets are only
+// checked to be integers (validate checks the rest). Throws InputError when an id is
+// unknown, duplicated or missing.
+std::vector<int64_t> parse_json_solution(const std::string& text, const std::string& name,
+                                         const Problem& problem);
+std::vector<int64_t> read_json_solution_file(const std::string& path, const Problem& problem);
 std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offsets,
                             const std::map<std::string, std::string>& extra = {});
 

@@ -31,24 +31,29 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 struct Loaded {
   Problem problem;
-  std::vector<std::string> columns;  // CSV header, to write the plan back in kind
+  std::optional<CsvTable> table;  // CSV input: header and unknown columns, to write back in kind
 };
 
+// By extension: .json (io_json.h), .plc (idealloc binary trace), anything else CSV.
 Loaded load_problem(const std::string& path, const std::string& lifetimes) {
   Loaded l;
   if (ends_with(path, ".json")) {
     l.problem = read_json_file(path);
     return l;
   }
+  if (ends_with(path, ".plc")) {
+    l.problem = read_plc_file(path);
+    return l;
+  }
   CsvTable t = read_csv_file(path, lifetimes == "inclusive" ? Lifetimes::kInclusive
                                                              : Lifetimes::kHalfOpen);
-  l.problem = std::move(t.problem);
-  l.columns = std::move(t.columns);
   if (lifetimes == "inclusive") {
     // Written back half-open: drop the inclusive 'end' naming if any.
-    for (auto& c : l.columns)
+    for (auto& c : t.columns)
       if (c == "end") c = "upper";
   }
+  l.problem = t.problem;
+  l.table = std::move(t);
   return l;
 }
 
@@ -100,6 +105,10 @@ class ProgressLine {
 int cmd_solve(const std::string& input, const std::string& algo, std::optional<int64_t> capacity,
               double time_limit, uint64_t seed, int threads, int64_t iterations,
               const std::string& output, const std::string& lifetimes, bool validate_plan) {
+  if (ends_with(output, ".plc")) {
+    std::cerr << "memplan: error: " << output << ": cannot write PLC; use .csv or .json\n";
+    return kExitBadInput;
+  }
   Loaded l = load_problem(input, lifetimes);
   SolveOptions opt;
   opt.capacity = capacity;
@@ -154,8 +163,10 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     if (ends_with(output, ".json")) {
       out << problem_to_json(l.problem, &r.solution->offsets,
                              {{"algo", algo}, {"status", to_string(r.status)}});
+    } else if (l.table) {
+      write_csv(out, *l.table, &r.solution->offsets);
     } else {
-      write_csv(out, l.problem, &r.solution->offsets, l.columns);
+      write_csv(out, l.problem, &r.solution->offsets);
     }
     write_file_atomic(output, out.str());
   }
@@ -167,18 +178,7 @@ int cmd_validate(const std::string& input, const std::string& solution,
   Loaded l = load_problem(input, lifetimes);
   std::vector<int64_t> offsets;
   if (ends_with(solution, ".json")) {
-    Problem s = read_json_file(solution);
-    std::unordered_map<std::string, size_t> index;
-    for (size_t i = 0; i < l.problem.buffers.size(); ++i) index.emplace(l.problem.buffers[i].id, i);
-    offsets.assign(l.problem.buffers.size(), -1);
-    for (const Buffer& b : s.buffers) {
-      auto it = index.find(b.id);
-      if (it == index.end()) throw InputError(solution + ": buffer '" + b.id + "' is not in the problem");
-      if (!b.offset) throw InputError(solution + ": buffer '" + b.id + "': missing field 'offset'");
-      offsets[it->second] = *b.offset;
-    }
-    for (size_t i = 0; i < offsets.size(); ++i)
-      if (offsets[i] < 0) throw InputError(solution + ": buffer '" + l.problem.buffers[i].id + "' of the problem has no entry");
+    offsets = read_json_solution_file(solution, l.problem);
   } else {
     offsets = read_solution_csv_file(solution, l.problem);
   }
@@ -226,7 +226,7 @@ int main(int argc, char** argv) {
   int threads = 0;
   int64_t iterations = 0;
   bool no_validate = false;
-  solve_cmd->add_option("input", input, "problem file (.csv MiniMalloc format, or .json)")->required();
+  solve_cmd->add_option("input", input, "problem file (.csv MiniMalloc format, .json, or .plc idealloc trace)")->required();
   solve_cmd->add_option("-a,--algo", algo, "algorithm (see 'memplan list')");
   solve_cmd->add_option("--capacity", capacity, "memory capacity in bytes: the plan must fit")->check(CLI::NonNegativeNumber);
   solve_cmd->add_option("--time-limit", time_limit, "seconds; the best plan so far is returned (0 = none)")->check(CLI::NonNegativeNumber);

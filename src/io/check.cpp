@@ -9,6 +9,9 @@ namespace memplan {
 
 std::optional<FieldIssue> buffer_issue(const Buffer& b) {
   auto s = [](int64_t v) { return std::to_string(v); };
+  if (b.id.empty()) return FieldIssue{"id", "empty id"};
+  if (b.id.find_first_of(",\n\r") != std::string::npos)
+    return FieldIssue{"id", "id '" + b.id + "' contains a comma or line break"};
   if (b.start < 0) return FieldIssue{"lower", "negative start " + s(b.start)};
   if (b.end <= b.start)
     return FieldIssue{"upper", "lifetime [" + s(b.start) + ", " + s(b.end) +
@@ -16,6 +19,7 @@ std::optional<FieldIssue> buffer_issue(const Buffer& b) {
   if (b.size <= 0) return FieldIssue{"size", "size must be positive, got " + s(b.size)};
   if (!is_power_of_two(b.alignment))
     return FieldIssue{"alignment", "alignment must be a power of two >= 1, got " + s(b.alignment)};
+  if (b.hint < -1) return FieldIssue{"hint", "hint must be >= -1 (-1 = none), got " + s(b.hint)};
   if (b.offset) {
     if (*b.offset < 0) return FieldIssue{"offset", "negative offset " + s(*b.offset)};
     if (*b.offset % b.alignment != 0)
@@ -42,25 +46,28 @@ std::optional<FieldIssue> buffer_issue(const Buffer& b) {
   return std::nullopt;
 }
 
+std::optional<FieldIssue> TotalGuard::add(const Buffer& b) {
+  total_ = sat_add(total_, sat_add(b.size, b.alignment));
+  if (b.offset) total_ = sat_add(total_, *b.offset);
+  if (total_ <= kLimit) return std::nullopt;
+  return FieldIssue{b.offset ? "offset" : "size",
+                    "the total of sizes, alignments and fixed offsets up to this buffer exceeds "
+                    "2^61, beyond what memplan plans safely in 64 bits"};
+}
+
 void check_problem(const Problem& p, const std::string& name) {
   std::unordered_map<std::string, size_t> seen;
-  // Every plan a solver can build stays below the sum of sizes and alignments plus the
-  // highest fixed top; keeping that sum far from INT64_MAX makes all offset arithmetic safe.
-  constexpr int64_t kLimit = INT64_MAX / 4;
-  int64_t total = 0;
+  TotalGuard total;
   for (size_t i = 0; i < p.buffers.size(); ++i) {
     const Buffer& b = p.buffers[i];
-    if (auto issue = buffer_issue(b))
-      throw InputError(name + ": buffer '" + b.id + "': " + issue->field + ": " + issue->message);
+    const std::string who = name + ": buffer #" + std::to_string(i) + " '" + b.id + "': ";
+    if (auto issue = buffer_issue(b)) throw InputError(who + issue->field + ": " + issue->message);
     if (auto [it, fresh] = seen.emplace(b.id, i); !fresh)
-      throw InputError(name + ": buffer '" + b.id + "': id: duplicate id");
-    total = sat_add(total, sat_add(b.size, b.alignment));
-    if (b.offset) total = sat_add(total, *b.offset);
-    if (total > kLimit)
-      throw InputError(name + ": buffer '" + b.id +
-                       "': size: total of sizes, alignments and fixed offsets exceeds 2^61");
+      throw InputError(who + "id: duplicate id (also buffer #" + std::to_string(it->second) + ")");
+    if (auto issue = total.add(b)) throw InputError(who + issue->field + ": " + issue->message);
   }
-  if (p.capacity && *p.capacity < 0) throw InputError(name + ": capacity: must be >= 0");
+  if (p.capacity && *p.capacity < 0)
+    throw InputError(name + ": capacity: must be >= 0, got " + std::to_string(*p.capacity));
 }
 
 }  // namespace memplan

@@ -1,6 +1,8 @@
 // Internal: semantic checks of one buffer, shared by every reader.
 #pragma once
 
+#include <cstdint>
+#include <fstream>
 #include <optional>
 #include <string>
 
@@ -13,8 +15,26 @@ struct FieldIssue {
   std::string message;  // what is wrong, in words
 };
 
-// The first rule `b` breaks: end > start, size > 0, alignment a power of two, fixed offset
-// >= 0 and aligned, gaps sorted, disjoint, inside the lifetime, windows inside the size.
+// The first rule `b` breaks: id non-empty and free of ',' and line breaks (so it can be
+// written back as CSV), start >= 0, end > start, size > 0, alignment a power of two, hint
+// >= -1, fixed offset >= 0 and aligned, gaps sorted, disjoint, inside the lifetime,
+// windows inside the size.
 std::optional<FieldIssue> buffer_issue(const Buffer& b);
+
+// Running total of sizes, alignments and fixed offsets. Every plan a solver can build stays
+// below that total, so keeping it far from INT64_MAX (below 2^61) makes all offset
+// arithmetic overflow-free. Readers add buffers one at a time to report the offending line.
+class TotalGuard {
+ public:
+  static constexpr int64_t kLimit = INT64_MAX / 4;
+  // The issue when adding `b` pushes the total past kLimit.
+  std::optional<FieldIssue> add(const Buffer& b);
+
+ private:
+  int64_t total_ = 0;
+};
+
+// Opens `path` for binary reading; throws InputError ("path: cannot open file: reason").
+std::ifstream open_input(const std::string& path);
 
 }  // namespace memplan

@@ -1,6 +1,10 @@
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -70,24 +74,29 @@ std::vector<Gap> parse_gaps(const std::string& text, const Loc& loc, const std::
   std::istringstream in(text);
   std::string tok;
   while (in >> tok) {
+    const std::string form = "gap '" + tok + "' must be 'lo-hi' or 'lo-hi@wlo:whi'";
+    auto number = [&](const std::string& t) {
+      if (t.empty() || !(std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '-'))
+        loc.fail(column, form);
+      return parse_int(t, loc, column);
+    };
     Gap g;
-    std::string span = tok, window;
+    std::string span = tok;
     if (auto at = tok.find('@'); at != std::string::npos) {
       span = tok.substr(0, at);
-      window = tok.substr(at + 1);
+      const std::string window = tok.substr(at + 1);
       auto colon = window.find(':');
-      if (colon == std::string::npos)
-        loc.fail(column, "gap '" + tok + "': window must be 'lo:hi'");
+      if (colon == std::string::npos) loc.fail(column, form);
       g.has_window = true;
-      g.window_lo = parse_int(window.substr(0, colon), loc, column);
-      g.window_hi = parse_int(window.substr(colon + 1), loc, column);
+      g.window_lo = number(window.substr(0, colon));
+      g.window_hi = number(window.substr(colon + 1));
     }
     auto dash = span.find('-', 1);
-    if (dash == std::string::npos) loc.fail(column, "gap '" + tok + "' must be 'lo-hi' or 'lo-hi@wlo:whi'");
-    g.start = parse_int(span.substr(0, dash), loc, column);
-    g.end = parse_int(span.substr(dash + 1), loc, column);
+    if (dash == std::string::npos) loc.fail(column, form);
+    g.start = number(span.substr(0, dash));
+    g.end = number(span.substr(dash + 1));
     if (upper_shift && __builtin_add_overflow(g.end, upper_shift, &g.end))
-      loc.fail(column, "gap end overflows 64 bits");
+      loc.fail(column, "gap '" + tok + "': end overflows 64 bits");
     gaps.push_back(g);
   }
   return gaps;
@@ -99,8 +108,15 @@ std::string format_gaps(const std::vector<Gap>& gaps) {
   std::string out;
   for (const Gap& g : gaps) {
     if (!out.empty()) out += ' ';
-    out += std::to_string(g.start) + "-" + std::to_string(g.end);
-    if (g.has_window) out += "@" + std::to_string(g.window_lo) + ":" + std::to_string(g.window_hi);
+    // Appended piece by piece: "@" + std::string trips GCC 12's -Wrestrict false positive.
+    out += std::to_string(g.start);
+    out += '-';
+    out += std::to_string(g.end);
+    if (!g.has_window) continue;
+    out += '@';
+    out += std::to_string(g.window_lo);
+    out += ':';
+    out += std::to_string(g.window_hi);
   }
   return out;
 }
@@ -113,12 +129,22 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
   table.columns = split(line, ',');
   Loc header{name, 1};
   std::vector<int> col_field(table.columns.size(), -1);
+  std::vector<size_t> unknown_cols;  // carried through to the output verbatim
   int where[kFieldCount];
   std::fill(std::begin(where), std::end(where), -1);
+  std::unordered_map<std::string, size_t> seen_names;
   for (size_t c = 0; c < table.columns.size(); ++c) {
     const int f = field_of(table.columns[c]);
-    if (table.columns[c].empty()) header.fail("", "header has an empty column name");
-    if (f < 0) continue;  // unknown columns are ignored
+    if (table.columns[c].empty())
+      header.fail("", "header column " + std::to_string(c + 1) + " has an empty name");
+    if (auto [it, fresh] = seen_names.emplace(table.columns[c], c); !fresh)
+      header.fail(table.columns[c], "duplicate column name (columns " +
+                                        std::to_string(it->second + 1) + " and " +
+                                        std::to_string(c + 1) + ")");
+    if (f < 0) {
+      unknown_cols.push_back(c);  // MiniMalloc ignores unknown columns too
+      continue;
+    }
     const bool upper_like = f == kUpper || f == kEnd;
     const int slot = upper_like ? kUpper : f;
     if (where[slot] >= 0)
@@ -130,25 +156,30 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
   for (int f : {kId, kLower, kUpper, kSize}) {
     if (where[f] >= 0) continue;
     static const char* names[] = {"id", "lower", "upper", "", "size"};
-    std::string msg = std::string("missing required column '") + names[f] +
-                      "' (the header must name id, lower, upper and size)";
+    std::string msg = std::string("missing required column (the header must name id, lower, "
+                                  "upper and size, or their aliases)");
     if (!table.columns.empty() && !table.columns[0].empty() &&
         (std::isdigit(static_cast<unsigned char>(table.columns[0][0])) || table.columns[0][0] == '-'))
       msg += "; the first row looks like data: is the header row missing?";
-    header.fail("", msg);
+    header.fail(names[f], msg);
   }
   const bool inclusive_end = col_field[where[kUpper]] == kEnd || lifetimes == Lifetimes::kInclusive;
   table.has_offset_column = where[kOffset] >= 0;
   std::unordered_map<std::string, size_t> id_line;
+  TotalGuard total;
   size_t lineno = 1;
   while (std::getline(in, line)) {
     ++lineno;
     if (trim(line).empty()) break;  // MiniMalloc stops at the first empty line
     Loc loc{name, lineno};
     std::vector<std::string> fields = split(line, ',');
-    if (fields.size() != table.columns.size())
-      loc.fail("", "expected " + std::to_string(table.columns.size()) + " fields, found " +
-                       std::to_string(fields.size()));
+    if (fields.size() != table.columns.size()) {
+      const size_t n = table.columns.size();
+      const std::string& col = table.columns[std::min(fields.size(), n - 1)];
+      loc.fail(col, "expected " + std::to_string(n) + " comma-separated fields (one per header "
+                    "column), found " + std::to_string(fields.size()) +
+                    (fields.size() < n ? ": this column is missing" : ": extra fields after the last column"));
+    }
     Buffer b;
     for (size_t c = 0; c < fields.size(); ++c) {
       const std::string& col = table.columns[c];
@@ -167,7 +198,7 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
         case kOffset:
           if (!fields[c].empty() && fields[c] != "-1") {
             b.offset = parse_int(fields[c], loc, col);
-            if (*b.offset < 0) loc.fail(col, "negative offset " + fields[c]);
+            if (*b.offset < 0) loc.fail(col, "negative offset " + fields[c] + " (-1 or empty = not fixed)");
           }
           break;
         case kHint:
@@ -177,18 +208,20 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
         default: break;
       }
     }
+    for (size_t c : unknown_cols) table.unknown_fields.push_back(std::move(fields[c]));
     if (inclusive_end && __builtin_add_overflow(b.end, 1, &b.end))
       loc.fail(table.columns[where[kUpper]], "end overflows 64 bits");
-    if (auto issue = buffer_issue(b)) {
-      std::string col = issue->field;
-      if (col == "lower") col = table.columns[where[kLower]];
-      else if (col == "upper") col = table.columns[where[kUpper]];
-      else if (col == "offset" && where[kOffset] < 0) col = "offset";
-      loc.fail(col, issue->message);
-    }
+    auto column_of = [&](const std::string& field) {
+      if (field == "lower") return table.columns[where[kLower]];
+      if (field == "upper") return table.columns[where[kUpper]];
+      if (field == "id") return table.columns[where[kId]];
+      return field;
+    };
+    if (auto issue = buffer_issue(b)) loc.fail(column_of(issue->field), issue->message);
     if (auto [it, fresh] = id_line.emplace(b.id, lineno); !fresh)
       loc.fail(table.columns[where[kId]],
                "duplicate id '" + b.id + "' (first on line " + std::to_string(it->second) + ")");
+    if (auto issue = total.add(b)) loc.fail(column_of(issue->field), issue->message);
     table.problem.buffers.push_back(std::move(b));
   }
   check_problem(table.problem, name);
@@ -196,60 +229,68 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
 }
 
 CsvTable read_csv_file(const std::string& path, Lifetimes lifetimes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open file");
+  std::ifstream in = open_input(path);
   return read_csv(in, path, lifetimes);
 }
 
-std::vector<int64_t> read_solution_csv_file(const std::string& path, const Problem& problem) {
+std::ifstream open_input(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(path + ": cannot open file: is a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open file");
-  CsvTable t = read_csv(in, path);
-  if (!t.has_offset_column) throw InputError(path + ":1: missing required column 'offset'");
-  std::unordered_map<std::string, size_t> index;
-  for (size_t i = 0; i < problem.buffers.size(); ++i) index.emplace(problem.buffers[i].id, i);
-  std::vector<int64_t> offsets(problem.buffers.size(), -1);
-  for (size_t r = 0; r < t.problem.buffers.size(); ++r) {
-    const Buffer& b = t.problem.buffers[r];
-    const std::string where = path + ":" + std::to_string(r + 2) + ": column 'id': ";
-    auto it = index.find(b.id);
-    if (it == index.end()) throw InputError(where + "buffer '" + b.id + "' is not in the problem");
-    if (!b.offset) throw InputError(path + ":" + std::to_string(r + 2) + ": column 'offset': no offset for buffer '" + b.id + "'");
-    offsets[it->second] = *b.offset;
+  if (!in) {
+    const int err = errno;
+    throw InputError(path + ": cannot open file: " +
+                     (err ? std::strerror(err) : "unknown error"));
   }
-  for (size_t i = 0; i < problem.buffers.size(); ++i)
-    if (offsets[i] < 0)
-      throw InputError(path + ": buffer '" + problem.buffers[i].id + "' of the problem has no row");
-  return offsets;
+  return in;
 }
 
-void write_csv(std::ostream& out, const Problem& problem, const std::vector<int64_t>* offsets,
-               const std::vector<std::string>& columns_in) {
+namespace {
+
+// The writer behind both write_csv overloads. `unknown` holds the fields of the columns
+// memplan does not read (row-major, in header order), or is null.
+void write_rows(std::ostream& out, const Problem& problem, const std::vector<int64_t>* offsets,
+                const std::vector<std::string>& columns_in,
+                const std::vector<std::string>* unknown) {
   std::vector<std::string> columns;
-  for (const std::string& c : columns_in)
-    if (field_of(c) >= 0) columns.push_back(c);  // unknown input columns are not carried
-  if (columns.empty()) {
-    bool align = false, hint = false, gaps = false, fixed = false;
-    for (const Buffer& b : problem.buffers) {
-      align |= b.alignment != 1;
-      hint |= b.hint != -1;
-      gaps |= !b.gaps.empty();
-      fixed |= b.offset.has_value();
-    }
-    columns = {"id", "lower", "upper", "size"};
-    if (align) columns.push_back("alignment");
-    if (hint) columns.push_back("hint");
-    if (gaps) columns.push_back("gaps");
-    if (fixed) columns.push_back("offset");
+  size_t n_unknown = 0;
+  for (const std::string& c : columns_in) {
+    n_unknown += field_of(c) < 0;
+    if (field_of(c) >= 0 || unknown) columns.push_back(c);
   }
-  if (offsets && std::find(columns.begin(), columns.end(), "offset") == columns.end())
-    columns.push_back("offset");
+  if (unknown && n_unknown * problem.buffers.size() != unknown->size())
+    throw std::invalid_argument("write_csv: unknown-column fields do not match the rows");
+  bool align = false, hint = false, gaps = false, fixed = false;
+  for (const Buffer& b : problem.buffers) {
+    align |= b.alignment != 1;
+    hint |= b.hint != -1;
+    gaps |= !b.gaps.empty();
+    fixed |= b.offset.has_value();
+  }
+  auto has = [&](int field) {
+    for (const std::string& c : columns)
+      if (field_of(c) == field || (field == kUpper && field_of(c) == kEnd)) return true;
+    return false;
+  };
+  // Required columns, then the optional ones some buffer uses, so that nothing is lost
+  // even when `columns_in` (the input's header) lacks them.
+  if (!has(kId)) columns.push_back("id");
+  if (!has(kLower)) columns.push_back("lower");
+  if (!has(kUpper)) columns.push_back("upper");
+  if (!has(kSize)) columns.push_back("size");
+  if (align && !has(kAlignment)) columns.push_back("alignment");
+  if (hint && !has(kHint)) columns.push_back("hint");
+  if (gaps && !has(kGaps)) columns.push_back("gaps");
+  if ((fixed || offsets) && !has(kOffset)) columns.push_back("offset");
   std::string text;
   for (size_t c = 0; c < columns.size(); ++c) text += (c ? "," : "") + columns[c];
   text += '\n';
+  // An 'end' column holds the inclusive end (upper - 1), and so do the gaps' upper bounds.
   const bool inclusive = std::find(columns.begin(), columns.end(), "end") != columns.end();
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
     const Buffer& b = problem.buffers[i];
+    size_t u = 0;
     for (size_t c = 0; c < columns.size(); ++c) {
       if (c) text += ',';
       switch (field_of(columns[c])) {
@@ -272,12 +313,23 @@ void write_csv(std::ostream& out, const Problem& problem, const std::vector<int6
           text += format_gaps(g);
           break;
         }
-        default: break;
+        default: text += (*unknown)[i * n_unknown + u++]; break;
       }
     }
     text += '\n';
   }
   out << text;
+}
+
+}  // namespace
+
+void write_csv(std::ostream& out, const Problem& problem, const std::vector<int64_t>* offsets,
+               const std::vector<std::string>& columns) {
+  write_rows(out, problem, offsets, columns, nullptr);
+}
+
+void write_csv(std::ostream& out, const CsvTable& table, const std::vector<int64_t>* offsets) {
+  write_rows(out, table.problem, offsets, table.columns, &table.unknown_fields);
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {

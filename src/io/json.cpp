@@ -1,6 +1,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <unordered_map>
+
+#include "io/check.h"
 
 #include "memplan/io_json.h"
 
@@ -19,26 +22,47 @@ int64_t get_int(const json& j, const char* key, const std::string& where) {
   return it->get<int64_t>();
 }
 
-}  // namespace
+int64_t get_at(const json& arr, size_t k, const std::string& where) {
+  const json& v = arr[k];
+  if (!v.is_number_integer() ||
+      (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)))
+    throw InputError(where + "[" + std::to_string(k) + "]: must be a 64-bit integer");
+  return v.get<int64_t>();
+}
 
-Problem parse_json(const std::string& text, const std::string& name) {
-  json doc;
+json parse_doc(const std::string& text, const std::string& name) {
   try {
-    doc = json::parse(text);
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(name + ": invalid JSON: " + e.what());
   }
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in = open_input(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+Problem parse_json(const std::string& text, const std::string& name) {
+  const json doc = parse_doc(text, name);
   if (!doc.is_object() || !doc.contains("buffers") || !doc["buffers"].is_array())
     throw InputError(name + ": expected an object with a 'buffers' array");
   Problem p;
   if (doc.contains("capacity") && !doc["capacity"].is_null())
     p.capacity = get_int(doc, "capacity", name);
+  const json& buffers = doc["buffers"];
   size_t k = 0;
-  for (const json& jb : doc["buffers"]) {
+  for (const json& jb : buffers) {
     const std::string where = name + ": buffers[" + std::to_string(k++) + "]";
     if (!jb.is_object()) throw InputError(where + ": expected an object");
     Buffer b;
     if (!jb.contains("id")) throw InputError(where + ": missing field 'id'");
+    if (!jb["id"].is_string() && !jb["id"].is_number_integer())
+      throw InputError(where + ": field 'id' must be a string or an integer");
     b.id = jb["id"].is_string() ? jb["id"].get<std::string>() : jb["id"].dump();
     b.start = get_int(jb, "lower", where);
     b.end = get_int(jb, "upper", where);
@@ -47,7 +71,9 @@ Problem parse_json(const std::string& text, const std::string& name) {
     if (jb.contains("offset") && !jb["offset"].is_null()) b.offset = get_int(jb, "offset", where);
     if (jb.contains("hint")) b.hint = get_int(jb, "hint", where);
     if (jb.contains("gaps")) {
+      if (!jb["gaps"].is_array()) throw InputError(where + ": field 'gaps' must be an array");
       for (const json& jg : jb["gaps"]) {
+        if (!jg.is_object()) throw InputError(where + ".gaps: each gap must be an object");
         Gap g;
         g.start = get_int(jg, "lower", where + ".gaps");
         g.end = get_int(jg, "upper", where + ".gaps");
@@ -57,8 +83,8 @@ Problem parse_json(const std::string& text, const std::string& name) {
               !w[1].is_number_integer())
             throw InputError(where + ".gaps: 'window' must be [lo, hi]");
           g.has_window = true;
-          g.window_lo = w[0].get<int64_t>();
-          g.window_hi = w[1].get<int64_t>();
+          g.window_lo = get_at(jg["window"], 0, where + ".gaps.window");
+          g.window_hi = get_at(jg["window"], 1, where + ".gaps.window");
         }
         b.gaps.push_back(g);
       }
@@ -69,12 +95,41 @@ Problem parse_json(const std::string& text, const std::string& name) {
   return p;
 }
 
-Problem read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_json(ss.str(), path);
+Problem read_json_file(const std::string& path) { return parse_json(slurp(path), path); }
+
+std::vector<int64_t> parse_json_solution(const std::string& text, const std::string& name,
+                                         const Problem& problem) {
+  const json doc = parse_doc(text, name);
+  if (!doc.is_object() || !doc.contains("buffers") || !doc["buffers"].is_array())
+    throw InputError(name + ": expected an object with a 'buffers' array");
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < problem.buffers.size(); ++i) index.emplace(problem.buffers[i].id, i);
+  std::vector<int64_t> offsets(problem.buffers.size(), 0);
+  std::vector<size_t> entry_of(problem.buffers.size(), 0);  // 1 + entry index; 0 = none
+  size_t k = 0;
+  for (const json& jb : doc["buffers"]) {
+    const std::string where = name + ": buffers[" + std::to_string(k++) + "]";
+    if (!jb.is_object() || !jb.contains("id") ||
+        !(jb["id"].is_string() || jb["id"].is_number_integer()))
+      throw InputError(where + ": expected an object with an 'id' (string or integer)");
+    const std::string id = jb["id"].is_string() ? jb["id"].get<std::string>() : jb["id"].dump();
+    auto it = index.find(id);
+    if (it == index.end()) throw InputError(where + ": field 'id': buffer '" + id + "' is not in the problem");
+    if (entry_of[it->second])
+      throw InputError(where + ": field 'id': duplicate id '" + id + "' (first in buffers[" +
+                       std::to_string(entry_of[it->second] - 1) + "])");
+    offsets[it->second] = get_int(jb, "offset", where);
+    entry_of[it->second] = k;
+  }
+  for (size_t i = 0; i < problem.buffers.size(); ++i)
+    if (!entry_of[i])
+      throw InputError(name + ": buffers: buffer '" + problem.buffers[i].id +
+                       "' of the problem has no entry");
+  return offsets;
+}
+
+std::vector<int64_t> read_json_solution_file(const std::string& path, const Problem& problem) {
+  return parse_json_solution(slurp(path), path, problem);
 }
 
 std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offsets,
