@@ -132,6 +132,12 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
   std::vector<size_t> unknown_cols;  // carried through to the output verbatim
   int where[kFieldCount];
   std::fill(std::begin(where), std::end(where), -1);
+  const bool any_known = std::any_of(table.columns.begin(), table.columns.end(),
+                                     [](const std::string& c) { return field_of(c) >= 0; });
+  if (!any_known && !table.columns[0].empty() &&
+      (std::isdigit(static_cast<unsigned char>(table.columns[0][0])) || table.columns[0][0] == '-'))
+    header.fail("", "no header row: the first line looks like data; expected column names "
+                    "such as 'id,lower,upper,size'");
   std::unordered_map<std::string, size_t> seen_names;
   for (size_t c = 0; c < table.columns.size(); ++c) {
     const int f = field_of(table.columns[c]);
@@ -156,12 +162,8 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
   for (int f : {kId, kLower, kUpper, kSize}) {
     if (where[f] >= 0) continue;
     static const char* names[] = {"id", "lower", "upper", "", "size"};
-    std::string msg = std::string("missing required column (the header must name id, lower, "
-                                  "upper and size, or their aliases)");
-    if (!table.columns.empty() && !table.columns[0].empty() &&
-        (std::isdigit(static_cast<unsigned char>(table.columns[0][0])) || table.columns[0][0] == '-'))
-      msg += "; the first row looks like data: is the header row missing?";
-    header.fail(names[f], msg);
+    header.fail(names[f], "missing required column (the header must name id, lower, upper and "
+                          "size, or their aliases)");
   }
   const bool inclusive_end = col_field[where[kUpper]] == kEnd || lifetimes == Lifetimes::kInclusive;
   table.has_offset_column = where[kOffset] >= 0;
@@ -217,7 +219,12 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
       if (field == "id") return table.columns[where[kId]];
       return field;
     };
-    if (auto issue = buffer_issue(b)) loc.fail(column_of(issue->field), issue->message);
+    if (auto issue = buffer_issue(b)) {
+      if (issue->field == "upper" && col_field[where[kUpper]] == kEnd && b.end <= b.start)
+        issue->message = "inclusive end " + std::to_string(b.end - 1) + " is before start " +
+                         std::to_string(b.start);
+      loc.fail(column_of(issue->field), issue->message);
+    }
     if (auto [it, fresh] = id_line.emplace(b.id, lineno); !fresh)
       loc.fail(table.columns[where[kId]],
                "duplicate id '" + b.id + "' (first on line " + std::to_string(it->second) + ")");

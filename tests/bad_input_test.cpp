@@ -1,0 +1,223 @@
+// Bad input: every case must fail with one clear line naming the file, the line (or PLC
+// record) and the column (or field), both from the library (InputError) and from the CLI
+// (exit code 2, message on stderr, no output file).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "files.h"
+#include "memplan/io.h"
+#include "memplan/io_json.h"
+
+namespace memplan {
+namespace {
+
+using testing::TempDir;
+
+// Eight big-endian u64 words per record, as idealloc writes them.
+std::string plc(const std::vector<std::array<uint64_t, 8>>& records) {
+  std::string out;
+  for (const auto& r : records)
+    for (uint64_t w : r)
+      for (int k = 7; k >= 0; --k) out += static_cast<char>((w >> (8 * k)) & 0xff);
+  return out;
+}
+
+enum class Kind {
+  kCsv,       // a problem CSV given to `solve`
+  kPlc,       // a PLC trace given to `solve`
+  kJson,      // a JSON problem given to `solve`
+  kSolution,  // a plan CSV given to `validate` against kGoodProblem
+  kMissing,   // no file at all
+};
+
+const char* const kGoodProblem = "id,lower,upper,size\na,0,4,8\nb,2,6,8\nc,5,9,16\n";
+
+struct Case {
+  const char* name;
+  Kind kind;
+  std::string content;
+  std::string where;   // expected right after the file name: ":3" or ": record 2"
+  std::string column;  // expected in the message: "column 'size'", "field 'death'"
+};
+
+std::vector<Case> cases() {
+  const std::string h = "id,lower,upper,size\n";
+  return {
+      {"missing_file", Kind::kMissing, "", ": cannot open file", ""},
+      {"empty_file", Kind::kCsv, "", ":1", "empty file"},
+      {"blank_first_line", Kind::kCsv, "\nid,lower,upper,size\n", ":1", "empty file"},
+      {"no_header", Kind::kCsv, "0,0,4,8\n1,2,6,8\n", ":1", "no header row"},
+      {"missing_required_column", Kind::kCsv, "id,lower,upper\na,0,4\n", ":1", "column 'size'"},
+      {"duplicate_column", Kind::kCsv, "id,lower,upper,size,size\na,0,4,8,8\n", ":1",
+       "column 'size'"},
+      {"duplicate_alias_column", Kind::kCsv, "id,lower,upper,end,size\na,0,4,3,8\n", ":1",
+       "column 'end'"},
+      {"empty_column_name", Kind::kCsv, "id,,lower,upper,size\na,x,0,4,8\n", ":1", "empty name"},
+      {"too_few_fields", Kind::kCsv, h + "a,0,4,8\nb,2,6\n", ":3", "column 'size'"},
+      {"too_many_fields", Kind::kCsv, h + "a,0,4,8,9\n", ":2", "column 'size'"},
+      {"non_integer", Kind::kCsv, h + "a,0,4,8\nb,2,6x,8\n", ":3", "column 'upper'"},
+      {"empty_number", Kind::kCsv, h + "a,,4,8\n", ":2", "column 'lower'"},
+      {"negative_start", Kind::kCsv, h + "a,-1,4,8\n", ":2", "column 'lower'"},
+      {"negative_size", Kind::kCsv, h + "a,0,4,-8\n", ":2", "column 'size'"},
+      {"overflowing_number", Kind::kCsv, h + "a,0,4,99999999999999999999\n", ":2",
+       "column 'size'"},
+      {"end_equals_start", Kind::kCsv, h + "a,0,4,8\nb,5,5,8\n", ":3", "column 'upper'"},
+      {"end_before_start", Kind::kCsv, h + "a,7,4,8\n", ":2", "column 'upper'"},
+      {"inclusive_end_before_start", Kind::kCsv, "buffer,start,end,size\na,5,3,8\n", ":2",
+       "column 'end'"},
+      {"inclusive_end_overflows", Kind::kCsv,
+       "buffer,start,end,size\na,5,9223372036854775807,8\n", ":2", "column 'end'"},
+      {"zero_size", Kind::kCsv, h + "a,0,4,0\n", ":2", "column 'size'"},
+      {"empty_id", Kind::kCsv, h + ",0,4,8\n", ":2", "column 'id'"},
+      {"duplicate_id", Kind::kCsv, h + "a,0,4,8\nb,0,4,8\na,5,6,8\n", ":4", "column 'id'"},
+      {"duplicate_id_via_alias", Kind::kCsv, "buffer_id,lower,upper,size\nx,0,4,8\nx,1,2,3\n",
+       ":3", "column 'buffer_id'"},
+      {"alignment_zero", Kind::kCsv, "id,lower,upper,size,alignment\na,0,4,8,0\n", ":2",
+       "column 'alignment'"},
+      {"alignment_not_power_of_two", Kind::kCsv,
+       "id,lower,upper,size,alignment\na,0,4,8,8\nb,0,4,8,24\n", ":3", "column 'alignment'"},
+      {"fixed_offset_not_aligned", Kind::kCsv,
+       "id,lower,upper,size,alignment,offset\na,0,4,8,16,24\n", ":2", "column 'offset'"},
+      {"negative_fixed_offset", Kind::kCsv, "id,lower,upper,size,offset\na,0,4,8,-5\n", ":2",
+       "column 'offset'"},
+      {"fixed_offset_plus_size_overflows", Kind::kCsv,
+       "id,lower,upper,size,offset\na,0,4,8,9223372036854775800\n", ":2", "column 'offset'"},
+      {"total_size_overflows", Kind::kCsv,
+       h + "a,0,4,1152921504606846976\nb,5,9,1152921504606846976\n", ":3", "column 'size'"},
+      {"hint_below_minus_one", Kind::kCsv, "id,lower,upper,size,hint\na,0,4,8,-7\n", ":2",
+       "column 'hint'"},
+      {"gap_without_dash", Kind::kCsv, "id,lower,upper,size,gaps\na,0,9,8,3\n", ":2",
+       "column 'gaps'"},
+      {"gap_bad_number", Kind::kCsv, "id,lower,upper,size,gaps\na,0,9,8,1-x\n", ":2",
+       "column 'gaps'"},
+      {"gap_missing_end", Kind::kCsv, "id,lower,upper,size,gaps\na,0,9,8,1-\n", ":2",
+       "column 'gaps'"},
+      {"gap_window_without_colon", Kind::kCsv, "id,lower,upper,size,gaps\na,0,9,8,1-2@4\n",
+       ":2", "column 'gaps'"},
+      {"gap_reversed", Kind::kCsv, "id,lower,upper,size,gaps\na,0,9,8,5-3\n", ":2",
+       "column 'gaps'"},
+      {"gap_outside_lifetime", Kind::kCsv, "id,lower,upper,size,gaps\na,0,9,8,1-2\nb,3,6,8,5-7\n",
+       ":3", "column 'gaps'"},
+      {"gaps_overlapping", Kind::kCsv, "id,lower,upper,size,gaps\na,0,9,8,1-4 3-5\n", ":2",
+       "column 'gaps'"},
+      {"gap_window_beyond_size", Kind::kCsv, "id,lower,upper,size,gaps\na,0,9,8,1-4@0:9\n", ":2",
+       "column 'gaps'"},
+      {"plc_empty", Kind::kPlc, "", ": empty file", ""},
+      {"plc_truncated", Kind::kPlc, plc({{1, 0, 5, 8, 0, 0, 0, 8}}) + std::string(10, '\0'),
+       ": record 2", "truncated"},
+      {"plc_never_live", Kind::kPlc, plc({{1, 0, 5, 8, 0, 0, 0, 8}, {2, 3, 4, 8, 0, 0, 0, 8}}),
+       ": record 2", "field 'death'"},
+      {"plc_death_before_birth", Kind::kPlc, plc({{1, 9, 5, 8, 0, 0, 0, 8}}), ": record 1",
+       "field 'death'"},
+      {"plc_zero_size", Kind::kPlc, plc({{1, 0, 5, 0, 0, 0, 0, 0}}), ": record 1",
+       "field 'allocated size'"},
+      {"plc_bad_alignment", Kind::kPlc, plc({{1, 0, 5, 8, 0, 0, 24, 8}}), ": record 1",
+       "field 'alignment'"},
+      {"plc_size_out_of_range", Kind::kPlc, plc({{1, 0, 5, ~0ull, 0, 0, 0, 8}}), ": record 1",
+       "field 'allocated size'"},
+      {"plc_duplicate_id", Kind::kPlc, plc({{7, 0, 5, 8, 0, 0, 0, 8}, {7, 1, 9, 8, 0, 0, 0, 8}}),
+       ": record 2", "field 'id'"},
+      {"json_missing_size", Kind::kJson, R"({"buffers": [{"id": "a", "lower": 0, "upper": 4}]})",
+       ": buffers[0]", "'size'"},
+      {"json_syntax", Kind::kJson, R"({"buffers": [)", ": invalid JSON", "line 1"},
+      {"solution_unknown_id", Kind::kSolution, "id,offset\na,0\nzz,8\nb,8\nc,0\n", ":3",
+       "column 'id'"},
+      {"solution_missing_id", Kind::kSolution, "id,offset\na,0\nb,8\n", ":4", "'c'"},
+      {"solution_duplicate_id", Kind::kSolution, "id,offset\na,0\nb,8\na,16\nc,0\n", ":4",
+       "column 'id'"},
+      {"solution_bad_offset", Kind::kSolution, "id,offset\na,0\nb,eight\nc,0\n", ":3",
+       "column 'offset'"},
+      {"solution_no_offset_column", Kind::kSolution, "id,lower,upper,size\na,0,4,8\n", ":1",
+       "column 'offset'"},
+  };
+}
+
+std::string extension(Kind k) {
+  switch (k) {
+    case Kind::kPlc: return ".plc";
+    case Kind::kJson: return ".json";
+    default: return ".csv";
+  }
+}
+
+class BadInput : public ::testing::TestWithParam<Case> {};
+
+// Writes the case's file and returns its path (the problem file for kSolution is separate).
+std::string materialize(const Case& c, const TempDir& dir) {
+  const std::string path = dir.file(std::string(c.name) + extension(c.kind));
+  if (c.kind != Kind::kMissing) testing::write_text(path, c.content);
+  return path;
+}
+
+TEST_P(BadInput, LibraryThrowsInputErrorNamingFileLineAndColumn) {
+  const Case& c = GetParam();
+  TempDir dir;
+  const std::string path = materialize(c, dir);
+  std::string message;
+  try {
+    switch (c.kind) {
+      case Kind::kCsv:
+      case Kind::kMissing: read_csv_file(path); break;
+      case Kind::kPlc: read_plc_file(path); break;
+      case Kind::kJson: read_json_file(path); break;
+      case Kind::kSolution: {
+        std::istringstream good(kGoodProblem);
+        const Problem p = read_csv(good, "good.csv").problem;
+        read_solution_csv_file(path, p);
+        break;
+      }
+    }
+    FAIL() << "no error for " << c.name;
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_EQ(message.rfind(path + c.where, 0), 0u) << message;
+  EXPECT_NE(message.find(c.column), std::string::npos) << message;
+}
+
+TEST_P(BadInput, CliExitsTwoWithFileAndLineAndWritesNothing) {
+  const Case& c = GetParam();
+  TempDir dir;
+  const std::string path = materialize(c, dir);
+  const std::string out = dir.file("plan.csv");
+  testing::CliRun r;
+  if (c.kind == Kind::kSolution) {
+    const std::string problem = dir.file("problem.csv");
+    testing::write_text(problem, kGoodProblem);
+    r = testing::run_cli("validate '" + problem + "' '" + path + "'", dir);
+  } else {
+    r = testing::run_cli("solve '" + path + "' -a greedy -o '" + out + "'", dir);
+  }
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find(path + c.where), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(c.column), std::string::npos) << r.err;
+  // One line: the error itself, nothing else.
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(testing::exists(out));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, BadInput, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(info.param.name);
+                         });
+
+TEST(BadInput, AtLeastTwentyCases) { EXPECT_GE(cases().size(), 20u); }
+
+// A directory is not a file.
+TEST(BadInput, DirectoryIsRejected) {
+  TempDir dir;
+  try {
+    read_csv_file(dir.file(""));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace memplan
