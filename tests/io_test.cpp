@@ -1,0 +1,269 @@
+// I/O round trips: MiniMalloc CSV (all columns and aliases), JSON, PLC traces, plans.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <filesystem>
+#include <sstream>
+
+#include "files.h"
+#include "memplan/bounds.h"
+#include "memplan/io.h"
+#include "memplan/io_json.h"
+#include "testing.h"
+
+namespace memplan {
+namespace {
+
+std::string round_trip(const std::string& text, Lifetimes lt = Lifetimes::kHalfOpen) {
+  std::istringstream in(text);
+  const CsvTable t = read_csv(in, "mem.csv", lt);
+  std::ostringstream out;
+  write_csv(out, t, nullptr);
+  return out.str();
+}
+
+TEST(CsvRoundTrip, EveryBenchmarkFileIsWrittenBackByteIdentically) {
+  int files = 0;
+  for (const char* folder : {"benchmarks/minimalloc", "benchmarks/idealloc/iopddl",
+                             "benchmarks/idealloc/somas_tensors"}) {
+    for (const auto& e : std::filesystem::directory_iterator(testing::source_path(folder))) {
+      if (e.path().extension() != ".csv") continue;
+      const std::string text = testing::read_text(e.path().string());
+      ASSERT_FALSE(text.empty());
+      EXPECT_EQ(round_trip(text), text) << e.path();
+      ++files;
+    }
+  }
+  EXPECT_GE(files, 12 + 3 + 7);
+}
+
+TEST(CsvRoundTrip, MiniMallocFilesHaveTheDocumentedSizes) {
+  const std::pair<char, size_t> expect[] = {{'A', 154}, {'D', 213}, {'K', 454}};
+  for (auto [c, n] : expect) {
+    const CsvTable t =
+        read_csv_file(testing::source_path(std::string("benchmarks/minimalloc/") + c + ".1048576.csv"));
+    EXPECT_EQ(t.problem.buffers.size(), n) << c;
+    EXPECT_FALSE(t.has_offset_column);
+  }
+}
+
+TEST(CsvRoundTrip, AllOptionalColumnsInAnyOrder) {
+  const std::string text =
+      "size,gaps,id,upper,offset,lower,alignment,hint,note\n"
+      "64,2-4 6-8@0:32,a,10,-1,0,16,-1,first\n"
+      "32,,b,12,64,1,32,7,\n"
+      "8,3-4@2:6,c,5,-1,2,1,0,x y\n"
+      "128,20-21 22-23@0:0 24-30@64:128,d,31,-1,20,64,-1,last\n";
+  EXPECT_EQ(round_trip(text), text);
+  std::istringstream in(text);
+  const CsvTable t = read_csv(in, "mem.csv");
+  ASSERT_EQ(t.problem.buffers.size(), 4u);
+  const Buffer& a = t.problem.buffers[0];
+  EXPECT_EQ(a.id, "a");
+  EXPECT_EQ(a.start, 0);
+  EXPECT_EQ(a.end, 10);
+  EXPECT_EQ(a.size, 64);
+  EXPECT_EQ(a.alignment, 16);
+  EXPECT_FALSE(a.offset);
+  ASSERT_EQ(a.gaps.size(), 2u);
+  EXPECT_EQ(a.gaps[0], (Gap{2, 4, false, 0, 0}));
+  EXPECT_EQ(a.gaps[1], (Gap{6, 8, true, 0, 32}));
+  EXPECT_EQ(t.problem.buffers[1].offset, 64);
+  EXPECT_EQ(t.problem.buffers[1].hint, 7);
+  EXPECT_EQ(t.unknown_fields, (std::vector<std::string>{"first", "", "x y", "last"}));
+}
+
+TEST(CsvRoundTrip, AliasesWithInclusiveEnd) {
+  // 'end' is inclusive: the reader adds 1 to it and to every gap's upper bound.
+  const std::string text =
+      "buffer,start,end,size,gaps\n"
+      "a,0,9,64,2-3 6-7@0:32\n"
+      "b,4,4,8,\n";
+  EXPECT_EQ(round_trip(text), text);
+  std::istringstream in(text);
+  const Problem p = read_csv(in, "mem.csv").problem;
+  EXPECT_EQ(p.buffers[0].end, 10);
+  EXPECT_EQ(p.buffers[0].gaps[0], (Gap{2, 4, false, 0, 0}));
+  EXPECT_EQ(p.buffers[0].gaps[1], (Gap{6, 8, true, 0, 32}));
+  EXPECT_EQ(p.buffers[1].start, 4);
+  EXPECT_EQ(p.buffers[1].end, 5);
+
+  const std::string other = "buffer_id,begin,upper,size,alignment\nx,3,7,16,8\n";
+  EXPECT_EQ(round_trip(other), other);
+}
+
+TEST(CsvRoundTrip, InclusiveLifetimesAreReadPlusOne) {
+  const std::string text = "id,lower,upper,size\na,0,3,8\nb,3,5,8\n";
+  std::istringstream in(text);
+  const Problem p = read_csv(in, "iree.csv", Lifetimes::kInclusive).problem;
+  EXPECT_EQ(p.buffers[0].end, 4);
+  EXPECT_EQ(p.buffers[1].end, 6);
+  EXPECT_EQ(compute_load(p), 16);  // both live at t = 3
+  // The IREE sets from idealloc read this way.
+  const Problem iree = read_csv_file(testing::source_path("benchmarks/idealloc/iree/iree_mobilenet.csv"),
+                                     Lifetimes::kInclusive).problem;
+  EXPECT_EQ(iree.buffers.size(), 56u);
+}
+
+TEST(CsvRoundTrip, ReadingStopsAtTheFirstEmptyLine) {
+  std::istringstream in("id,lower,upper,size\na,0,4,8\n\nnot,a,buffer\n");
+  EXPECT_EQ(read_csv(in, "m.csv").problem.buffers.size(), 1u);
+}
+
+TEST(CsvRoundTrip, CrLfLineEndingsAreAccepted) {
+  std::istringstream in("id,lower,upper,size\r\na,0,4,8\r\nb,1,2,3\r\n");
+  const Problem p = read_csv(in, "m.csv").problem;
+  ASSERT_EQ(p.buffers.size(), 2u);
+  EXPECT_EQ(p.buffers[1].size, 3);
+}
+
+TEST(CsvWrite, PlanAppendsOrOverwritesTheOffsetColumn) {
+  {
+    std::istringstream in("buffer,start,end,size,gaps\na,0,9,64,2-3\nb,0,9,8,\n");
+    const CsvTable t = read_csv(in, "m.csv");
+    std::ostringstream out;
+    const std::vector<int64_t> offsets = {0, 64};
+    write_csv(out, t, &offsets);
+    EXPECT_EQ(out.str(), "buffer,start,end,size,gaps,offset\na,0,9,64,2-3,0\nb,0,9,8,,64\n");
+    // What we write, we (and MiniMalloc) read back: same buffers, offsets now fixed.
+    std::istringstream back(out.str());
+    const CsvTable t2 = read_csv(back, "plan.csv");
+    ASSERT_EQ(t2.problem.buffers.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      Buffer expect = t.problem.buffers[i];
+      expect.offset = offsets[i];
+      EXPECT_EQ(t2.problem.buffers[i], expect);
+    }
+    std::istringstream plan(out.str());
+    EXPECT_EQ(read_solution_csv(plan, "plan.csv", t.problem), offsets);
+  }
+  {
+    std::istringstream in("offset,id,lower,upper,size\n-1,a,0,4,8\n8,b,0,4,8\n");
+    const CsvTable t = read_csv(in, "m.csv");
+    std::ostringstream out;
+    const std::vector<int64_t> offsets = {0, 8};
+    write_csv(out, t, &offsets);
+    EXPECT_EQ(out.str(), "offset,id,lower,upper,size\n0,a,0,4,8\n8,b,0,4,8\n");
+  }
+}
+
+TEST(CsvWrite, DefaultColumnsFollowWhatTheBuffersUse) {
+  Problem p;
+  p.buffers = {{"a", 0, 4, 8}, {"b", 2, 6, 16}};
+  std::ostringstream plain;
+  write_csv(plain, p, nullptr);
+  EXPECT_EQ(plain.str(), "id,lower,upper,size\na,0,4,8\nb,2,6,16\n");
+  p.buffers[1].alignment = 8;
+  p.buffers[0].gaps = {{1, 2, true, 0, 4}};
+  std::ostringstream rich;
+  write_csv(rich, p, nullptr, {"buffer", "start", "end", "size"});  // header lacks them
+  EXPECT_EQ(rich.str(), "buffer,start,end,size,alignment,gaps\na,0,3,8,1,1-1@0:4\nb,2,5,16,8,\n");
+  std::istringstream back(rich.str());
+  const Problem q = read_csv(back, "r.csv").problem;
+  EXPECT_EQ(q.buffers, p.buffers);
+}
+
+TEST(CsvWrite, RandomProblemsRoundTripThroughCsvAndJson) {
+  std::mt19937_64 rng(17);
+  for (int trial = 0; trial < 300; ++trial) {
+    testing::RandomSpec spec;
+    spec.buffers = trial % 10;
+    spec.alignment = trial % 2;
+    spec.gaps = trial % 3 != 0;
+    Problem p = testing::random_problem(rng, spec);
+    for (size_t i = 0; i < p.buffers.size(); i += 3) p.buffers[i].hint = static_cast<int64_t>(i);
+    if (!p.buffers.empty() && trial % 4 == 0) p.buffers[0].offset = 4 * p.buffers[0].alignment;
+    if (trial % 5 == 0) p.capacity = 1000;
+    for (const char* end_name : {"upper", "end"}) {
+      std::ostringstream out;
+      write_csv(out, p, nullptr, {"id", "lower", end_name, "size"});
+      std::istringstream in(out.str());
+      EXPECT_EQ(read_csv(in, "r.csv").problem.buffers, p.buffers) << out.str();
+    }
+    const Problem j = parse_json(problem_to_json(p, nullptr), "r.json");
+    EXPECT_EQ(j.buffers, p.buffers);
+    EXPECT_EQ(j.capacity, p.capacity);
+  }
+}
+
+TEST(Json, ProblemAndPlanRoundTrip) {
+  Problem p;
+  p.capacity = 4096;
+  p.buffers = {{"a", 0, 10, 64}, {"b", 2, 6, 32}, {"c", 5, 9, 16}};
+  p.buffers[0].alignment = 16;
+  p.buffers[0].gaps = {{2, 4, false, 0, 0}, {6, 8, true, 16, 48}};
+  p.buffers[1].offset = 128;
+  p.buffers[1].hint = 3;
+  const std::string text = problem_to_json(p, nullptr);
+  const Problem q = parse_json(text, "p.json");
+  EXPECT_EQ(q.buffers, p.buffers);
+  EXPECT_EQ(q.capacity, p.capacity);
+  EXPECT_EQ(problem_to_json(q, nullptr), text);
+
+  const std::vector<int64_t> offsets = {0, 128, 64};
+  const std::string plan = problem_to_json(p, &offsets, {{"algo", "test"}});
+  EXPECT_NE(plan.find("\"peak\": 160"), std::string::npos) << plan;
+  EXPECT_EQ(parse_json_solution(plan, "plan.json", p), offsets);
+}
+
+TEST(Json, SolutionIdsMustMatchTheProblem) {
+  Problem p;
+  p.buffers = {{"a", 0, 4, 8}, {"b", 0, 4, 8}};
+  EXPECT_THROW(parse_json_solution(R"({"buffers":[{"id":"a","offset":0}]})", "s.json", p), InputError);
+  EXPECT_THROW(parse_json_solution(
+                   R"({"buffers":[{"id":"a","offset":0},{"id":"b","offset":8},{"id":"z","offset":8}]})",
+                   "s.json", p),
+               InputError);
+  EXPECT_THROW(parse_json_solution(
+                   R"({"buffers":[{"id":"a","offset":0},{"id":"a","offset":8},{"id":"b","offset":8}]})",
+                   "s.json", p),
+               InputError);
+  EXPECT_THROW(parse_json(R"({"buffers":[{"id":"a","lower":0,"upper":4,"size":9223372036854775808}]})",
+                          "big.json"),
+               InputError);
+}
+
+// Big-endian u64 words, eight per record.
+std::string plc(const std::vector<std::array<uint64_t, 8>>& records) {
+  std::string out;
+  for (const auto& r : records)
+    for (uint64_t w : r)
+      for (int k = 7; k >= 0; --k) out += static_cast<char>((w >> (8 * k)) & 0xff);
+  return out;
+}
+
+TEST(Plc, ExclusiveLifetimesBecomeHalfOpen) {
+  // live iff birth < t < death: integer instants birth+1 .. death-1.
+  std::istringstream in(plc({{5, 0, 2, 10, 9, 0, 0, 9},      // live only at t = 1
+                             {6, 1, 4, 24, 9, 64, 16, 20},   // t = 2, 3
+                             {7, 2, 3000000000, 8, 9, 0, 8, 8}}));
+  const Problem p = read_plc(in, "t.plc");
+  ASSERT_EQ(p.buffers.size(), 3u);
+  EXPECT_EQ(p.buffers[0], (Buffer{"5", 1, 2, 10}));
+  EXPECT_EQ(p.buffers[1], (Buffer{"6", 2, 4, 24, 16}));
+  EXPECT_EQ(p.buffers[2], (Buffer{"7", 3, 3000000000, 8, 8}));
+  // Buffers 5 and 6 share no instant (t = 1 vs t = 2, 3): LOAD is 24 + 8 at t = 3 (reading
+  // [birth, death) instead would give 10 + 24 at t = 1).
+  EXPECT_EQ(compute_load(p), 32);
+}
+
+TEST(Plc, BundledTraceReads) {
+  const std::string path = testing::source_path("benchmarks/idealloc/traces/hi_again.plc");
+  const Problem p = read_plc_file(path);
+  ASSERT_EQ(p.buffers.size(), 183u);  // 11712 bytes / 64
+  // First record: id 1, birth 472, death 1616, allocated 120, alignment 16.
+  EXPECT_EQ(p.buffers[0], (Buffer{"1", 473, 1616, 120, 16}));
+  EXPECT_GT(compute_load(p), 0);
+}
+
+TEST(Solution, CsvPlanNeedsOnlyIdAndOffset) {
+  Problem p;
+  p.buffers = {{"a", 0, 4, 8}, {"b", 0, 4, 8}};
+  p.buffers[1].alignment = 16;
+  std::istringstream in("note,offset,buffer\nx,8,b\ny,0,a\n");
+  // Offsets are taken as written; validate() judges them (8 is misaligned for b).
+  EXPECT_EQ(read_solution_csv(in, "s.csv", p), (std::vector<int64_t>{0, 8}));
+}
+
+}  // namespace
+}  // namespace memplan
