@@ -5,6 +5,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "memplan/io.h"
+
 namespace memplan {
 namespace {
 
@@ -107,6 +109,7 @@ Problem tiling(const GenerateOptions& o, std::mt19937_64& rng) {
   struct Rect {
     int64_t t0, t1, a0, a1;
   };
+  if (o.buffers == 0) return {};
   const int64_t horizon = o.horizon > 0 ? o.horizon : 1 << 20;
   std::vector<Rect> rects = {{0, horizon, 0, o.capacity}};
   auto area = [&](size_t k) {
@@ -156,9 +159,9 @@ std::vector<std::pair<std::string, std::string>> generator_kinds() {
           {"tiling", "guillotine tiling of capacity x horizon: optimal peak = capacity = LOAD"}};
 }
 
-Problem generate(const GenerateOptions& o) {
-  if (o.buffers < 0) throw std::invalid_argument("buffers must be >= 0");
-  if (o.max_size < 1) throw std::invalid_argument("max size must be >= 1");
+namespace {
+
+Problem generate_kind(const GenerateOptions& o) {
   std::mt19937_64 rng(o.seed);
   if (o.kind == "uniform") return uniform(o, rng);
   if (o.kind == "dnn") return dnn(o, rng);
@@ -167,6 +170,26 @@ Problem generate(const GenerateOptions& o) {
     return tiling(o, rng);
   }
   throw std::invalid_argument("unknown generator kind '" + o.kind + "' (dnn, uniform, tiling)");
+}
+
+}  // namespace
+
+Problem generate(const GenerateOptions& o) {
+  if (o.buffers < 0) throw std::invalid_argument("buffers must be >= 0");
+  if (o.max_size < 1) throw std::invalid_argument("max size must be >= 1");
+  // Keeps start + length and the size totals far from overflow (uniform: start < horizon,
+  // length <= max_length).
+  constexpr int64_t kMax = int64_t{1} << 40;
+  if (o.horizon < 0 || o.horizon > kMax || o.max_length < 0 || o.max_length > kMax ||
+      o.max_size > kMax || o.capacity > kMax)
+    throw std::invalid_argument("horizon, max length, max size and capacity must be in [0, 2^40]");
+  Problem p = generate_kind(o);
+  try {
+    check_problem(p, "generated instance");
+  } catch (const InputError& e) {
+    throw std::invalid_argument(e.what());
+  }
+  return p;
 }
 
 }  // namespace memplan

@@ -1,0 +1,146 @@
+// The memplan binary: summary line, exit codes (0 ok, 1 invalid plan, 2 bad input, 3 no plan
+// within the capacity), and the list/stats/generate commands.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+
+#include "files.h"
+#include "memplan/bounds.h"
+#include "memplan/io.h"
+#include "memplan/validate.h"
+#include "testing.h"
+
+namespace memplan {
+namespace {
+
+using testing::run_cli;
+using testing::TempDir;
+
+std::string bench(const std::string& name) {
+  return "'" + testing::source_path("benchmarks/" + name) + "'";
+}
+
+// key=value fields of a summary line.
+std::map<std::string, std::string> fields(const std::string& line) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(line);
+  std::string tok;
+  while (in >> tok)
+    if (auto eq = tok.find('='); eq != std::string::npos) out[tok.substr(0, eq)] = tok.substr(eq + 1);
+  return out;
+}
+
+TEST(Cli, SolveSummaryLineAndPlanFile) {
+  TempDir dir;
+  const std::string plan = dir.file("A.plan.csv");
+  const auto r = run_cli("solve " + bench("minimalloc/A.1048576.csv") + " -a greedy -o '" + plan + "'", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  auto f = fields(r.out);
+  for (const char* key : {"algo", "buffers", "peak", "load", "ratio", "time", "valid"})
+    EXPECT_TRUE(f.count(key)) << "missing " << key << " in: " << r.out;
+  EXPECT_EQ(f["algo"], "greedy");
+  EXPECT_EQ(f["buffers"], "154");
+  EXPECT_EQ(f["load"], "1048576");
+  EXPECT_EQ(f["valid"], "yes");
+  EXPECT_GT(std::stod(f["ratio"]), 0.99);
+  EXPECT_GE(std::stod(f["time"]), 0.0);
+  // The plan file: input columns + offset, valid, with the reported peak.
+  const Problem p = read_csv_file(testing::source_path("benchmarks/minimalloc/A.1048576.csv")).problem;
+  const std::string text = testing::read_text(plan);
+  EXPECT_EQ(text.rfind("id,lower,upper,size,offset\n", 0), 0u);
+  const std::vector<int64_t> offsets = read_solution_csv_file(plan, p);
+  const Validation v = validate(p, offsets);
+  EXPECT_TRUE(v.ok);
+  EXPECT_EQ(std::to_string(v.peak), f["peak"]);
+  // validate accepts it: exit 0.
+  const auto val = run_cli("validate " + bench("minimalloc/A.1048576.csv") + " '" + plan + "'", dir);
+  EXPECT_EQ(val.code, 0) << val.out << val.err;
+  EXPECT_EQ(fields(val.out)["valid"], "yes");
+}
+
+TEST(Cli, JsonInAndOut) {
+  TempDir dir;
+  const std::string plan = dir.file("plan.json"), problem = dir.file("p.json");
+  testing::write_text(problem, R"({"buffers": [{"id": "a", "lower": 0, "upper": 4, "size": 8},
+    {"id": "b", "lower": 2, "upper": 6, "size": 8, "alignment": 16}]})");
+  const auto r = run_cli("solve '" + problem + "' -a greedy -o '" + plan + "'", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto val = run_cli("validate '" + problem + "' '" + plan + "'", dir);
+  EXPECT_EQ(val.code, 0) << val.out << val.err;
+}
+
+TEST(Cli, PlcInput) {
+  TempDir dir;
+  const std::string plan = dir.file("plan.csv");
+  const auto r = run_cli("solve " + bench("idealloc/traces/hi_again.plc") + " -a greedy -o '" + plan + "'", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(fields(r.out)["buffers"], "183");
+  const auto val = run_cli("validate " + bench("idealloc/traces/hi_again.plc") + " '" + plan + "'", dir);
+  EXPECT_EQ(val.code, 0) << val.out << val.err;
+}
+
+TEST(Cli, CapacityBelowLoadExitsThreeWithoutOutput) {
+  TempDir dir;
+  const std::string plan = dir.file("plan.csv");
+  const auto r = run_cli("solve " + bench("minimalloc/A.1048576.csv") +
+                             " -a greedy --capacity 1048575 -o '" + plan + "'", dir);
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_FALSE(testing::exists(plan));
+  EXPECT_FALSE(r.err.empty());
+  EXPECT_EQ(fields(r.out)["peak"], "none");
+}
+
+TEST(Cli, ValidateRejectsAnOverlappingPlanWithExitOne) {
+  TempDir dir;
+  const std::string problem = dir.file("p.csv"), plan = dir.file("plan.csv");
+  testing::write_text(problem, "id,lower,upper,size\na,0,4,8\nb,2,6,8\n");
+  testing::write_text(plan, "id,offset\na,0\nb,4\n");
+  const auto bad = run_cli("validate '" + problem + "' '" + plan + "'", dir);
+  EXPECT_EQ(bad.code, 1) << bad.out << bad.err;
+  EXPECT_EQ(fields(bad.out)["valid"], "no");
+  EXPECT_NE(bad.out.find("error:"), std::string::npos);
+  // Misaligned and negative offsets are invalid plans (exit 1), not bad input.
+  testing::write_text(problem, "id,lower,upper,size,alignment\na,0,4,8,8\nb,2,6,8,1\n");
+  testing::write_text(plan, "id,offset\na,4\nb,-8\n");
+  EXPECT_EQ(run_cli("validate '" + problem + "' '" + plan + "'", dir).code, 1);
+  testing::write_text(plan, "id,offset\na,0\nb,8\n");
+  EXPECT_EQ(run_cli("validate '" + problem + "' '" + plan + "'", dir).code, 0);
+  // Above a capacity given on the command line: invalid.
+  EXPECT_EQ(run_cli("validate --capacity 15 '" + problem + "' '" + plan + "'", dir).code, 1);
+  // Offsets near INT64_MAX: a clean verdict, not a crash.
+  testing::write_text(plan, "id,offset\na,9223372036854775800\nb,8\n");
+  EXPECT_EQ(run_cli("validate '" + problem + "' '" + plan + "'", dir).code, 1);
+}
+
+TEST(Cli, ListStatsGenerate) {
+  TempDir dir;
+  const auto list = run_cli("list", dir);
+  EXPECT_EQ(list.code, 0);
+  EXPECT_NE(list.out.find("algorithms:"), std::string::npos);
+  EXPECT_NE(list.out.find("greedy"), std::string::npos);
+  EXPECT_NE(list.out.find("tiling"), std::string::npos);
+
+  const auto stats = run_cli("stats " + bench("minimalloc/C.1048576.csv"), dir);
+  EXPECT_EQ(stats.code, 0) << stats.err;
+  EXPECT_NE(stats.out.find("buffers=203\n"), std::string::npos) << stats.out;
+  EXPECT_NE(stats.out.find("load=1039360\n"), std::string::npos) << stats.out;
+
+  const std::string gen = dir.file("gen.csv");
+  const auto g = run_cli("generate --kind tiling -n 50 --seed 3 --capacity 4096 -o '" + gen + "'", dir);
+  ASSERT_EQ(g.code, 0) << g.err;
+  const Problem p = read_csv_file(gen).problem;
+  EXPECT_EQ(p.buffers.size(), 50u);
+  EXPECT_EQ(compute_load(p), 4096);
+  const auto to_stdout = run_cli("generate --kind tiling -n 50 --seed 3 --capacity 4096", dir);
+  EXPECT_EQ(to_stdout.out, testing::read_text(gen));
+
+  EXPECT_EQ(run_cli("generate --kind nonsense", dir).code, 2);
+  EXPECT_EQ(run_cli("solve " + bench("minimalloc/A.1048576.csv") + " -a no-such-algo", dir).code, 2);
+  EXPECT_EQ(run_cli("frobnicate", dir).code, 2);
+  EXPECT_EQ(run_cli("--help", dir).code, 0);
+}
+
+}  // namespace
+}  // namespace memplan

@@ -1,0 +1,99 @@
+// Generator determinism and instance statistics.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "memplan/bounds.h"
+#include "memplan/generate.h"
+#include "memplan/io.h"
+
+namespace memplan {
+namespace {
+
+std::string csv(const Problem& p) {
+  std::ostringstream out;
+  write_csv(out, p, nullptr);
+  return out.str();
+}
+
+TEST(Generate, SameSeedSameInstanceOtherSeedOther) {
+  for (const auto& [kind, description] : generator_kinds()) {
+    GenerateOptions o;
+    o.kind = kind;
+    o.buffers = 300;
+    o.seed = 42;
+    const Problem a = generate(o), b = generate(o);
+    EXPECT_EQ(csv(a), csv(b)) << kind;
+    o.seed = 43;
+    EXPECT_NE(csv(generate(o)), csv(a)) << kind;
+  }
+}
+
+TEST(Generate, RequestedCountAndWellFormed) {
+  for (const auto& [kind, description] : generator_kinds()) {
+    for (int64_t n : {0, 1, 7, 1000}) {
+      GenerateOptions o;
+      o.kind = kind;
+      o.buffers = n;
+      o.seed = static_cast<uint64_t>(n) + 1;
+      const Problem p = generate(o);
+      EXPECT_EQ(static_cast<int64_t>(p.buffers.size()), n) << kind;
+      EXPECT_NO_THROW(check_problem(p, kind));  // unique ids, sizes > 0, end > start
+    }
+  }
+}
+
+TEST(Generate, TilingLoadEqualsCapacity) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    GenerateOptions o;
+    o.kind = "tiling";
+    o.buffers = 5 + static_cast<int64_t>(seed) * 37;
+    o.seed = seed;
+    o.capacity = 1000 + static_cast<int64_t>(seed);
+    o.horizon = 5000;
+    const Problem p = generate(o);
+    EXPECT_EQ(compute_load(p), o.capacity) << seed;
+  }
+}
+
+TEST(Generate, RejectsBadOptions) {
+  GenerateOptions o;
+  o.kind = "bogus";
+  EXPECT_THROW(generate(o), std::invalid_argument);
+  o.kind = "uniform";
+  o.buffers = -1;
+  EXPECT_THROW(generate(o), std::invalid_argument);
+  o.buffers = 10;
+  o.horizon = INT64_MAX;
+  o.max_length = INT64_MAX;
+  EXPECT_THROW(generate(o), std::invalid_argument);  // start + length would overflow
+}
+
+TEST(Stats, HandMadeInstance) {
+  Problem p;
+  p.buffers = {{"a", 0, 4, 10}, {"b", 2, 6, 20, 8}, {"c", 4, 8, 5}, {"d", 10, 12, 20},
+               {"e", 5, 7, 30}};
+  p.buffers[3].offset = 0;
+  p.buffers[4].gaps = {{5, 6, false, 0, 0}};  // e is absent during [5, 6)
+  const InstanceStats s = compute_stats(p);
+  EXPECT_EQ(s.buffers, 5);
+  EXPECT_EQ(s.time_min, 0);
+  EXPECT_EQ(s.time_max, 12);
+  EXPECT_EQ(s.distinct_times, 9);  // 0 2 4 5 6 7 8 10 12
+  EXPECT_EQ(s.size_min, 5);
+  EXPECT_EQ(s.size_max, 30);
+  EXPECT_DOUBLE_EQ(s.size_ratio, 6.0);
+  EXPECT_EQ(s.total_size, 85);
+  // Live totals: [0,2) 10, [2,4) 30, [4,6) 25 (e absent in [5,6)), [6,7) 35, [7,8) 5,
+  // [10,12) 20. Without the gap, [5,6) would hold 55.
+  EXPECT_EQ(s.load, 35);
+  EXPECT_EQ(s.max_live_buffers, 3);  // b, c, e over [5, 6) (lifetimes, gaps ignored)
+  EXPECT_EQ(s.overlapping_pairs, 4);  // a-b, b-c, b-e, c-e (a-c only touch at 4)
+  EXPECT_DOUBLE_EQ(s.overlap_density, 0.4);
+  EXPECT_EQ(s.fixed, 1);
+  EXPECT_EQ(s.aligned, 1);
+  EXPECT_EQ(s.with_gaps, 1);
+}
+
+}  // namespace
+}  // namespace memplan
