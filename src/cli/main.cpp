@@ -218,7 +218,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"half-open", "inclusive"}));
   };
 
-  auto* solve_cmd = app.add_subcommand("solve", "plan offsets for a problem (CSV or JSON)");
+  auto* solve_cmd = app.add_subcommand("solve", "plan offsets for a problem (CSV, JSON or PLC trace)");
   std::string input, output, algo = find_solver("auto") ? "auto" : "greedy";
   std::optional<int64_t> capacity;
   double time_limit = 10.0;
