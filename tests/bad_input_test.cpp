@@ -44,6 +44,9 @@ struct Case {
   std::string column;  // expected in the message: "column 'size'", "field 'death'"
 };
 
+// Short, stable test names in gtest/ctest output (not the struct's bytes).
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 std::vector<Case> cases() {
   const std::string h = "id,lower,upper,size\n";
   return {
