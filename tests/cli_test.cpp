@@ -114,6 +114,19 @@ TEST(Cli, ValidateRejectsAnOverlappingPlanWithExitOne) {
   EXPECT_EQ(run_cli("validate '" + problem + "' '" + plan + "'", dir).code, 1);
 }
 
+TEST(Cli, IgnoreFixedOffsets) {
+  TempDir dir;
+  const std::string problem = dir.file("p.csv"), plan = dir.file("plan.csv");
+  testing::write_text(problem, "id,lower,upper,size,offset\na,0,4,8,-1\nb,4,8,8,100\n");
+  const auto fixed = run_cli("solve '" + problem + "' -a greedy", dir);
+  EXPECT_EQ(fields(fixed.out)["peak"], "108") << fixed.out << fixed.err;
+  const auto free = run_cli("solve '" + problem + "' -a greedy --ignore-fixed-offsets -o '" + plan + "'", dir);
+  EXPECT_EQ(fields(free.out)["peak"], "8") << free.out << free.err;
+  EXPECT_EQ(testing::read_text(plan), "id,lower,upper,size,offset\na,0,4,8,0\nb,4,8,8,0\n");
+  EXPECT_EQ(run_cli("validate --ignore-fixed-offsets '" + problem + "' '" + plan + "'", dir).code, 0);
+  EXPECT_EQ(run_cli("validate '" + problem + "' '" + plan + "'", dir).code, 1);  // b must be at 100
+}
+
 TEST(Cli, ListStatsGenerate) {
   TempDir dir;
   const auto list = run_cli("list", dir);

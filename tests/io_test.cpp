@@ -110,6 +110,11 @@ TEST(CsvRoundTrip, ReadingStopsAtTheFirstEmptyLine) {
   EXPECT_EQ(read_csv(in, "m.csv").problem.buffers.size(), 1u);
 }
 
+TEST(CsvRoundTrip, ByteOrderMarkIsSkipped) {
+  std::istringstream in("\xEF\xBB\xBFid,lower,upper,size\na,0,4,8\n");
+  EXPECT_EQ(read_csv(in, "bom.csv").problem.buffers.size(), 1u);
+}
+
 TEST(CsvRoundTrip, CrLfLineEndingsAreAccepted) {
   std::istringstream in("id,lower,upper,size\r\na,0,4,8\r\nb,1,2,3\r\n");
   const Problem p = read_csv(in, "m.csv").problem;

@@ -34,8 +34,24 @@ struct Loaded {
   std::optional<CsvTable> table;  // CSV input: header and unknown columns, to write back in kind
 };
 
-// By extension: .json (io_json.h), .plc (idealloc binary trace), anything else CSV.
+// --ignore-fixed-offsets: plan every buffer freely, e.g. idealloc's IREE sets, whose offset
+// column holds IREE's own plan rather than constraints.
+bool g_ignore_fixed_offsets = false;
+
+Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes);
+
 Loaded load_problem(const std::string& path, const std::string& lifetimes) {
+  Loaded l = load_problem_as_given(path, lifetimes);
+  if (g_ignore_fixed_offsets) {
+    for (Buffer& b : l.problem.buffers) b.offset.reset();
+    if (l.table)
+      for (Buffer& b : l.table->problem.buffers) b.offset.reset();
+  }
+  return l;
+}
+
+// By extension: .json (io_json.h), .plc (idealloc binary trace), anything else CSV.
+Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes) {
   Loaded l;
   if (ends_with(path, ".json")) {
     l.problem = read_json_file(path);
@@ -216,6 +232,8 @@ int main(int argc, char** argv) {
   auto add_lifetimes = [&](CLI::App* c) {
     c->add_option("--lifetimes", lifetimes, "CSV lifetime convention: half-open [lower,upper) or inclusive [lower,upper]")
         ->check(CLI::IsMember({"half-open", "inclusive"}));
+    c->add_flag("--ignore-fixed-offsets", g_ignore_fixed_offsets,
+                "treat an input 'offset' column as information, not as pre-placed buffers");
   };
 
   auto* solve_cmd = app.add_subcommand("solve", "plan offsets for a problem (CSV, JSON or PLC trace)");
