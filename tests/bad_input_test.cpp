@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <random>
+#include <sstream>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -219,6 +221,61 @@ TEST(BadInput, DirectoryIsRejected) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace memplan
+
+namespace memplan {
+namespace {
+
+// Random corruptions of valid files: every reader either returns a problem that passes
+// check_problem or throws InputError; nothing else (no other exception, no crash).
+TEST(BadInput, RandomCorruptionsGiveInputErrorOrAValidProblem) {
+  const std::string base =
+      "id,lower,upper,size,alignment,offset,hint,gaps\n"
+      "a,0,10,64,16,-1,-1,2-4 6-8@0:32\n"
+      "b,1,12,32,32,64,7,\n"
+      "c,3,9223372036854775806,4611686018427387904,1,-1,-1,5-6@1:2\n";
+  const std::string pieces[] = {",", "-", "@", ":", " ", "\n", "0", "9", "-1", "x",
+                                "9223372036854775807", "99999999999999999999", "\r", "end", "id"};
+  std::mt19937_64 rng(99);
+  int ok = 0, rejected = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    std::string text = base;
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const size_t at = rng() % (text.size() + 1);
+      switch (rng() % 3) {
+        case 0: text.erase(at, 1 + rng() % 3); break;
+        case 1: text.insert(at, pieces[rng() % std::size(pieces)]); break;
+        default:
+          if (at < text.size()) text[at] = static_cast<char>(rng() % 256);
+      }
+    }
+    std::istringstream in(text);
+    try {
+      const Problem p = read_csv(in, "fuzz.csv").problem;
+      check_problem(p, "fuzz.csv");
+      ++ok;
+    } catch (const InputError& e) {
+      ASSERT_EQ(std::string(e.what()).rfind("fuzz.csv:", 0), 0u) << e.what();
+      ++rejected;
+    }
+  }
+  EXPECT_GT(ok, 30);  // both outcomes are exercised
+  EXPECT_GT(rejected, 1000);
+
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string bytes(64 * (1 + rng() % 3) + (trial % 10 == 0 ? rng() % 64 : 0), '\0');
+    for (char& c : bytes) c = static_cast<char>(rng() % 4 == 0 ? rng() % 256 : 0);
+    std::istringstream in(bytes);
+    try {
+      check_problem(read_plc(in, "fuzz.plc"), "fuzz.plc");
+    } catch (const InputError& e) {
+      ASSERT_EQ(std::string(e.what()).rfind("fuzz.plc:", 0), 0u) << e.what();
+    }
   }
 }
 
