@@ -281,3 +281,45 @@ TEST(BadInput, RandomCorruptionsGiveInputErrorOrAValidProblem) {
 
 }  // namespace
 }  // namespace memplan
+
+namespace memplan {
+namespace {
+
+TEST(BadInput, RandomJsonCorruptionsGiveInputErrorOrAValidProblem) {
+  Problem p;
+  p.capacity = 4096;
+  p.buffers = {{"a", 0, 10, 64}, {"b", 2, 6, 32}};
+  p.buffers[0].alignment = 16;
+  p.buffers[0].gaps = {{2, 4, false, 0, 0}, {6, 8, true, 16, 48}};
+  p.buffers[1].offset = 128;
+  const std::string base = problem_to_json(p, nullptr);
+  const std::string pieces[] = {"{", "}", "[", "]", ",", ":", "\"", "null", "-1", "1.5", "true",
+                                "\"x\"", "18446744073709551615", "{\"lower\":1}", "[]", "{}"};
+  std::mt19937_64 rng(5);
+  int ok = 0, rejected = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string text = base;
+    const int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits; ++e) {
+      const size_t at = rng() % (text.size() + 1);
+      if (rng() % 2) text.erase(at, 1 + rng() % 4);
+      else text.insert(at, pieces[rng() % std::size(pieces)]);
+    }
+    try {
+      check_problem(parse_json(text, "fuzz.json"), "fuzz.json");
+      ++ok;
+    } catch (const InputError& e) {
+      ASSERT_EQ(std::string(e.what()).rfind("fuzz.json:", 0), 0u) << e.what();
+      ++rejected;
+    }
+    try {
+      parse_json_solution(text, "fuzz.json", p);
+    } catch (const InputError&) {
+    }
+  }
+  EXPECT_GT(ok, 30);
+  EXPECT_GT(rejected, 1000);
+}
+
+}  // namespace
+}  // namespace memplan
