@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(build-essential cmake libcli11-dev nlohmann-json3-dev libgtest-dev googletest
-          libbenchmark-dev)
+          libbenchmark-dev pybind11-dev python3-dev
+          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
 PACKAGES+=(${MEMPLAN_EXTRA_PACKAGES:-})
 
 missing=()

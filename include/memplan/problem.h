@@ -34,6 +34,14 @@ struct Buffer {
   std::optional<int64_t> offset;      // pre-placed: the plan must put it exactly here
   int64_t hint = -1;                  // MiniMalloc's hint column, carried through, unused
   std::vector<Gap> gaps;              // sorted, disjoint, inside [start, end)
+  // In-place reuse: this buffer may take over the memory of buffer `inplace_of` (same
+  // offset), e.g. an elementwise op writing its output over its last-used input. The two
+  // may then overlap in time without conflicting. See constraints.h.
+  std::string inplace_of;
+  // Contiguous group: buffers with the same non-empty `group` are laid out back to back in
+  // increasing `group_index` (e.g. the inputs of a concat, or a framework's tensor list).
+  std::string group;
+  int64_t group_index = 0;
 
   bool operator==(const Buffer&) const = default;
 };

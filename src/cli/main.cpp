@@ -18,6 +18,9 @@
 #include "memplan/io_json.h"
 #include "memplan/solver.h"
 #include "memplan/validate.h"
+#ifdef MEMPLAN_HAVE_ONNX
+#include "memplan/onnx.h"
+#endif
 
 using namespace memplan;
 
@@ -53,6 +56,12 @@ Loaded load_problem(const std::string& path, const std::string& lifetimes) {
 // By extension: .json (io_json.h), .plc (idealloc binary trace), anything else CSV.
 Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes) {
   Loaded l;
+#ifdef MEMPLAN_HAVE_ONNX
+  if (ends_with(path, ".onnx")) {
+    l.problem = import_onnx(path);
+    return l;
+  }
+#endif
   if (ends_with(path, ".json")) {
     l.problem = read_json_file(path);
     return l;
@@ -279,6 +288,17 @@ int main(int argc, char** argv) {
   gen_cmd->add_option("--capacity", gen.capacity, "tiling: width of the tiled memory (the optimum)")->check(CLI::PositiveNumber);
   gen_cmd->add_option("-o,--output", output, "output file (default: stdout)");
 
+#ifdef MEMPLAN_HAVE_ONNX
+  auto* onnx_cmd = app.add_subcommand("onnx", "turn an ONNX model into buffers (MiniMalloc CSV)");
+  OnnxImportOptions onnx_opt;
+  std::vector<std::string> onnx_dims;
+  onnx_cmd->add_option("model", input, "ONNX model file")->required();
+  onnx_cmd->add_option("--dim", onnx_dims, "symbolic dimension value, NAME=VALUE (repeatable)");
+  onnx_cmd->add_option("--default-dim", onnx_opt.default_dim, "value of other symbolic dimensions")->check(CLI::NonNegativeNumber);
+  onnx_cmd->add_option("--alignment", onnx_opt.alignment, "alignment of every buffer")->check(CLI::PositiveNumber);
+  onnx_cmd->add_flag("--weights", onnx_opt.include_weights, "include initializers (live for the whole run)");
+  onnx_cmd->add_option("-o,--output", output, "output CSV (default: stdout)");
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -290,6 +310,26 @@ int main(int argc, char** argv) {
       return cmd_solve(input, algo, capacity, time_limit, seed, threads, iterations, output, lifetimes, !no_validate);
     if (*validate_cmd) return cmd_validate(input, solution, capacity, lifetimes);
     if (*stats_cmd) return cmd_stats(input, lifetimes);
+#ifdef MEMPLAN_HAVE_ONNX
+    if (*onnx_cmd) {
+      for (const std::string& d : onnx_dims) {
+        const auto eq = d.find('=');
+        if (eq == std::string::npos || eq == 0)
+          throw InputError("--dim '" + d + "': expected NAME=VALUE");
+        try {
+          onnx_opt.dims[d.substr(0, eq)] = std::stoll(d.substr(eq + 1));
+        } catch (const std::exception&) {
+          throw InputError("--dim '" + d + "': VALUE must be an integer");
+        }
+      }
+      const Problem p = import_onnx(input, onnx_opt);
+      std::ostringstream out;
+      write_csv(out, p, nullptr);
+      if (output.empty()) std::cout << out.str();
+      else write_file_atomic(output, out.str());
+      return kExitOk;
+    }
+#endif
     if (*list_cmd) {
       std::cout << "algorithms:\n";
       for (const SolverInfo& s : all_solvers()) std::printf("  %-28s %s\n", s.name.c_str(), s.description.c_str());

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "memplan/bounds.h"
+#include "memplan/constraints.h"
 #include "memplan/validate.h"
 
 namespace memplan {
@@ -63,7 +64,7 @@ const SolverInfo* find_solver(const std::string& name) {
 SolveResult solve(const Problem& problem, const std::string& name, const SolveOptions& options) {
   const SolverInfo* info = find_solver(name);
   if (!info) throw std::invalid_argument("unknown algorithm '" + name + "' (see 'memplan list')");
-  const int64_t load = compute_load(problem);
+  const int64_t load = has_constraints(problem) ? constrained_lower_bound(problem) : compute_load(problem);
   // Pre-placed buffers that collide with each other make every plan impossible.
   {
     Problem fixed;
@@ -82,8 +83,18 @@ SolveResult solve(const Problem& problem, const std::string& name, const SolveOp
       return r;
     }
   }
-  SolveResult r = info->run(problem, options);
-  r.lower_bound = std::max(r.lower_bound, load);
+  SolveResult r;
+  if (has_constraints(problem)) {
+    // Solvers see the lowered problem; their bounds hold for it only (see constraints.h).
+    const Lowering lowered = lower_constraints(problem);
+    r = info->run(lowered.problem, options);
+    if (r.solution) r.solution->offsets = lift_offsets(lowered, r.solution->offsets);
+    r.lower_bound = constrained_lower_bound(problem);
+    if (r.status == Status::kInfeasible) r.status = Status::kNoPlan;  // proven for the lowering only
+  } else {
+    r = info->run(problem, options);
+    r.lower_bound = std::max(r.lower_bound, load);
+  }
   const auto cap = capacity_of(problem, options);
   if (r.solution && cap && r.solution->peak > *cap) {
     r.solution.reset();

@@ -23,14 +23,6 @@ const char* order_name(Order o) {
 
 namespace {
 
-std::vector<int64_t> sorted_times(const Problem& p, bool ends) {
-  std::vector<int64_t> t;
-  t.reserve(p.buffers.size());
-  for (const Buffer& b : p.buffers) t.push_back(ends ? b.end : b.start);
-  std::sort(t.begin(), t.end());
-  return t;
-}
-
 // Per buffer: sum over the buffers overlapping it of weight(j) (itself excluded), as
 // (sum of weights of buffers starting before my end) - (those ending at or before my start).
 template <class Weight>

@@ -1,0 +1,46 @@
+// memplan: in-place reuse and contiguous groups, lowered onto the plain model so that every
+// solver supports them without knowing about them.
+//
+// Lowering (done by memplan::solve automatically):
+// - an in-place chain a <- b <- c (b.inplace_of = a, c.inplace_of = b) becomes one buffer
+//   at one offset whose footprint at each instant is [0, largest live member size): gaps
+//   with windows describe the stair shape exactly;
+// - a contiguous group becomes one buffer of the members' total size over the union of their
+//   lifetimes (conservative: a member's bytes stay reserved while another member lives).
+// Plans for the lowered problem lift back by offset deltas. Because lowering forces the
+// sharing and reserves group hulls, it restricts the plan space: solvers' own optimality
+// proofs then apply to the lowered problem only, so solve() reports the plain lower bound
+// below instead.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "memplan/problem.h"
+
+namespace memplan {
+
+bool has_constraints(const Problem& p);
+
+struct Lowering {
+  Problem problem;             // what solvers see
+  std::vector<int32_t> rep;    // original buffer -> lowered buffer
+  std::vector<int64_t> delta;  // original offset = lowered offset + delta
+};
+
+// Throws InputError for inconsistent constraints (unknown in-place target, two buffers
+// reusing the same one, cycles, a group member that cannot be aligned, disagreeing fixed
+// offsets, gaps combined with in-place).
+Lowering lower_constraints(const Problem& p);
+std::vector<int64_t> lift_offsets(const Lowering& l, const std::vector<int64_t>& lowered);
+
+// A lower bound on the peak of any valid plan under the constraints: LOAD after merging
+// in-place chains (members sharing an address occupy only the largest live one).
+int64_t constrained_lower_bound(const Problem& p);
+
+// For validation: merges each run of consecutive in-place chain members that share one
+// offset into a single buffer; everything else is copied. Fills `offsets_out`.
+Problem merge_shared_inplace(const Problem& p, const std::vector<int64_t>& offsets,
+                             std::vector<int64_t>& offsets_out);
+
+}  // namespace memplan

@@ -1,0 +1,159 @@
+// ONNX front end: models are built here with the protobuf API, so the test needs no files.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "memplan/io.h"
+#include "memplan/onnx.h"
+#include "memplan/solver.h"
+#include "memplan/validate.h"
+
+namespace memplan {
+namespace {
+
+void set_tensor_type(onnx::ValueInfoProto* v, const std::string& name,
+                     std::vector<std::variant<int64_t, std::string>> dims) {
+  v->set_name(name);
+  auto* tt = v->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  for (const auto& d : dims) {
+    auto* dim = tt->mutable_shape()->add_dim();
+    if (std::holds_alternative<int64_t>(d)) dim->set_dim_value(std::get<int64_t>(d));
+    else dim->set_dim_param(std::get<std::string>(d));
+  }
+}
+
+onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& op, std::vector<std::string> in,
+                          std::string out) {
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  for (auto& i : in) n->add_input(i);
+  n->add_output(out);
+  return n;
+}
+
+// X -> Relu -> A -> Relu -> B; Add(A, B) -> C; Mul(C, W) -> Y (output). Only X, W and Y
+// are declared, so A, B, C need shape inference.
+std::string write_model(std::variant<int64_t, std::string> batch) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* op = m.add_opset_import();
+  op->set_domain("");
+  op->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("tiny");
+  set_tensor_type(g->add_input(), "X", {batch, int64_t{3}, int64_t{8}, int64_t{8}});
+  auto* w = g->add_initializer();
+  w->set_name("W");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : {1, 3, 1, 1}) w->add_dims(d);
+  for (int k = 0; k < 3; ++k) w->add_float_data(1.0f);
+  add_node(g, "Relu", {"X"}, "A");
+  add_node(g, "Relu", {"A"}, "B");
+  add_node(g, "Add", {"A", "B"}, "C");
+  add_node(g, "Mul", {"C", "W"}, "Y");
+  set_tensor_type(g->add_output(), "Y", {batch, int64_t{3}, int64_t{8}, int64_t{8}});
+  const std::string path = ::testing::TempDir() + "memplan_tiny.onnx";
+  std::ofstream out(path, std::ios::binary);
+  m.SerializeToOstream(&out);
+  return path;
+}
+
+std::map<std::string, Buffer> by_id(const Problem& p) {
+  std::map<std::string, Buffer> out;
+  for (const Buffer& b : p.buffers) out[b.id] = b;
+  return out;
+}
+
+TEST(OnnxImport, LifetimesFollowProducersAndLastConsumers) {
+  const Problem p = import_onnx(write_model(int64_t{1}));
+  auto b = by_id(p);
+  ASSERT_EQ(b.size(), 5u);  // X, A, B, C, Y; the weight W is left out by default
+  const int64_t bytes = 1 * 3 * 8 * 8 * 4;
+  EXPECT_EQ(b["X"].start, 0);
+  EXPECT_EQ(b["X"].end, 1);
+  EXPECT_EQ(b["A"].start, 0);
+  EXPECT_EQ(b["A"].end, 3);  // read by node 1 and node 2
+  EXPECT_EQ(b["B"].start, 1);
+  EXPECT_EQ(b["B"].end, 3);
+  EXPECT_EQ(b["C"].start, 2);
+  EXPECT_EQ(b["C"].end, 4);
+  EXPECT_EQ(b["Y"].start, 3);
+  EXPECT_EQ(b["Y"].end, 4);  // graph output: live to the end
+  for (const char* n : {"X", "A", "B", "C", "Y"}) EXPECT_EQ(b[n].size, bytes) << n;
+  SolveResult r = solve(p, "greedy", {});
+  ASSERT_TRUE(r.solution);
+  EXPECT_TRUE(validate(p, r.solution->offsets).ok);
+}
+
+TEST(OnnxImport, SymbolicDimsWeightsAndAlignment) {
+  OnnxImportOptions o;
+  o.dims["N"] = 4;
+  o.include_weights = true;
+  o.alignment = 64;
+  const Problem p = import_onnx(write_model(std::string("N")), o);
+  auto b = by_id(p);
+  ASSERT_EQ(b.size(), 6u);
+  EXPECT_EQ(b["A"].size, 4 * 3 * 8 * 8 * 4);
+  EXPECT_EQ(b["W"].size, 3 * 4);
+  EXPECT_EQ(b["W"].start, 0);
+  EXPECT_EQ(b["W"].end, 4);
+  EXPECT_EQ(b["A"].alignment, 64);
+}
+
+TEST(OnnxImport, BadFilesGiveClearErrors) {
+  EXPECT_THROW(import_onnx("/nonexistent/model.onnx"), InputError);
+  const std::string path = ::testing::TempDir() + "memplan_garbage.onnx";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "this is not a protobuf \xff\xff\xff";
+  }
+  try {
+    import_onnx(path);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace memplan
+
+namespace memplan {
+namespace {
+
+// Every model shipped in Debian's libonnx-testdata (installed by scripts/setup.sh) either
+// imports into a problem whose greedy plan validates, or is rejected with an InputError;
+// nothing crashes.
+TEST(OnnxImport, DebianTestModelsImportOrFailCleanly) {
+  const std::filesystem::path root = "/usr/share/libonnx-testdata/data";
+  ASSERT_TRUE(std::filesystem::exists(root)) << "libonnx-testdata is not installed";
+  int imported = 0, rejected = 0, with_buffers = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (entry.path().filename() != "model.onnx") continue;
+    try {
+      const Problem p = import_onnx(entry.path().string());
+      ++imported;
+      if (p.buffers.empty()) continue;
+      ++with_buffers;
+      SolveOptions o;
+      SolveResult r = solve(p, "greedy", o);
+      ASSERT_TRUE(r.solution) << entry.path();
+      ASSERT_TRUE(validate(p, r.solution->offsets).ok) << entry.path();
+    } catch (const InputError& e) {
+      ++rejected;
+      EXPECT_NE(std::string(e.what()).find(entry.path().string()), std::string::npos) << e.what();
+    }
+  }
+  RecordProperty("imported", imported);
+  RecordProperty("rejected", rejected);
+  std::printf("imported=%d (with buffers %d) rejected=%d\n", imported, with_buffers, rejected);
+  EXPECT_GT(with_buffers, 500);
+}
+
+}  // namespace
+}  // namespace memplan
