@@ -140,3 +140,39 @@ TEST(Constraints, RandomInstancesAlwaysGiveValidPlans) {
 
 }  // namespace
 }  // namespace memplan
+
+#include <sstream>
+
+#include "memplan/io.h"
+
+namespace memplan {
+namespace {
+
+TEST(Constraints, CsvColumnsRoundTripAndSolve) {
+  const std::string text =
+      "id,lower,upper,size,inplace,group\n"
+      "x,0,3,100,,\n"
+      "y,2,5,100,x,\n"
+      "a,0,4,16,,cat:1\n"
+      "b,1,4,32,,cat:0\n";
+  std::istringstream in(text);
+  CsvTable t = read_csv(in, "mem.csv");
+  ASSERT_EQ(t.problem.buffers.size(), 4u);
+  EXPECT_EQ(t.problem.buffers[1].inplace_of, "x");
+  EXPECT_EQ(t.problem.buffers[3].group, "cat");
+  EXPECT_EQ(t.problem.buffers[3].group_index, 0);
+  std::ostringstream out;
+  write_csv(out, t.problem, nullptr, t.columns);
+  EXPECT_EQ(out.str(),
+            "id,lower,upper,size,inplace,group\nx,0,3,100,,\ny,2,5,100,x,\na,0,4,16,,cat:1\nb,1,4,32,,cat:0\n");
+  SolveResult r = solve(t.problem, "greedy", {});
+  ASSERT_TRUE(r.solution);
+  EXPECT_TRUE(validate(t.problem, r.solution->offsets).ok);
+  EXPECT_EQ(r.solution->offsets[2], r.solution->offsets[3] + 32);
+
+  std::istringstream bad("id,lower,upper,size,inplace\nx,0,3,100,\ny,2,5,100,zz\n");
+  EXPECT_THROW(read_csv(bad, "bad.csv"), InputError);
+}
+
+}  // namespace
+}  // namespace memplan

@@ -61,6 +61,21 @@ const SolverInfo* find_solver(const std::string& name) {
   return nullptr;
 }
 
+namespace {
+
+// Solvers see the lowered problem; their bounds and infeasibility proofs hold for it only
+// (lowering restricts the plan space, see constraints.h), so both are dropped here.
+SolveResult solve_lowered(const SolverInfo& info, const Problem& problem, const SolveOptions& options) {
+  const Lowering lowered = lower_constraints(problem);
+  SolveResult r = info.run(lowered.problem, options);
+  if (r.solution) r.solution->offsets = lift_offsets(lowered, r.solution->offsets);
+  r.lower_bound = 0;
+  if (r.status == Status::kInfeasible) r.status = Status::kNoPlan;
+  return r;
+}
+
+}  // namespace
+
 SolveResult solve(const Problem& problem, const std::string& name, const SolveOptions& options) {
   const SolverInfo* info = find_solver(name);
   if (!info) throw std::invalid_argument("unknown algorithm '" + name + "' (see 'memplan list')");
@@ -83,18 +98,9 @@ SolveResult solve(const Problem& problem, const std::string& name, const SolveOp
       return r;
     }
   }
-  SolveResult r;
-  if (has_constraints(problem)) {
-    // Solvers see the lowered problem; their bounds hold for it only (see constraints.h).
-    const Lowering lowered = lower_constraints(problem);
-    r = info->run(lowered.problem, options);
-    if (r.solution) r.solution->offsets = lift_offsets(lowered, r.solution->offsets);
-    r.lower_bound = constrained_lower_bound(problem);
-    if (r.status == Status::kInfeasible) r.status = Status::kNoPlan;  // proven for the lowering only
-  } else {
-    r = info->run(problem, options);
-    r.lower_bound = std::max(r.lower_bound, load);
-  }
+  SolveResult r = has_constraints(problem) ? solve_lowered(*info, problem, options)
+                                            : info->run(problem, options);
+  r.lower_bound = std::max(r.lower_bound, load);
   const auto cap = capacity_of(problem, options);
   if (r.solution && cap && r.solution->peak > *cap) {
     r.solution.reset();

@@ -1,5 +1,9 @@
 #include "io/check.h"
 
+#include <stdexcept>
+
+#include "memplan/constraints.h"
+
 #include <unordered_map>
 
 #include "core/arith.h"
@@ -65,6 +69,13 @@ void check_problem(const Problem& p, const std::string& name) {
     if (auto [it, fresh] = seen.emplace(b.id, i); !fresh)
       throw InputError(who + "id: duplicate id (also buffer #" + std::to_string(it->second) + ")");
     if (auto issue = total.add(b)) throw InputError(who + issue->field + ": " + issue->message);
+  }
+  if (has_constraints(p)) {
+    try {
+      lower_constraints(p);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(name + ": " + e.what());
+    }
   }
   if (p.capacity && *p.capacity < 0)
     throw InputError(name + ": capacity: must be >= 0, got " + std::to_string(*p.capacity));

@@ -11,12 +11,13 @@
 #include <unordered_map>
 
 #include "io/check.h"
+#include "memplan/constraints.h"
 #include "memplan/io.h"
 
 namespace memplan {
 namespace {
 
-enum Field { kId, kLower, kUpper, kEnd, kSize, kAlignment, kOffset, kHint, kGaps, kFieldCount };
+enum Field { kId, kLower, kUpper, kEnd, kSize, kAlignment, kOffset, kHint, kGaps, kInplace, kGroup, kFieldCount };
 
 // Canonical field of a header name; -1 when the column is not one memplan reads.
 int field_of(const std::string& c) {
@@ -24,7 +25,7 @@ int field_of(const std::string& c) {
       {"id", kId},         {"buffer", kId},     {"buffer_id", kId},   {"lower", kLower},
       {"start", kLower},   {"begin", kLower},   {"upper", kUpper},    {"end", kEnd},
       {"size", kSize},     {"alignment", kAlignment}, {"offset", kOffset}, {"hint", kHint},
-      {"gaps", kGaps}};
+      {"gaps", kGaps},     {"inplace", kInplace}, {"group", kGroup}};
   auto it = names.find(c);
   return it == names.end() ? -1 : it->second;
 }
@@ -208,6 +209,16 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
           if (!fields[c].empty()) b.hint = parse_int(fields[c], loc, col);
           break;
         case kGaps: b.gaps = parse_gaps(fields[c], loc, col, inclusive_end ? 1 : 0); break;
+        case kInplace: b.inplace_of = fields[c]; break;
+        case kGroup: {
+          // "name" or "name:index"; without an index, members keep their row order.
+          const auto colon = fields[c].rfind(':');
+          b.group = fields[c].substr(0, colon);
+          b.group_index = colon == std::string::npos ? static_cast<int64_t>(lineno)
+                                                     : parse_int(fields[c].substr(colon + 1), loc, col);
+          if (!fields[c].empty() && b.group.empty()) loc.fail(col, "empty group name");
+          break;
+        }
         default: break;
       }
     }
@@ -231,6 +242,13 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
                "duplicate id '" + b.id + "' (first on line " + std::to_string(it->second) + ")");
     if (auto issue = total.add(b)) loc.fail(column_of(issue->field), issue->message);
     table.problem.buffers.push_back(std::move(b));
+  }
+  if (has_constraints(table.problem)) {
+    try {
+      lower_constraints(table.problem);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(name + ": " + e.what());
+    }
   }
   // Every rule of check_problem was applied line by line above (buffer_issue, unique ids,
   // TotalGuard), so errors name their line; no second pass is needed.
@@ -270,8 +288,10 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
   }
   if (unknown && n_unknown * problem.buffers.size() != unknown->size())
     throw std::invalid_argument("write_csv: unknown-column fields do not match the rows");
-  bool align = false, hint = false, gaps = false, fixed = false;
+  bool align = false, hint = false, gaps = false, fixed = false, inplace = false, group = false;
   for (const Buffer& b : problem.buffers) {
+    inplace |= !b.inplace_of.empty();
+    group |= !b.group.empty();
     align |= b.alignment != 1;
     hint |= b.hint != -1;
     gaps |= !b.gaps.empty();
@@ -291,6 +311,8 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
   if (align && !has(kAlignment)) columns.push_back("alignment");
   if (hint && !has(kHint)) columns.push_back("hint");
   if (gaps && !has(kGaps)) columns.push_back("gaps");
+  if (inplace && !has(kInplace)) columns.push_back("inplace");
+  if (group && !has(kGroup)) columns.push_back("group");
   if ((fixed || offsets) && !has(kOffset)) columns.push_back("offset");
   std::string text;
   for (size_t c = 0; c < columns.size(); ++c) text += (c ? "," : "") + columns[c];
@@ -322,6 +344,10 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
           text += format_gaps(g);
           break;
         }
+        case kInplace: text += b.inplace_of; break;
+        case kGroup:
+          if (!b.group.empty()) text += b.group + ":" + std::to_string(b.group_index);
+          break;
         default: text += (*unknown)[i * n_unknown + u++]; break;
       }
     }

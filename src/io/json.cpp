@@ -70,6 +70,15 @@ Problem parse_json(const std::string& text, const std::string& name) {
     if (jb.contains("alignment")) b.alignment = get_int(jb, "alignment", where);
     if (jb.contains("offset") && !jb["offset"].is_null()) b.offset = get_int(jb, "offset", where);
     if (jb.contains("hint")) b.hint = get_int(jb, "hint", where);
+    if (jb.contains("inplace")) {
+      if (!jb["inplace"].is_string()) throw InputError(where + ": field 'inplace' must be a buffer id string");
+      b.inplace_of = jb["inplace"].get<std::string>();
+    }
+    if (jb.contains("group")) {
+      if (!jb["group"].is_string()) throw InputError(where + ": field 'group' must be a string");
+      b.group = jb["group"].get<std::string>();
+      b.group_index = jb.contains("group_index") ? get_int(jb, "group_index", where) : static_cast<int64_t>(k);
+    }
     if (jb.contains("gaps")) {
       if (!jb["gaps"].is_array()) throw InputError(where + ": field 'gaps' must be an array");
       for (const json& jg : jb["gaps"]) {
@@ -144,6 +153,8 @@ std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offset
     json jb = {{"id", b.id}, {"lower", b.start}, {"upper", b.end}, {"size", b.size}};
     if (b.alignment != 1) jb["alignment"] = b.alignment;
     if (b.hint != -1) jb["hint"] = b.hint;
+    if (!b.inplace_of.empty()) jb["inplace"] = b.inplace_of;
+    if (!b.group.empty()) jb["group"] = b.group, jb["group_index"] = b.group_index;
     if (offsets) jb["offset"] = (*offsets)[i];
     else if (b.offset) jb["offset"] = *b.offset;
     if (!b.gaps.empty()) {
