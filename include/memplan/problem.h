@@ -42,6 +42,11 @@ struct Buffer {
   // increasing `group_index` (e.g. the inputs of a concat, or a framework's tensor list).
   std::string group;
   int64_t group_index = 0;
+  // Two-ended pool: a buffer with from_top = true is placed in the pool's high end, which
+  // grows down from the top (the capacity, or the tightest top when none is set), while the
+  // others grow up from 0, leaving one free region in the middle (as TFLite Micro keeps
+  // persistent tensors at the arena's head and scratch at its tail).
+  bool from_top = false;
 
   bool operator==(const Buffer&) const = default;
 };

@@ -3,9 +3,11 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "memplan/bounds.h"
 #include "memplan/constraints.h"
+#include "memplan/two_ended.h"
 #include "memplan/validate.h"
 
 namespace memplan {
@@ -84,9 +86,14 @@ SolveResult solve(const Problem& problem, const std::string& name, const SolveOp
   {
     Problem fixed;
     std::vector<int64_t> offs;
+    std::unordered_set<std::string> fixed_ids;
+    for (const Buffer& b : problem.buffers)
+      if (b.offset) fixed_ids.insert(b.id);
     for (const Buffer& b : problem.buffers)
       if (b.offset) {
         fixed.buffers.push_back(b);
+        fixed.buffers.back().group.clear();  // checked when the group is lowered
+        if (!fixed_ids.count(b.inplace_of)) fixed.buffers.back().inplace_of.clear();
         offs.push_back(*b.offset);
       }
     const Validation v = validate(fixed, offs, capacity_of(problem, options), 1);
@@ -98,8 +105,9 @@ SolveResult solve(const Problem& problem, const std::string& name, const SolveOp
       return r;
     }
   }
-  SolveResult r = has_constraints(problem) ? solve_lowered(*info, problem, options)
-                                            : info->run(problem, options);
+  SolveResult r = has_two_ends(problem)     ? solve_two_ended(problem, name, options)
+                   : has_constraints(problem) ? solve_lowered(*info, problem, options)
+                                              : info->run(problem, options);
   r.lower_bound = std::max(r.lower_bound, load);
   const auto cap = capacity_of(problem, options);
   if (r.solution && cap && r.solution->peak > *cap) {

@@ -17,7 +17,7 @@
 namespace memplan {
 namespace {
 
-enum Field { kId, kLower, kUpper, kEnd, kSize, kAlignment, kOffset, kHint, kGaps, kInplace, kGroup, kFieldCount };
+enum Field { kId, kLower, kUpper, kEnd, kSize, kAlignment, kOffset, kHint, kGaps, kInplace, kGroup, kSide, kFieldCount };
 
 // Canonical field of a header name; -1 when the column is not one memplan reads.
 int field_of(const std::string& c) {
@@ -25,7 +25,8 @@ int field_of(const std::string& c) {
       {"id", kId},         {"buffer", kId},     {"buffer_id", kId},   {"lower", kLower},
       {"start", kLower},   {"begin", kLower},   {"upper", kUpper},    {"end", kEnd},
       {"size", kSize},     {"alignment", kAlignment}, {"offset", kOffset}, {"hint", kHint},
-      {"gaps", kGaps},     {"inplace", kInplace}, {"group", kGroup}};
+      {"gaps", kGaps},     {"inplace", kInplace}, {"group", kGroup},
+      {"side", kSide}};
   auto it = names.find(c);
   return it == names.end() ? -1 : it->second;
 }
@@ -210,6 +211,11 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
           break;
         case kGaps: b.gaps = parse_gaps(fields[c], loc, col, inclusive_end ? 1 : 0); break;
         case kInplace: b.inplace_of = fields[c]; break;
+        case kSide:
+          if (fields[c] == "high") b.from_top = true;
+          else if (!fields[c].empty() && fields[c] != "low")
+            loc.fail(col, "'" + fields[c] + "' must be 'low', 'high' or empty (two-ended pool side)");
+          break;
         case kGroup: {
           // "name" or "name:index"; without an index, members keep their row order.
           const auto colon = fields[c].rfind(':');
@@ -288,8 +294,10 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
   }
   if (unknown && n_unknown * problem.buffers.size() != unknown->size())
     throw std::invalid_argument("write_csv: unknown-column fields do not match the rows");
-  bool align = false, hint = false, gaps = false, fixed = false, inplace = false, group = false;
+  bool align = false, hint = false, gaps = false, fixed = false, inplace = false, group = false,
+       high = false;
   for (const Buffer& b : problem.buffers) {
+    high |= b.from_top;
     inplace |= !b.inplace_of.empty();
     group |= !b.group.empty();
     align |= b.alignment != 1;
@@ -313,6 +321,7 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
   if (gaps && !has(kGaps)) columns.push_back("gaps");
   if (inplace && !has(kInplace)) columns.push_back("inplace");
   if (group && !has(kGroup)) columns.push_back("group");
+  if (high && !has(kSide)) columns.push_back("side");
   if ((fixed || offsets) && !has(kOffset)) columns.push_back("offset");
   std::string text;
   for (size_t c = 0; c < columns.size(); ++c) text += (c ? "," : "") + columns[c];
@@ -345,6 +354,7 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
           break;
         }
         case kInplace: text += b.inplace_of; break;
+        case kSide: text += b.from_top ? "high" : "low"; break;
         case kGroup:
           if (!b.group.empty()) text += b.group + ":" + std::to_string(b.group_index);
           break;

@@ -74,6 +74,11 @@ Problem parse_json(const std::string& text, const std::string& name) {
       if (!jb["inplace"].is_string()) throw InputError(where + ": field 'inplace' must be a buffer id string");
       b.inplace_of = jb["inplace"].get<std::string>();
     }
+    if (jb.contains("side")) {
+      if (jb["side"] != "low" && jb["side"] != "high")
+        throw InputError(where + ": field 'side' must be \"low\" or \"high\"");
+      b.from_top = jb["side"] == "high";
+    }
     if (jb.contains("group")) {
       if (!jb["group"].is_string()) throw InputError(where + ": field 'group' must be a string");
       b.group = jb["group"].get<std::string>();
@@ -154,6 +159,7 @@ std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offset
     if (b.alignment != 1) jb["alignment"] = b.alignment;
     if (b.hint != -1) jb["hint"] = b.hint;
     if (!b.inplace_of.empty()) jb["inplace"] = b.inplace_of;
+    if (b.from_top) jb["side"] = "high";
     if (!b.group.empty()) jb["group"] = b.group, jb["group_index"] = b.group_index;
     if (offsets) jb["offset"] = (*offsets)[i];
     else if (b.offset) jb["offset"] = *b.offset;

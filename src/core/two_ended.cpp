@@ -1,0 +1,86 @@
+#include "memplan/two_ended.h"
+
+#include <stdexcept>
+#include <tuple>
+#include <unordered_set>
+
+#include "core/arith.h"
+
+namespace memplan {
+
+bool has_two_ends(const Problem& p) {
+  for (const Buffer& b : p.buffers)
+    if (b.from_top) return true;
+  return false;
+}
+
+SolveResult solve_two_ended(const Problem& p, const std::string& algo, const SolveOptions& options) {
+  const auto cap = capacity_of(p, options);
+  std::unordered_set<std::string> reused_ids;
+  for (const Buffer& b : p.buffers)
+    if (!b.inplace_of.empty()) reused_ids.insert(b.inplace_of);
+  Problem low, high;
+  std::vector<size_t> low_of, high_of;
+  int64_t high_align = 1;
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    Buffer b = p.buffers[i];
+    // Mirroring reverses address order and pads sizes, which would break in-place sharing
+    // (same offset) and group adjacency, so those stay in the low end.
+    const bool reused = !b.inplace_of.empty() || reused_ids.count(b.id);
+    if (b.from_top && (reused || !b.group.empty()))
+      throw std::invalid_argument("buffer '" + b.id +
+                                  "': in-place reuse and contiguous groups are supported only in the low end of a two-ended pool");
+    b.from_top = false;
+    if (!p.buffers[i].from_top) {
+      low.buffers.push_back(std::move(b));
+      low_of.push_back(i);
+      continue;
+    }
+    // Mirrored: a padded extent keeps the mirrored offset aligned.
+    high_align = std::max(high_align, b.alignment);
+    b.size = align_up(b.size, b.alignment);
+    for (Gap& g : b.gaps)
+      if (g.has_window) std::tie(g.window_lo, g.window_hi) = std::pair(b.size - g.window_hi, b.size - g.window_lo);
+    if (b.offset) {
+      if (!cap) throw std::invalid_argument("buffer '" + b.id + "': a pre-placed high-end buffer needs a capacity");
+      b.offset = (*cap / high_align * high_align) - *b.offset - b.size;
+      if (*b.offset < 0) throw std::invalid_argument("buffer '" + b.id + "': pre-placed above the capacity");
+    }
+    high.buffers.push_back(std::move(b));
+    high_of.push_back(i);
+  }
+  SolveOptions half = options;
+  half.time_limit_seconds = options.time_limit_seconds > 0 ? options.time_limit_seconds / 2 : 0;
+  SolveResult lo = solve(low, algo, half);
+  SolveResult r;
+  r.iterations = lo.iterations;
+  if (!lo.solution) {
+    r.status = lo.status == Status::kInfeasible ? Status::kInfeasible : Status::kNoPlan;
+    r.detail = "reason=low_end_" + std::string(to_string(lo.status));
+    return r;
+  }
+  if (cap) half.capacity = *cap / high_align * high_align - align_up(lo.solution->peak, high_align);
+  SolveResult hi = solve(high, algo, half);
+  r.iterations += hi.iterations;
+  if (!hi.solution) {
+    r.status = Status::kNoPlan;
+    r.detail = "reason=high_end_" + std::string(to_string(hi.status));
+    return r;
+  }
+  const int64_t top = cap ? *cap / high_align * high_align
+                          : align_up(lo.solution->peak, high_align) + align_up(hi.solution->peak, high_align);
+  Solution plan;
+  plan.offsets.assign(p.buffers.size(), 0);
+  for (size_t k = 0; k < low_of.size(); ++k) plan.offsets[low_of[k]] = lo.solution->offsets[k];
+  for (size_t k = 0; k < high_of.size(); ++k)
+    plan.offsets[high_of[k]] = top - hi.solution->offsets[k] - high.buffers[k].size;
+  plan.peak = peak_of(p, plan.offsets);
+  r.status = Status::kFeasible;
+  r.solution = std::move(plan);
+  r.detail = "low_peak=" + std::to_string(lo.solution->peak) + " high_peak=" +
+             std::to_string(hi.solution->peak) + " free_middle=" +
+             std::to_string(top - lo.solution->peak - hi.solution->peak);
+  return r;
+}
+
+}  // namespace memplan
