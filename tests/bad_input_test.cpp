@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "files.h"
+#include "testing.h"
 #include "memplan/io.h"
 #include "memplan/io_json.h"
 
@@ -19,14 +20,7 @@ namespace {
 
 using testing::TempDir;
 
-// Eight big-endian u64 words per record, as idealloc writes them.
-std::string plc(const std::vector<std::array<uint64_t, 8>>& records) {
-  std::string out;
-  for (const auto& r : records)
-    for (uint64_t w : r)
-      for (int k = 7; k >= 0; --k) out += static_cast<char>((w >> (8 * k)) & 0xff);
-  return out;
-}
+std::string plc(const std::vector<std::array<uint64_t, 8>>& records) { return memplan::testing::plc_bytes(records); }
 
 enum class Kind {
   kCsv,       // a problem CSV given to `solve`

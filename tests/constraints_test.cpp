@@ -10,12 +10,7 @@ namespace memplan {
 namespace {
 
 Buffer buf(std::string id, int64_t s, int64_t e, int64_t size) {
-  Buffer b;
-  b.id = std::move(id);
-  b.start = s;
-  b.end = e;
-  b.size = size;
-  return b;
+  return testing::make_buffer(std::move(id), s, e, size);
 }
 
 TEST(InPlace, OutputTakesOverItsInputsMemory) {

@@ -228,14 +228,7 @@ TEST(Json, SolutionIdsMustMatchTheProblem) {
                InputError);
 }
 
-// Big-endian u64 words, eight per record.
-std::string plc(const std::vector<std::array<uint64_t, 8>>& records) {
-  std::string out;
-  for (const auto& r : records)
-    for (uint64_t w : r)
-      for (int k = 7; k >= 0; --k) out += static_cast<char>((w >> (8 * k)) & 0xff);
-  return out;
-}
+std::string plc(const std::vector<std::array<uint64_t, 8>>& records) { return memplan::testing::plc_bytes(records); }
 
 TEST(Plc, ExclusiveLifetimesBecomeHalfOpen) {
   // live iff birth < t < death: integer instants birth+1 .. death-1.

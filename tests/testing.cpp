@@ -78,6 +78,23 @@ int64_t brute_force_load(const Problem& p) {
   return best;
 }
 
+Buffer make_buffer(std::string id, int64_t start, int64_t end, int64_t size) {
+  Buffer b;
+  b.id = std::move(id);
+  b.start = start;
+  b.end = end;
+  b.size = size;
+  return b;
+}
+
+std::string plc_bytes(const std::vector<std::array<uint64_t, 8>>& records) {
+  std::string out;
+  for (const auto& r : records)
+    for (uint64_t w : r)
+      for (int k = 7; k >= 0; --k) out += static_cast<char>((w >> (8 * k)) & 0xff);
+  return out;
+}
+
 std::string source_path(const std::string& relative) {
   return std::string(MEMPLAN_SOURCE_DIR) + "/" + relative;
 }

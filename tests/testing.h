@@ -2,7 +2,9 @@
 // own sweep algorithms.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -30,5 +32,11 @@ bool brute_force_valid(const Problem& p, const std::vector<int64_t>& offsets,
 int64_t brute_force_load(const Problem& p);
 
 std::string source_path(const std::string& relative);  // under the repository root
+
+// A plain buffer live during [start, end).
+Buffer make_buffer(std::string id, int64_t start, int64_t end, int64_t size);
+
+// idealloc's PLC trace bytes: eight big-endian u64 words per record.
+std::string plc_bytes(const std::vector<std::array<uint64_t, 8>>& records);
 
 }  // namespace memplan::testing

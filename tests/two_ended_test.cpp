@@ -8,11 +8,7 @@ namespace memplan {
 namespace {
 
 Buffer buf(std::string id, int64_t s, int64_t e, int64_t size, bool top = false) {
-  Buffer b;
-  b.id = std::move(id);
-  b.start = s;
-  b.end = e;
-  b.size = size;
+  Buffer b = testing::make_buffer(std::move(id), s, e, size);
   b.from_top = top;
   return b;
 }
