@@ -1,0 +1,131 @@
+#include <algorithm>
+#include <numeric>
+
+#include "core/arith.h"
+#include "solvers/exact/search.h"
+
+namespace memplan::exact {
+
+std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadline& deadline) {
+  Instance in;
+  const int32_t n = static_cast<int32_t>(p.buffers.size());
+  in.n = n;
+  in.size.resize(n), in.align.resize(n), in.start.resize(n), in.end.resize(n);
+  in.fixed.assign(n, false);
+  in.fixed_offset.assign(n, 0);
+  int64_t g = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    const Buffer& b = p.buffers[i];  // gaps are ignored: full rectangles (conservative)
+    in.size[i] = b.size, in.align[i] = b.alignment, in.start[i] = b.start, in.end[i] = b.end;
+    g = std::gcd(g, b.size);
+    if (b.alignment > 1) g = std::gcd(g, b.alignment);
+    if (b.offset) {
+      in.fixed[i] = true;
+      in.fixed_offset[i] = *b.offset;
+      g = std::gcd(g, *b.offset);
+    }
+  }
+  in.granularity = std::max<int64_t>(g, 1);
+
+  // Sections: the elementary intervals between consecutive distinct event times.
+  std::vector<int64_t> times;
+  times.reserve(2 * n);
+  for (int32_t i = 0; i < n; ++i) times.push_back(in.start[i]), times.push_back(in.end[i]);
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  in.sections = std::max<int32_t>(static_cast<int32_t>(times.size()) - 1, 0);
+  in.sec_lo.resize(n), in.sec_hi.resize(n);
+  in.section_total.assign(in.sections, 0);
+  for (int32_t i = 0; i < n; ++i) {
+    in.sec_lo[i] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), in.start[i]) - times.begin());
+    in.sec_hi[i] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), in.end[i]) - times.begin());
+  }
+  // Section totals by a difference array.
+  std::vector<int64_t> diff(in.sections + 1, 0);
+  for (int32_t i = 0; i < n; ++i) diff[in.sec_lo[i]] += in.size[i], diff[in.sec_hi[i]] -= in.size[i];
+  int64_t run = 0;
+  for (int32_t s = 0; s < in.sections; ++s) in.section_total[s] = (run += diff[s]);
+
+  // Overlap lists by a sweep in start order; first count, so a huge instance declines
+  // before allocating anything.
+  std::vector<int32_t> by_start(n), by_end(n);
+  std::iota(by_start.begin(), by_start.end(), 0);
+  std::iota(by_end.begin(), by_end.end(), 0);
+  std::sort(by_start.begin(), by_start.end(), [&](int32_t a, int32_t b) {
+    return in.start[a] != in.start[b] ? in.start[a] < in.start[b] : a < b;
+  });
+  std::sort(by_end.begin(), by_end.end(), [&](int32_t a, int32_t b) { return in.end[a] < in.end[b]; });
+  int64_t pairs = 0;
+  {
+    size_t e = 0;
+    int64_t live = 0;
+    for (int32_t i : by_start) {
+      while (e < by_end.size() && in.end[by_end[e]] <= in.start[i]) ++e, --live;
+      pairs += live;
+      ++live;
+    }
+  }
+  if (pairs > max_pairs || deadline.expired()) return std::nullopt;
+  std::vector<int32_t> degree(n, 0);
+  std::vector<std::pair<int32_t, int32_t>> edges;
+  edges.reserve(pairs);
+  {
+    // Active buffers kept in a vector; a buffer leaves when its end <= the next start.
+    std::vector<int32_t> active;
+    for (int32_t i : by_start) {
+      size_t w = 0;
+      for (int32_t a : active)
+        if (in.end[a] > in.start[i]) active[w++] = a;
+      active.resize(w);
+      for (int32_t a : active) edges.emplace_back(a, i), ++degree[a], ++degree[i];
+      active.push_back(i);
+      if ((edges.size() & 0xffff) == 0 && deadline.expired()) return std::nullopt;
+    }
+  }
+  in.adj_begin.assign(n + 1, 0);
+  for (int32_t i = 0; i < n; ++i) in.adj_begin[i + 1] = in.adj_begin[i] + degree[i];
+  in.adj.resize(in.adj_begin[n]);
+  std::vector<int32_t> fill(in.adj_begin.begin(), in.adj_begin.end() - 1);
+  for (auto [a, b] : edges) in.adj[fill[a]++] = b, in.adj[fill[b]++] = a;
+  in.by_start = by_start;
+  in.fixed_near.resize(n);
+  for (int32_t i = 0; i < n; ++i) {
+    for (int32_t k = in.adj_begin[i]; k < in.adj_begin[i + 1]; ++k)
+      if (in.fixed[in.adj[k]]) in.fixed_near[i].push_back(in.adj[k]);
+    std::sort(in.fixed_near[i].begin(), in.fixed_near[i].end(),
+              [&](int32_t a, int32_t b) { return in.fixed_offset[a] < in.fixed_offset[b]; });
+  }
+  return in;
+}
+
+std::vector<int32_t> preorder(const Instance& in, const std::string& keys) {
+  std::vector<int64_t> pressure(in.n, 0);
+  for (int32_t i = 0; i < in.n; ++i)
+    for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) pressure[i] = std::max(pressure[i], in.section_total[s]);
+  auto key = [&](char c, int32_t i) -> __int128 {
+    const int64_t w = in.end[i] - in.start[i];
+    switch (c) {
+      case 'W': return -static_cast<__int128>(w);
+      case 'A': return -static_cast<__int128>(w) * in.size[i];
+      case 'T': return -static_cast<__int128>(pressure[i]);
+      case 'Z': return -static_cast<__int128>(in.size[i]);
+      case 'L': return in.start[i];
+      case 'U': return -static_cast<__int128>(in.end[i]);
+      case 'O': return -static_cast<__int128>(in.adj_begin[i + 1] - in.adj_begin[i]);
+      case 'C': return -static_cast<__int128>(in.sec_hi[i] - in.sec_lo[i]);
+      default: return 0;
+    }
+  };
+  std::vector<int32_t> order(in.n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    for (char c : keys) {
+      const __int128 ka = key(c, a), kb = key(c, b);
+      if (ka != kb) return ka < kb;
+    }
+    return a < b;
+  });
+  return order;
+}
+
+}  // namespace memplan::exact

@@ -1,0 +1,240 @@
+// The canonical depth-first search. Every plan can be compacted so that each movable buffer
+// sits at the lowest aligned offset that clears the movable buffers below it and the
+// pre-placed ones (its "minimum offset"); listing those buffers by (offset, preorder rank)
+// and placing them one by one at their minimum offsets rebuilds the plan. The search
+// enumerates exactly such sequences (offsets non-decreasing, ties by rank), with:
+//  - section inference: in each section, the unplaced buffers must stack above
+//    max(current offset, their lowest minimum offset) and below the capacity;
+//  - dominance: no buffer goes at or above the end of another unplaced buffer placed at
+//    its minimum offset (that one could always be moved down first);
+//  - hatless pruning: if the placed buffer overlaps no unplaced one, its position cannot
+//    influence the rest, so the alternatives at this node are equivalent and skipped;
+//  - symmetry breaking: identical buffers are placed in rank order;
+//  - dynamic decomposition into independent time ranges (see solve()).
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <tuple>
+
+#include "core/arith.h"
+#include "solvers/exact/search.h"
+
+namespace memplan::exact {
+namespace {
+
+class Dfs {
+ public:
+  Dfs(const Instance& in, int64_t capacity, const std::vector<int32_t>& order, int64_t budget,
+      const Deadline& deadline)
+      : in_(in), cap_(capacity), order_(order), budget_(budget), deadline_(deadline) {
+    const int32_t n = in.n;
+    rank_.resize(n);
+    for (int32_t k = 0; k < n; ++k) rank_[order[k]] = k;
+    placed_.assign(n, false);
+    offset_.assign(n, 0);
+    floor_.assign(n, 0);
+    mo_.assign(n, 0);
+    remaining_.assign(in.sections, 0);
+    low_.assign(in.sections, 0);
+    // Identical movable buffers: each may only go after its predecessor in rank order.
+    twin_prev_.assign(n, -1);
+    std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, int32_t> last;
+    for (int32_t i : order) {
+      if (in.fixed[i]) continue;
+      auto key = std::tuple(in.start[i], in.end[i], in.size[i], in.align[i]);
+      if (auto it = last.find(key); it != last.end()) twin_prev_[i] = it->second;
+      last[key] = i;
+    }
+    for (int32_t i = 0; i < n; ++i) {
+      if (in.fixed[i]) {
+        placed_[i] = true;
+        offset_[i] = in.fixed_offset[i];
+        continue;
+      }
+      ++unplaced_;
+      for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) remaining_[s] += in.size[i];
+    }
+    for (int32_t i = 0; i < n; ++i)
+      if (!in.fixed[i]) mo_[i] = min_offset(i);
+  }
+
+  SearchResult run() {
+    SearchResult r;
+    for (int32_t i = 0; i < in_.n; ++i)
+      if (in_.fixed[i] && in_.fixed_offset[i] + in_.size[i] > cap_) {
+        r.outcome = Outcome::kInfeasible;
+        return r;
+      }
+    const int status = solve(0, in_.n, 0, -1);
+    r.nodes = nodes_;
+    if (status == kSolved) {
+      r.outcome = Outcome::kFound;
+      r.offsets = offset_;
+    } else {
+      r.outcome = status == kFail ? Outcome::kInfeasible : Outcome::kBudget;
+    }
+    return r;
+  }
+
+ private:
+  enum { kFail = 0, kSolved = 1, kAbort = 2 };
+
+  // Lowest aligned offset >= floor_[i] that clears the pre-placed buffers around i.
+  int64_t min_offset(int32_t i) const {
+    int64_t x = align_up(floor_[i], in_.align[i]);
+    for (int32_t f : in_.fixed_near[i]) {
+      const int64_t lo = in_.fixed_offset[f], hi = lo + in_.size[f];
+      if (x + in_.size[i] <= lo) break;  // fits below f (list sorted by offset)
+      if (x < hi) x = align_up(hi, in_.align[i]);
+    }
+    return x;
+  }
+
+  // Unplaced buffers whose position in start order lies in [a, b) form the current
+  // sub-problem. Dynamic decomposition: where no unplaced buffer crosses a time point, the
+  // two sides no longer interact (the placed buffers are fixed), so each side is solved on
+  // its own and a failure of one side fails the node without trying interleavings. A
+  // sub-problem is just an index range, so decomposing costs no memory.
+  int solve(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank) {
+    int32_t first = -1;
+    int64_t reach = INT64_MIN;
+    for (int32_t k = a; k < b; ++k) {
+      const int32_t i = in_.by_start[k];
+      if (placed_[i]) continue;
+      if (first >= 0 && in_.start[i] >= reach) {
+        const int status = solve_single(first, k, x_cur, last_rank);
+        if (status != kSolved) return status;
+        first = k;
+      }
+      if (first < 0) first = k;
+      reach = std::max(reach, in_.end[i]);
+    }
+    return first < 0 ? kSolved : solve_single(first, b, x_cur, last_rank);
+  }
+
+  int solve_single(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank) {
+    if (++nodes_ > budget_ || ((nodes_ & 255) == 0 && deadline_.expired())) return kAbort;
+
+    // Section inference with the unallocated and monotonic floors, over this range's sections.
+    int32_t s_lo = INT32_MAX, s_hi = 0;
+    for (int32_t k = a; k < b; ++k) {
+      const int32_t i = in_.by_start[k];
+      if (placed_[i]) continue;
+      s_lo = std::min(s_lo, in_.sec_lo[i]);
+      s_hi = std::max(s_hi, in_.sec_hi[i]);
+    }
+    if (s_lo >= s_hi) return kSolved;
+    std::fill(low_.begin() + s_lo, low_.begin() + s_hi, INT64_MAX);
+    int64_t d1 = INT64_MAX, d2 = INT64_MAX;  // the two smallest ends at minimum offsets
+    int32_t d1_of = -1;
+    for (int32_t k = a; k < b; ++k) {
+      const int32_t i = in_.by_start[k];
+      if (placed_[i]) continue;
+      for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) low_[s] = std::min(low_[s], mo_[i]);
+      const int64_t e = mo_[i] + in_.size[i];
+      if (e < d1) d2 = d1, d1 = e, d1_of = i;
+      else if (e < d2) d2 = e;
+    }
+    for (int32_t s = s_lo; s < s_hi; ++s)
+      if (remaining_[s] > 0 && std::max(x_cur, low_[s]) + remaining_[s] > cap_) return kFail;
+
+    const size_t base = cands_.size();
+    for (int32_t k = a; k < b; ++k) {
+      const int32_t i = in_.by_start[k];
+      if (placed_[i]) continue;
+      const int64_t m = mo_[i];
+      if (m < x_cur || (m == x_cur && rank_[i] < last_rank)) continue;  // canonical order
+      if (m + in_.size[i] > cap_) continue;
+      if (m >= (i == d1_of ? d2 : d1)) continue;                       // dominated
+      if (twin_prev_[i] >= 0 && !placed_[twin_prev_[i]]) continue;      // symmetry
+      cands_.push_back(i);
+    }
+    std::sort(cands_.begin() + base, cands_.end(), [&](int32_t x, int32_t y) {
+      return mo_[x] != mo_[y] ? mo_[x] < mo_[y] : rank_[x] < rank_[y];
+    });
+    int result = kFail;
+    for (size_t c = base; c < cands_.size(); ++c) {
+      const int32_t i = cands_[c];
+      const size_t trail_mark = trail_.size(), placed_mark = stack_.size();
+      const int64_t at = mo_[i];
+      const bool hat = place(i, at);
+      const int status = solve(a, b, at, rank_[i]);
+      if (status == kSolved) {
+        result = kSolved;
+        break;
+      }
+      undo_to(trail_mark, placed_mark);
+      if (status == kAbort) {
+        result = kAbort;
+        break;
+      }
+      if (!hat) break;  // hatless: every alternative is equivalent
+    }
+    cands_.resize(base);
+    return result;
+  }
+
+  bool place(int32_t i, int64_t at) {
+    bool hat = false;
+    stack_.push_back(i);
+    placed_[i] = true;
+    offset_[i] = at;
+    --unplaced_;
+    for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) remaining_[s] -= in_.size[i];
+    const int64_t top = at + in_.size[i];
+    for (int32_t k = in_.adj_begin[i]; k < in_.adj_begin[i + 1]; ++k) {
+      const int32_t j = in_.adj[k];
+      if (placed_[j]) continue;
+      hat = true;
+      if (floor_[j] >= top) continue;
+      trail_.push_back({j, floor_[j], mo_[j]});
+      floor_[j] = top;
+      mo_[j] = min_offset(j);
+    }
+    return hat;
+  }
+
+  // Undoes every placement (and minimum-offset change) made after the marks.
+  void undo_to(size_t trail_mark, size_t placed_mark) {
+    while (trail_.size() > trail_mark) {
+      const Undo& u = trail_.back();
+      floor_[u.buffer] = u.floor;
+      mo_[u.buffer] = u.mo;
+      trail_.pop_back();
+    }
+    while (stack_.size() > placed_mark) {
+      const int32_t i = stack_.back();
+      stack_.pop_back();
+      for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) remaining_[s] += in_.size[i];
+      placed_[i] = false;
+      ++unplaced_;
+    }
+  }
+
+  struct Undo {
+    int32_t buffer;
+    int64_t floor, mo;
+  };
+  const Instance& in_;
+  const int64_t cap_;
+  const std::vector<int32_t>& order_;
+  const int64_t budget_;
+  const Deadline& deadline_;
+  std::vector<int32_t> rank_, twin_prev_;
+  std::vector<bool> placed_;
+  std::vector<int64_t> offset_, floor_, mo_, remaining_, low_;
+  std::vector<Undo> trail_;
+  std::vector<int32_t> stack_, cands_;
+  int32_t unplaced_ = 0;
+  int64_t nodes_ = 0;
+};
+
+}  // namespace
+
+SearchResult search(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
+                    int64_t node_budget, const Deadline& deadline) {
+  Dfs dfs(in, capacity, order, node_budget, deadline);
+  return dfs.run();
+}
+
+}  // namespace memplan::exact

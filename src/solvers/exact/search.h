@@ -1,0 +1,50 @@
+// Internal: the exact decision search ("is there a plan with peak <= C?") over canonical
+// solutions, after Moffitt's MiniMalloc (ASPLOS'23, §4-5) as our research notes describe it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memplan/problem.h"
+#include "memplan/solver.h"
+
+namespace memplan::exact {
+
+// The problem prepared once for every probe: overlap lists, sections, fixed buffers.
+struct Instance {
+  int32_t n = 0;
+  std::vector<int64_t> size, align, start, end;
+  std::vector<bool> fixed;                  // pre-placed
+  std::vector<int64_t> fixed_offset;
+  std::vector<int32_t> adj_begin, adj;      // CSR: buffers whose lifetimes overlap
+  std::vector<int32_t> sec_lo, sec_hi;      // sections spanned: [sec_lo, sec_hi)
+  int32_t sections = 0;
+  std::vector<int64_t> section_total;       // total size live in each section
+  std::vector<std::vector<int32_t>> fixed_near;  // per buffer: overlapping fixed buffers
+  int64_t granularity = 1;                  // every canonical peak is a multiple of it
+  std::vector<int32_t> by_start;            // buffers sorted by start (then end)
+};
+
+// Builds the instance, or returns nullopt when the overlap lists would exceed
+// `max_pairs` entries (the search then declines) or the deadline passes during setup.
+std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadline& deadline);
+
+enum class Outcome { kFound, kInfeasible, kBudget };
+
+// Static preorder keys (MiniMalloc's letters): W = lifetime length, A = area, T = largest
+// section total during the lifetime, Z = size, L = start. All descending except L.
+std::vector<int32_t> preorder(const Instance& in, const std::string& keys);
+
+// One depth-first search for a plan with peak <= capacity, visiting at most `node_budget`
+// nodes. kInfeasible is a proof (the canonical space was exhausted); kBudget means unknown.
+struct SearchResult {
+  Outcome outcome = Outcome::kBudget;
+  std::vector<int64_t> offsets;
+  int64_t nodes = 0;
+};
+SearchResult search(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
+                    int64_t node_budget, const Deadline& deadline);
+
+}  // namespace memplan::exact

@@ -1,0 +1,121 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "memplan/bounds.h"
+#include "memplan/io.h"
+#include "memplan/solver.h"
+#include "memplan/validate.h"
+#include "testing.h"
+
+namespace memplan {
+namespace {
+
+// The true optimum by exhaustive search over every offset of every buffer (tiny instances).
+int64_t brute_force_optimum(const Problem& p) {
+  const size_t n = p.buffers.size();
+  int64_t ub = 0;
+  for (const Buffer& b : p.buffers) ub += b.size + b.alignment;
+  for (const Buffer& b : p.buffers)
+    if (b.offset) ub = std::max(ub, *b.offset + b.size);
+  int64_t best = INT64_MAX;
+  std::vector<int64_t> off(n, 0);
+  std::function<void(size_t, int64_t)> rec = [&](size_t k, int64_t peak) {
+    if (peak >= best) return;
+    if (k == n) {
+      best = peak;
+      return;
+    }
+    const Buffer& b = p.buffers[k];
+    for (int64_t x = 0; x + b.size <= ub; x += b.alignment) {
+      if (b.offset && x != *b.offset) continue;
+      bool ok = true;
+      for (size_t j = 0; j < k && ok; ++j)
+        if (lifetimes_overlap(b, p.buffers[j]) && x < off[j] + p.buffers[j].size && off[j] < x + b.size) ok = false;
+      if (!ok) continue;
+      off[k] = x;
+      rec(k + 1, std::max(peak, x + b.size));
+    }
+  };
+  rec(0, 0);
+  return best;
+}
+
+Problem tiny(std::mt19937_64& rng, int trial) {
+  testing::RandomSpec spec;
+  spec.buffers = 2 + trial % 6;
+  spec.horizon = 6;
+  spec.max_size = 4;
+  spec.alignment = trial % 3 == 0;
+  Problem p = testing::random_problem(rng, spec);
+  if (trial % 4 == 1) {  // one pre-placed buffer
+    Buffer& b = p.buffers[rng() % p.buffers.size()];
+    b.offset = static_cast<int64_t>(rng() % 4) * b.alignment;
+  }
+  return p;
+}
+
+TEST(Exact, FindsTheTrueOptimumOnTinyInstances) {
+  std::mt19937_64 rng(2024);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const Problem p = tiny(rng, trial);
+    const int64_t opt = brute_force_optimum(p);
+    SolveOptions o;
+    o.time_limit_seconds = 10;
+    SolveResult r = solve(p, "exact", o);
+    ASSERT_TRUE(r.solution) << "trial " << trial;
+    ASSERT_TRUE(testing::brute_force_valid(p, r.solution->offsets)) << "trial " << trial;
+    ASSERT_EQ(r.solution->peak, opt) << "trial " << trial;
+    ASSERT_EQ(r.status, Status::kOptimal) << "trial " << trial;
+  }
+}
+
+TEST(Exact, DecisionNeverClaimsInfeasibleWhenAPlanExists) {
+  std::mt19937_64 rng(77);
+  int infeasible = 0, feasible = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const Problem p = tiny(rng, trial);
+    const int64_t opt = brute_force_optimum(p);
+    for (int64_t cap : {opt - 1, opt}) {
+      SolveOptions o;
+      o.capacity = cap;
+      o.time_limit_seconds = 10;
+      SolveResult r = solve(p, "exact", o);
+      if (cap >= opt) {
+        ASSERT_TRUE(r.solution) << "trial " << trial << " cap " << cap;
+        ASSERT_TRUE(testing::brute_force_valid(p, r.solution->offsets, cap));
+        ++feasible;
+      } else {
+        ASSERT_FALSE(r.solution);
+        ASSERT_EQ(r.status, Status::kInfeasible) << "trial " << trial;
+        ++infeasible;
+      }
+    }
+  }
+  EXPECT_GT(infeasible, 1000);
+  EXPECT_GT(feasible, 1000);
+}
+
+TEST(Exact, CancellationReturnsPromptly) {
+  const Problem p = read_csv_file(testing::source_path("benchmarks/minimalloc/D.1048576.csv")).problem;
+  std::atomic<bool> cancel{false};
+  SolveOptions o;
+  o.capacity = 1022976;  // D: between LOAD (986112) and the best known plan (1024000): open
+  o.time_limit_seconds = 0;     // no limit: only the flag stops it
+  o.cancel = &cancel;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancel = true;
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  SolveResult r = solve(p, "exact", o);
+  stopper.join();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_FALSE(r.solution);
+  EXPECT_NE(r.status, Status::kInfeasible);  // stopped, not proven
+  EXPECT_LT(secs, 30.0);                     // generous: only catches a search that ignores the flag
+}
+
+}  // namespace
+}  // namespace memplan
