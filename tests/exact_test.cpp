@@ -119,3 +119,45 @@ TEST(Exact, CancellationReturnsPromptly) {
 
 }  // namespace
 }  // namespace memplan
+
+namespace memplan {
+namespace {
+
+TEST(Auto, ValidPlansAndProvenOptimaOnTinyInstances) {
+  std::mt19937_64 rng(5150);
+  int proven = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const Problem p = tiny(rng, trial);
+    const int64_t opt = brute_force_optimum(p);
+    SolveOptions o;
+    o.threads = 2;
+    o.time_limit_seconds = 10;
+    SolveResult r = solve(p, "auto", o);
+    ASSERT_TRUE(r.solution) << trial;
+    ASSERT_TRUE(testing::brute_force_valid(p, r.solution->offsets)) << trial;
+    ASSERT_GE(r.solution->peak, opt);
+    ASSERT_LE(r.lower_bound, opt) << trial;  // a proven bound never exceeds the optimum
+    proven += r.status == Status::kOptimal;
+  }
+  EXPECT_EQ(proven, 300);  // tiny instances are always settled
+}
+
+TEST(Auto, HonoursCancellation) {
+  const Problem p = read_csv_file(testing::source_path("benchmarks/minimalloc/D.1048576.csv")).problem;
+  std::atomic<bool> cancel{false};
+  SolveOptions o;
+  o.threads = 2;
+  o.time_limit_seconds = 0;
+  o.cancel = &cancel;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  SolveResult r = solve(p, "auto", o);
+  stopper.join();
+  ASSERT_TRUE(r.solution);  // the greedy plan at least
+  EXPECT_TRUE(validate(p, r.solution->offsets).ok);
+}
+
+}  // namespace
+}  // namespace memplan

@@ -7,6 +7,7 @@ const std::vector<SolverInfo>& all_solvers() {
     std::vector<SolverInfo> out;
     register_greedy(out);
     register_exact(out);
+    register_portfolio(out);  // first in the listing
     return out;
   }();
   return solvers;

@@ -106,20 +106,39 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
     }
   }
 
-  // Minimization: probes from the lower bound and just below the incumbent, round robin with
-  // doubling budgets; a found plan lowers the incumbent, an exhausted probe raises the bound.
+  // Minimization: a ladder of targets between the lower bound and the incumbent (the bound
+  // itself, fractions of the gap, one step below the incumbent), probed round robin with
+  // doubling node budgets. A found plan lowers the incumbent; an exhausted probe raises the
+  // bound. The ladder does not depend on the number of threads.
   if (!best) return finish(r, "no_incumbent");
-  for (int64_t budget = 2 * std::max(in->n, 1); lb < best->peak && !deadline.expired(); budget *= 2) {
-    for (int step = 0; step < 3 && lb < best->peak && !deadline.expired(); ++step) {
-      int64_t target = step == 0 ? lb : step == 1 ? best->peak - g : round_up(lb + (best->peak - lb) / 2, g);
-      if (target < lb || target >= best->peak) continue;
-      std::vector<int64_t> offsets;
-      const exact::Outcome o = prober.probe(target, budget, offsets);
-      if (o == exact::Outcome::kFound) {
-        best = plan_of(std::move(offsets));
-        step = -1;  // new incumbent: probe again at this budget
-      } else if (o == exact::Outcome::kInfeasible && proofs) {
-        lb = target + g;
+  // The best peak known anywhere: ours, or another portfolio member's.
+  auto upper = [&] {
+    int64_t ub = best->peak;
+    if (opt.shared_upper_bound) ub = std::min(ub, opt.shared_upper_bound->load());
+    return ub;
+  };
+  for (int64_t budget = 2 * std::max(in->n, 1); lb < upper() && !deadline.expired(); budget *= 2) {
+    bool progress = true;
+    while (progress && lb < upper() && !deadline.expired()) {
+      progress = false;
+      const int64_t ub = upper();
+      const int64_t gap = ub - lb;
+      const int64_t rungs[] = {lb, round_up(lb + gap / 8, g), round_up(lb + gap / 4, g),
+                               round_up(lb + gap / 2, g), ub - g};
+      for (int64_t target : rungs) {
+        if (target < lb || target >= ub || deadline.expired()) continue;
+        std::vector<int64_t> offsets;
+        const exact::Outcome o = prober.probe(target, budget, offsets);
+        if (o == exact::Outcome::kFound) {
+          best = plan_of(std::move(offsets));
+          progress = true;  // re-derive the ladder at this budget
+          break;
+        }
+        if (o == exact::Outcome::kInfeasible && proofs) {
+          lb = target + g;
+          progress = true;
+          break;
+        }
       }
       if (opt.progress)
         opt.progress("lb=" + std::to_string(lb) + " best=" + std::to_string(best->peak) +
@@ -127,8 +146,9 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
     }
   }
   r = result_from_plan(p, opt, best);
-  r.lower_bound = proofs ? std::min(lb, best->peak) : 0;
-  return finish(r, lb >= best->peak ? "proven_optimal" : "time_limit");
+  // The bound may prove another member's plan optimal (lb >= shared bound).
+  r.lower_bound = proofs ? std::min(lb, upper()) : 0;
+  return finish(r, lb >= upper() ? "proven_optimal" : "time_limit");
 }
 
 }  // namespace

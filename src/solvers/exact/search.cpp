@@ -34,6 +34,7 @@ class Dfs {
     offset_.assign(n, 0);
     floor_.assign(n, 0);
     mo_.assign(n, 0);
+    eff_.assign(n, 0);
     remaining_.assign(in.sections, 0);
     low_.assign(in.sections, 0);
     // Identical movable buffers: each may only go after its predecessor in rank order.
@@ -115,28 +116,62 @@ class Dfs {
   int solve_single(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank) {
     if (++nodes_ > budget_ || ((nodes_ & 255) == 0 && deadline_.expired())) return kAbort;
 
-    // Section inference with the unallocated and monotonic floors, over this range's sections.
+    // Section inference. In each section the unplaced buffers are pairwise live together, so
+    // they stack disjointly, each at or above its minimum offset and the monotonic floor
+    // x_cur. Stacking them in increasing minimum offset gives the lowest possible top (the
+    // release-date rule for one machine), so any section whose stack passes the capacity
+    // fails the node. This subsumes MiniMalloc's "floor + remaining <= capacity" test.
+    const size_t ubase = unplaced_scratch_.size();
     int32_t s_lo = INT32_MAX, s_hi = 0;
-    for (int32_t k = a; k < b; ++k) {
-      const int32_t i = in_.by_start[k];
-      if (placed_[i]) continue;
-      s_lo = std::min(s_lo, in_.sec_lo[i]);
-      s_hi = std::max(s_hi, in_.sec_hi[i]);
-    }
-    if (s_lo >= s_hi) return kSolved;
-    std::fill(low_.begin() + s_lo, low_.begin() + s_hi, INT64_MAX);
     int64_t d1 = INT64_MAX, d2 = INT64_MAX;  // the two smallest ends at minimum offsets
     int32_t d1_of = -1;
     for (int32_t k = a; k < b; ++k) {
       const int32_t i = in_.by_start[k];
       if (placed_[i]) continue;
-      for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) low_[s] = std::min(low_[s], mo_[i]);
+      unplaced_scratch_.push_back(i);
+      s_lo = std::min(s_lo, in_.sec_lo[i]);
+      s_hi = std::max(s_hi, in_.sec_hi[i]);
       const int64_t e = mo_[i] + in_.size[i];
       if (e < d1) d2 = d1, d1 = e, d1_of = i;
       else if (e < d2) d2 = e;
     }
-    for (int32_t s = s_lo; s < s_hi; ++s)
-      if (remaining_[s] > 0 && std::max(x_cur, low_[s]) + remaining_[s] > cap_) return kFail;
+    if (s_lo >= s_hi) {
+      unplaced_scratch_.resize(ubase);
+      return kSolved;
+    }
+    // A buffer below the monotonic floor (or at it, but ranked before the last placed one)
+    // cannot be placed until a buffer overlapping it lands at or above the floor and lifts
+    // it: its effective minimum is floor + the smallest such neighbour; with no unplaced
+    // neighbour it is stranded and the node fails.
+    for (size_t u = ubase; u < unplaced_scratch_.size(); ++u) {
+      const int32_t j = unplaced_scratch_[u];
+      eff_[j] = mo_[j];
+      if (mo_[j] > x_cur || (mo_[j] == x_cur && rank_[j] > last_rank)) continue;
+      int64_t lift = INT64_MAX;
+      for (int32_t k = in_.adj_begin[j]; k < in_.adj_begin[j + 1]; ++k)
+        if (!placed_[in_.adj[k]]) lift = std::min(lift, in_.size[in_.adj[k]]);
+      if (lift == INT64_MAX) {
+        unplaced_scratch_.resize(ubase);
+        return kFail;
+      }
+      eff_[j] = align_up(x_cur + lift, in_.align[j]);
+    }
+    std::sort(unplaced_scratch_.begin() + ubase, unplaced_scratch_.end(),
+              [&](int32_t x, int32_t y) { return eff_[x] < eff_[y]; });
+    std::fill(low_.begin() + s_lo, low_.begin() + s_hi, x_cur);
+    bool over = false;
+    for (size_t u = ubase; u < unplaced_scratch_.size() && !over; ++u) {
+      const int32_t i = unplaced_scratch_[u];
+      for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) {
+        low_[s] = std::max(low_[s], eff_[i]) + in_.size[i];
+        if (low_[s] > cap_) {
+          over = true;
+          break;
+        }
+      }
+    }
+    unplaced_scratch_.resize(ubase);
+    if (over) return kFail;
 
     const size_t base = cands_.size();
     for (int32_t k = a; k < b; ++k) {
@@ -222,9 +257,9 @@ class Dfs {
   const Deadline& deadline_;
   std::vector<int32_t> rank_, twin_prev_;
   std::vector<bool> placed_;
-  std::vector<int64_t> offset_, floor_, mo_, remaining_, low_;
+  std::vector<int64_t> offset_, floor_, mo_, eff_, remaining_, low_;
   std::vector<Undo> trail_;
-  std::vector<int32_t> stack_, cands_;
+  std::vector<int32_t> stack_, cands_, unplaced_scratch_;
   int32_t unplaced_ = 0;
   int64_t nodes_ = 0;
 };

@@ -1,0 +1,101 @@
+// Solver `auto`, the default: a portfolio. The greedy orders give a first plan at once; then
+// the exact search (which proves bounds) and the best available heuristic search (idealloc
+// when registered, else simulated annealing or the greedy plan alone) run concurrently,
+// share the best peak found, and stop as soon as a plan meets the proven lower bound, or at
+// the time limit (default 10 s).
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+#include "memplan/bounds.h"
+#include "solvers/families.h"
+
+namespace memplan {
+namespace {
+
+struct Shared {
+  std::mutex mu;
+  std::optional<Solution> best;
+  std::string winner;
+  int64_t lower = 0;
+  std::atomic<int64_t> upper{INT64_MAX};
+  std::atomic<bool> stop{false};
+  int64_t iterations = 0;
+
+  void offer(const SolveResult& r, const std::string& who) {
+    std::lock_guard lock(mu);
+    iterations += r.iterations;
+    lower = std::max(lower, r.lower_bound);
+    if (r.solution && (!best || r.solution->peak < best->peak)) {
+      best = r.solution;
+      winner = who;
+      upper = best->peak;
+    }
+    if (best && best->peak <= lower) stop = true;
+  }
+};
+
+SolveResult run_auto(const Problem& p, const SolveOptions& opt) {
+  Shared shared;
+  shared.lower = compute_load(p);
+  const Deadline deadline(opt.time_limit_seconds, opt.cancel);
+  auto member_options = [&](double share) {
+    SolveOptions o = opt;
+    o.cancel = &shared.stop;
+    o.shared_upper_bound = &shared.upper;
+    const double left = deadline.remaining_seconds();
+    o.time_limit_seconds = std::isfinite(left) ? std::max(0.001, left * share) : 0;
+    return o;
+  };
+  auto run = [&](const char* name, double share) {
+    const SolverInfo* s = find_solver(name);
+    if (!s || shared.stop) return;
+    shared.offer(s->run(p, member_options(share)), name);
+  };
+  // Stage 1: the greedy portfolio (bounded to a fifth of the budget on huge inputs).
+  run("greedy", 0.2);
+  // Stage 2: exact search and a heuristic search side by side.
+  std::vector<const char*> members = {"exact"};
+  for (const char* h : {"idealloc", "simulated-annealing"})
+    if (find_solver(h)) {
+      members.push_back(h);
+      break;
+    }
+  const int threads = std::max(1, opt.threads);
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t k; (k = next.fetch_add(1)) < members.size();) run(members[k], 1.0);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::min<int>(threads, members.size()); ++t) pool.emplace_back(worker);
+  // The caller's cancel flag reaches the members through the shared stop flag.
+  std::thread watcher;
+  if (opt.cancel)
+    watcher = std::thread([&] {
+      while (!shared.stop) {
+        if (opt.cancel->load()) shared.stop = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    });
+  worker();
+  for (auto& t : pool) t.join();
+  shared.stop = true;
+  if (watcher.joinable()) watcher.join();
+  SolveResult r = result_from_plan(p, opt, shared.best);
+  r.lower_bound = shared.lower;
+  r.iterations = shared.iterations;
+  r.detail = "winner=" + shared.winner;
+  return r;
+}
+
+}  // namespace
+
+void register_portfolio(std::vector<SolverInfo>& out) {
+  out.insert(out.begin(), {"auto",
+                           "default portfolio: greedy, then exact search and idealloc side by side "
+                           "sharing the best peak; stops at a proven optimum or the time limit",
+                           run_auto});
+}
+
+}  // namespace memplan
