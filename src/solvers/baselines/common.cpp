@@ -34,6 +34,12 @@ int64_t Objects::total() const {
 }
 
 Plan objects_to_offsets(const std::vector<Rec>& recs, const Objects& obj, int64_t base) {
+  if (!obj.complete) {
+    Plan gave_up;
+    gave_up.complete = false;
+    gave_up.detail = obj.detail;
+    return gave_up;
+  }
   std::vector<int64_t> align(obj.sizes.size(), 1);
   for (size_t i = 0; i < recs.size(); ++i)
     align[obj.ids[i]] = std::max(align[obj.ids[i]], recs[i].align);

@@ -92,7 +92,10 @@ Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl) {
       });
       any |= !adj[x].empty();
     }
-    if (!any) break;
+    if (!any) {
+      plan.detail = "rounds=" + std::to_string(round);
+      break;
+    }
     std::fill(colour.begin(), colour.end(), -1);
     for (int32_t x : order) {
       used.assign(adj[x].size() + 1, 0);
