@@ -153,30 +153,19 @@ void OverlapIndex::insert(int32_t i) { set(pos_of_[i], (*recs_)[i].end); }
 void OverlapIndex::erase(int32_t i) { set(pos_of_[i], std::numeric_limits<int64_t>::min()); }
 void OverlapIndex::clear() { std::fill(tree_.begin(), tree_.end(), std::numeric_limits<int64_t>::min()); }
 
-void OverlapIndex::for_each(int64_t start, int64_t end,
-                            const std::function<void(int32_t)>& f) const {
-  // Positions [0, limit) have start < end; among them report those with end_j > start.
-  const int32_t limit =
-      static_cast<int32_t>(std::lower_bound(starts_.begin(), starts_.end(), end) - starts_.begin());
-  if (limit == 0) return;
-  // Node k covers positions [lo, hi); walk with explicit (node, lo, width) triples.
-  struct Frame {
-    int32_t node, lo, width;
-  };
-  std::vector<Frame> frames;
-  frames.push_back({1, 0, leaves_});
-  while (!frames.empty()) {
-    const Frame fr = frames.back();
-    frames.pop_back();
-    if (fr.lo >= limit || tree_[fr.node] <= start) continue;
-    if (fr.width == 1) {
-      f(by_start_[fr.lo]);
-      continue;
-    }
-    const int32_t half = fr.width / 2;
-    frames.push_back({2 * fr.node + 1, fr.lo + half, half});
-    frames.push_back({2 * fr.node, fr.lo, half});
-  }
+int32_t OverlapIndex::limit_of(int64_t end) const {
+  return static_cast<int32_t>(std::lower_bound(starts_.begin(), starts_.end(), end) -
+                              starts_.begin());
+}
+
+void hits_by_offset(const OverlapIndex& index, int64_t start, int64_t end,
+                    const std::vector<int64_t>& offsets, const std::vector<int64_t>& seq,
+                    std::vector<Hit>& out) {
+  out.clear();
+  index.for_each(start, end, [&](int32_t j) { out.push_back({offsets[j], seq[j], j}); });
+  std::sort(out.begin(), out.end(), [](const Hit& a, const Hit& b) {
+    return a.offset != b.offset ? a.offset < b.offset : a.seq < b.seq;
+  });
 }
 
 std::vector<int32_t> OverlapIndex::query(int64_t start, int64_t end) const {

@@ -94,11 +94,17 @@ class OverlapIndex {
   void erase(int32_t i);
   void clear();
   // Calls f(j) for every placed j with start_j < end && end_j > start (any order).
-  void for_each(int64_t start, int64_t end, const std::function<void(int32_t)>& f) const;
+  template <class F>
+  void for_each(int64_t start, int64_t end, F&& f) const;
   std::vector<int32_t> query(int64_t start, int64_t end) const;
 
  private:
+  struct Frame {
+    int32_t node, lo, width;  // node covers positions [lo, lo + width)
+  };
   void set(int32_t pos, int64_t value);
+  int32_t limit_of(int64_t end) const;
+  mutable std::vector<Frame> frames_;
   const std::vector<Rec>* recs_;
   std::vector<int32_t> by_start_;   // position -> record
   std::vector<int32_t> pos_of_;     // record -> position
@@ -106,6 +112,39 @@ class OverlapIndex {
   std::vector<int64_t> tree_;
   int32_t leaves_ = 1;
 };
+
+template <class F>
+void OverlapIndex::for_each(int64_t start, int64_t end, F&& f) const {
+  // Positions [0, limit) have start < end; among them report those with end_j > start.
+  const int32_t limit = limit_of(end);
+  if (limit == 0) return;
+  frames_.clear();
+  frames_.push_back({1, 0, leaves_});
+  while (!frames_.empty()) {
+    const Frame fr = frames_.back();
+    frames_.pop_back();
+    if (fr.lo >= limit || tree_[fr.node] <= start) continue;
+    if (fr.width == 1) {
+      f(by_start_[fr.lo]);
+      continue;
+    }
+    const int32_t half = fr.width / 2;
+    frames_.push_back({2 * fr.node + 1, fr.lo + half, half});
+    frames_.push_back({2 * fr.node, fr.lo, half});
+  }
+}
+
+// A placed record overlapping a query, with the key the sources' offset-ordered lists
+// use: offset, then insertion sequence (entries go after equal offsets).
+struct Hit {
+  int64_t offset;
+  int64_t seq;
+  int32_t idx;
+};
+// Fills `out` with the placed records overlapping [start, end) sorted by (offset, seq).
+void hits_by_offset(const OverlapIndex& index, int64_t start, int64_t end,
+                    const std::vector<int64_t>& offsets, const std::vector<int64_t>& seq,
+                    std::vector<Hit>& out);
 
 // Wraps a Plan into a SolveResult (validating nothing; callers' tests validate).
 SolveResult to_result(const Problem& p, const SolveOptions& opt, const Plan& plan);

@@ -41,25 +41,21 @@ Plan tflite_cpu_arena(const std::vector<Rec>& recs, int64_t tensor_alignment) {
     if (recs[a].size != recs[b].size) return recs[a].size > recs[b].size;
     return recs[a].start < recs[b].start;
   });
-  std::vector<int32_t> hits;
+  std::vector<Hit> hits;
   for (int32_t i : order) {
     const Rec& r = recs[i];
     const int64_t align = std::max(tensor_alignment, r.align);
-    hits = placed.query(r.start, r.end);
     // ordered_allocs_ is kept sorted by offset (upper_bound insert: equal offsets in
     // insertion order); non-overlapping entries are skipped by the source.
-    std::sort(hits.begin(), hits.end(), [&](int32_t a, int32_t b) {
-      return plan.offsets[a] != plan.offsets[b] ? plan.offsets[a] < plan.offsets[b]
-                                                : seq[a] < seq[b];
-    });
+    hits_by_offset(placed, r.start, r.end, plan.offsets, seq, hits);
     int64_t current = 0, best = -1, best_fit = std::numeric_limits<int64_t>::max();
-    for (int32_t t : hits) {
+    for (const Hit& h : hits) {
       const int64_t aligned = round_up(current, align);
-      if (sat_add(aligned, r.size) <= plan.offsets[t] && plan.offsets[t] - aligned < best_fit) {
+      if (sat_add(aligned, r.size) <= h.offset && h.offset - aligned < best_fit) {
         best = aligned;
-        best_fit = plan.offsets[t] - current;  // quirk kept: stored fit is unaligned
+        best_fit = h.offset - current;  // quirk kept: stored fit is unaligned
       }
-      current = std::max(current, sat_add(plan.offsets[t], recs[t].size));
+      current = std::max(current, sat_add(h.offset, recs[h.idx].size));
       if (best_fit == 0) break;  // zero-waste early exit (never hit for size > 0)
     }
     if (best < 0) best = round_up(current, align);

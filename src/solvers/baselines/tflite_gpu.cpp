@@ -424,27 +424,23 @@ Plan tflite_gpu_greedy_by_size(const std::vector<Rec>& recs, int64_t base_align)
   }
   std::stable_sort(order.begin(), order.end(),
                    [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; });
-  std::vector<int32_t> hits;
+  std::vector<Hit> hits;
   for (int32_t i : order) {
     const Rec& r = recs[i];
-    hits = placed.query(r.start, r.end);
     // The source walks its offset-ordered list (equal offsets in insertion order) and skips
     // tensors that do not overlap r; we sort just the overlapping ones the same way.
-    std::sort(hits.begin(), hits.end(), [&](int32_t a, int32_t b) {
-      return plan.offsets[a] != plan.offsets[b] ? plan.offsets[a] < plan.offsets[b]
-                                                : seq[a] < seq[b];
-    });
+    hits_by_offset(placed, r.start, r.end, plan.offsets, seq, hits);
     int64_t prev = 0, best_gap = kInf, best_off = -1;
-    for (int32_t t : hits) {
-      if (plan.offsets[t] >= prev) {
-        const int64_t gap = plan.offsets[t] - prev;
+    for (const Hit& h : hits) {
+      if (h.offset >= prev) {
+        const int64_t gap = h.offset - prev;
         if (gap >= r.size && gap < best_gap) {
           best_gap = gap;
           best_off = prev;
         }
       }
       // Tops are aligned with the source's base alignment and (our addition) r's own.
-      prev = std::max(prev, round_up(round_up(sat_add(plan.offsets[t], recs[t].size), base_align),
+      prev = std::max(prev, round_up(round_up(sat_add(h.offset, recs[h.idx].size), base_align),
                                      r.align));
     }
     if (best_off < 0) best_off = prev;

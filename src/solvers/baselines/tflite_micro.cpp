@@ -29,23 +29,19 @@ Plan tflite_micro_greedy(const std::vector<Rec>& recs) {
   // ReverseSortInPlace is a stable bubble sort: equal sizes keep insertion order.
   std::stable_sort(order.begin(), order.end(),
                    [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; });
-  std::vector<int32_t> hits;
+  std::vector<Hit> hits;
   for (int32_t i : order) {
     const Rec& r = recs[i];
-    hits = placed.query(r.start, r.end);
-    std::sort(hits.begin(), hits.end(), [&](int32_t a, int32_t b) {
-      return plan.offsets[a] != plan.offsets[b] ? plan.offsets[a] < plan.offsets[b]
-                                                : seq[a] < seq[b];
-    });
+    hits_by_offset(placed, r.start, r.end, plan.offsets, seq, hits);
     // Walk the overlapping entries in offset order: candidate = highest top of those passed
     // (the planner ignores alignment; we round the candidate up to the buffer's own).
     int64_t candidate = 0;
     for (size_t k = 0;; ++k) {
       if (k > 0)
-        candidate = std::max(candidate, sat_add(plan.offsets[hits[k - 1]], recs[hits[k - 1]].size));
+        candidate = std::max(candidate, sat_add(hits[k - 1].offset, recs[hits[k - 1].idx].size));
       candidate = round_up(candidate, r.align);
       if (k == hits.size()) break;
-      if (plan.offsets[hits[k]] - candidate >= r.size) break;
+      if (hits[k].offset - candidate >= r.size) break;
     }
     commit(i, candidate);
   }

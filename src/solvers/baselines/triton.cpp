@@ -74,28 +74,33 @@ Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl) {
   // Buffers never picked keep offset 0 (the source leaves them at their default start);
   // colouring moves them.
   for (int32_t b : remaining) plan.offsets[b] = 0;
-  // Colouring + bumping until the interference graph is empty.
+  // Colouring + bumping until the interference graph (time and address overlap) is
+  // empty. The graph is rebuilt each round as in the source, but incrementally: only the
+  // edges of buffers that moved can change, so only those are recomputed (same graph).
   OverlapIndex all(recs);
   for (int32_t i = 0; i < n; ++i) all.insert(i);
   std::vector<std::vector<int32_t>> adj(n);
   std::vector<int32_t> colour(n);
-  std::vector<char> used;
+  std::vector<char> used, moved_flag(n, 0);
+  int64_t edges = 0;
+  auto interferes = [&](int32_t x, int32_t y) {
+    return y != x && plan.offsets[y] < sat_add(plan.offsets[x], recs[x].size) &&
+           plan.offsets[x] < sat_add(plan.offsets[y], recs[y].size);
+  };
+  for (int32_t x = 0; x < n; ++x) {
+    all.for_each(recs[x].start, recs[x].end, [&](int32_t y) {
+      if (interferes(x, y)) adj[x].push_back(y);
+    });
+    edges += static_cast<int64_t>(adj[x].size());
+  }
+  std::vector<int32_t> moved;
   for (int round = 0;; ++round) {
     if (dl.expired()) return give_up("colouring");
-    bool any = false;
-    for (int32_t x = 0; x < n; ++x) {
-      adj[x].clear();
-      const int64_t lo = plan.offsets[x], hi = sat_add(lo, recs[x].size);
-      all.for_each(recs[x].start, recs[x].end, [&](int32_t y) {
-        if (y != x && plan.offsets[y] < hi && lo < sat_add(plan.offsets[y], recs[y].size))
-          adj[x].push_back(y);
-      });
-      any |= !adj[x].empty();
-    }
-    if (!any) {
+    if (edges == 0) {
       plan.detail = "rounds=" + std::to_string(round);
       break;
     }
+    // First-fit colouring in size order.
     std::fill(colour.begin(), colour.end(), -1);
     for (int32_t x : order) {
       used.assign(adj[x].size() + 1, 0);
@@ -105,12 +110,44 @@ Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl) {
       while (used[c]) ++c;
       colour[x] = c;
     }
+    // Bump every colour != 0 buffer above its interfering buffers (current offsets).
+    moved.clear();
     for (int32_t x : order) {
       if (colour[x] == 0) continue;
       int64_t top = 0;
       for (int32_t y : adj[x]) top = std::max(top, sat_add(plan.offsets[y], recs[y].size));
-      plan.offsets[x] = round_up(top, recs[x].align);
+      const int64_t off = round_up(top, recs[x].align);
+      if (off != plan.offsets[x]) {
+        plan.offsets[x] = off;
+        moved.push_back(x);
+        moved_flag[x] = 1;
+      }
     }
+    // Rebuild the edges of moved buffers.
+    for (int32_t x : moved) {
+      for (int32_t y : adj[x]) {
+        if (moved_flag[y]) continue;  // y's list is rebuilt anyway
+        auto& l = adj[y];
+        l.erase(std::find(l.begin(), l.end(), x));
+        --edges;
+      }
+    }
+    for (int32_t x : moved) {
+      edges -= static_cast<int64_t>(adj[x].size());
+      adj[x].clear();
+    }
+    for (int32_t x : moved) {
+      all.for_each(recs[x].start, recs[x].end, [&](int32_t y) {
+        if (!interferes(x, y)) return;
+        adj[x].push_back(y);
+        ++edges;
+        if (!moved_flag[y]) {
+          adj[y].push_back(x);
+          ++edges;
+        }
+      });
+    }
+    for (int32_t x : moved) moved_flag[x] = 0;
   }
   for (int32_t i = 0; i < n; ++i) plan.total = std::max(plan.total, sat_add(plan.offsets[i], recs[i].size));
   return plan;

@@ -79,9 +79,13 @@ Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline&
   const int32_t m = static_cast<int32_t>(order.size());
   const int64_t memory_pressure = live_peak(recs);
   OverlapIndex placed(recs);
-  std::vector<int32_t> hits;
+  std::vector<Hit> hits;
+  std::vector<int64_t> seq(n);
+  for (int32_t i = 0; i < n; ++i) seq[i] = i;  // conflicts with equal offsets: by index
   // Inner greedy: first fit among placed conflicts sorted by offset (§2.4).
-  auto evaluate = [&](const std::vector<int32_t>& ord) {
+  // may_stop: abandon (complete = false) when the deadline passes; the first evaluation
+  // always finishes so that there is an accepted plan to return.
+  auto evaluate = [&](const std::vector<int32_t>& ord, bool may_stop) {
     Plan p;
     p.offsets.assign(n, -1);
     placed.clear();
@@ -92,15 +96,17 @@ Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline&
     };
     for (int32_t i = 0; i < n; ++i)
       if (recs[i].fixed >= 0) commit(i, recs[i].fixed);
+    int64_t steps = 0;
     for (int32_t i : ord) {
-      hits = placed.query(recs[i].start, recs[i].end);
-      std::sort(hits.begin(), hits.end(), [&](int32_t a, int32_t b) {
-        return p.offsets[a] != p.offsets[b] ? p.offsets[a] < p.offsets[b] : a < b;
-      });
-      int64_t cand = round_up(0, recs[i].align);
-      for (int32_t c : hits) {
-        const int64_t c_end = round_up(sat_add(p.offsets[c], recs[c].size), recs[c].align);
-        if (sat_add(cand, recs[i].size) > p.offsets[c] && c_end > cand)
+      if (may_stop && (++steps & 255) == 0 && dl.expired()) {
+        p.complete = false;
+        return p;
+      }
+      hits_by_offset(placed, recs[i].start, recs[i].end, p.offsets, seq, hits);
+      int64_t cand = 0;
+      for (const Hit& h : hits) {
+        const int64_t c_end = round_up(sat_add(h.offset, recs[h.idx].size), recs[h.idx].align);
+        if (sat_add(cand, recs[i].size) > h.offset && c_end > cand)
           cand = round_up(c_end, recs[i].align);
       }
       commit(i, cand);
@@ -117,7 +123,8 @@ Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline&
   for (int attempt = 1; attempt <= max_attempts; ++attempt) {
     if (attempt > 1 && dl.expired()) break;
     attempts = attempt;
-    Plan p = evaluate(order);
+    Plan p = evaluate(order, attempt > 1);
+    if (!p.complete) break;
     bool accept = attempt == 1;
     if (!accept) {
       if (p.total < best_total) {
