@@ -108,12 +108,14 @@ void register_xla(std::vector<SolverInfo>& out) {
              });
   add_solver(out, "xla-packing-search",
              "XLA CreateHeapWithPackingSearch: {best fit, lowest offset} x 3 orders, best kept",
-             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline&) {
+             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
+               // Each run is complete; past the deadline the remaining runs are skipped.
                Plan best;
                best.complete = false;
                const char* names[] = {"spatial", "temporal", "spatial-temporal"};
                for (XlaFit fit : {XlaFit::kBestFit, XlaFit::kLowestOffset})
                  for (int o = 0; o < 3; ++o) {
+                   if (best.complete && dl.expired()) return best;
                    Plan p = xla_best_fit(recs, static_cast<XlaOrder>(o), fit);
                    if (!best.complete || p.total < best.total) {
                      best = std::move(p);
