@@ -260,6 +260,13 @@ Objects tflite_gpu_greedy_by_size_objects(const std::vector<Rec>& recs, const De
     if (fresh) {
       obj = static_cast<int32_t>(o.sizes.size());
       o.sizes.push_back(recs[r].size);
+      // Memory guard for the distance table (unassigned tensors x objects).
+      if (static_cast<int64_t>(unassigned.size()) * static_cast<int64_t>(o.sizes.size()) >
+          40'000'000) {
+        o.complete = false;
+        o.detail = "too large: greedy-by-size objects distance table > 40M entries";
+        return o;
+      }
     } else {
       obj = best_obj[r];
       o.sizes[obj] = std::max(o.sizes[obj], recs[r].size);
