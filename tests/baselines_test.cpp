@@ -4,6 +4,7 @@
 // baseline's plans on random instances and on the small benchmark files.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 
 #include "memplan/io.h"
@@ -294,6 +295,48 @@ TEST(BaselinesValid, DenseRandomInstances) {
       ASSERT_TRUE(v.ok) << name << " trial " << trial << ": " << v.errors.front();
     }
   }
+}
+
+TEST(BaselinesValid, SameSeedSamePlan) {
+  std::mt19937_64 rng(17);
+  testing::RandomSpec spec;
+  spec.buffers = 40;
+  spec.horizon = 25;
+  spec.max_size = 300;
+  spec.alignment = true;
+  const Problem p = with_random_fixed(rng, testing::random_problem(rng, spec), 10);
+  SolveOptions opt;
+  opt.time_limit_seconds = 0;
+  for (const std::string& name : baseline_names()) {
+    const SolveResult a = solve(p, name, opt), b = solve(p, name, opt);
+    ASSERT_TRUE(a.solution && b.solution) << name;
+    EXPECT_EQ(a.solution->offsets, b.solution->offsets) << name;
+  }
+}
+
+TEST(BaselinesValid, ExpiredDeadlineGivesValidPlanOrReason) {
+  // A cancelled run must not return an invalid plan: either a complete plan (the
+  // algorithm finished before its first check) or no plan with a reason.
+  std::mt19937_64 rng(23);
+  testing::RandomSpec spec;
+  spec.buffers = 600;
+  spec.horizon = 200;
+  spec.max_size = 1000;
+  const Problem p = testing::random_problem(rng, spec);
+  std::atomic<bool> cancel{true};
+  SolveOptions opt;
+  opt.cancel = &cancel;
+  int gave_up = 0;
+  for (const std::string& name : baseline_names()) {
+    const SolveResult r = solve(p, name, opt);
+    if (r.solution) {
+      EXPECT_TRUE(validate(p, r.solution->offsets).ok) << name;
+    } else {
+      ++gave_up;
+      EXPECT_NE(r.detail.find("time limit"), std::string::npos) << name << ": " << r.detail;
+    }
+  }
+  EXPECT_GT(gave_up, 5);  // the one-pass greedy algorithms check every 256 buffers
 }
 
 // Benchmark files small enough for a unit test (the large ones run in

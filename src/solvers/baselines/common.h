@@ -146,6 +146,14 @@ void hits_by_offset(const OverlapIndex& index, int64_t start, int64_t end,
                     const std::vector<int64_t>& offsets, const std::vector<int64_t>& seq,
                     std::vector<Hit>& out);
 
+// Checks the deadline every 256 calls; on expiry marks `plan` given up and returns true.
+inline bool out_of_time(const Deadline& dl, int64_t& counter, Plan& plan, const char* who) {
+  if ((++counter & 255) != 0 || !dl.expired()) return false;
+  plan.complete = false;
+  plan.detail = std::string("time limit (") + who + ")";
+  return true;
+}
+
 // Wraps a Plan into a SolveResult (validating nothing; callers' tests validate).
 SolveResult to_result(const Problem& p, const SolveOptions& opt, const Plan& plan);
 

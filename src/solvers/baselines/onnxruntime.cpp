@@ -11,7 +11,7 @@
 
 namespace memplan::baselines {
 
-Plan onnxruntime_mem_pattern(const std::vector<Rec>& recs) {
+Plan onnxruntime_mem_pattern(const std::vector<Rec>& recs, const Deadline& dl) {
   const int32_t n = static_cast<int32_t>(recs.size());
   Plan plan;
   plan.offsets.assign(n, -1);
@@ -40,7 +40,9 @@ Plan onnxruntime_mem_pattern(const std::vector<Rec>& recs) {
   std::vector<char> is_live(n, 0);
   std::vector<std::pair<int64_t, int64_t>> walk;
   int64_t buffer_size = 0;  // historical peak
+  int64_t steps = 0;
   for (const Event& e : events) {
+    if (out_of_time(dl, steps, plan, "onnxruntime mem pattern")) return plan;
     const Rec& r = recs[e.idx];
     if (e.kind == 0) {
       blocks.erase({plan.offsets[e.idx], r.size, e.idx});
@@ -87,8 +89,8 @@ Plan onnxruntime_mem_pattern(const std::vector<Rec>& recs) {
 void register_onnxruntime(std::vector<SolverInfo>& out) {
   add_solver(out, "onnxruntime-mem-pattern",
              "ONNX Runtime MemPatternPlanner: online best fit over the Alloc/Free trace",
-             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline&) {
-               return onnxruntime_mem_pattern(recs);
+             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
+               return onnxruntime_mem_pattern(recs, dl);
              });
 }
 

@@ -8,7 +8,8 @@
 
 namespace memplan::baselines {
 
-Plan tflite_cpu_arena(const std::vector<Rec>& recs, int64_t tensor_alignment) {
+Plan tflite_cpu_arena(const std::vector<Rec>& recs, int64_t tensor_alignment,
+                      const Deadline& dl) {
   const int32_t n = static_cast<int32_t>(recs.size());
   Plan plan;
   plan.offsets.assign(n, -1);
@@ -42,7 +43,9 @@ Plan tflite_cpu_arena(const std::vector<Rec>& recs, int64_t tensor_alignment) {
     return recs[a].start < recs[b].start;
   });
   std::vector<Hit> hits;
+  int64_t steps = 0;
   for (int32_t i : order) {
+    if (out_of_time(dl, steps, plan, "tflite-cpu arena")) return plan;
     const Rec& r = recs[i];
     const int64_t align = std::max(tensor_alignment, r.align);
     // ordered_allocs_ is kept sorted by offset (upper_bound insert: equal offsets in
@@ -67,13 +70,13 @@ Plan tflite_cpu_arena(const std::vector<Rec>& recs, int64_t tensor_alignment) {
 void register_tflite_cpu(std::vector<SolverInfo>& out) {
   add_solver(out, "tflite-cpu-arena",
              "TFLite core ArenaPlanner/SimpleMemoryArena best fit (buffer alignment only)",
-             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline&) {
-               return tflite_cpu_arena(recs, 1);
+             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
+               return tflite_cpu_arena(recs, 1, dl);
              });
   add_solver(out, "tflite-cpu-arena-64",
              "TFLite core ArenaPlanner/SimpleMemoryArena best fit with its default 64-byte alignment",
-             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline&) {
-               return tflite_cpu_arena(recs, 64);
+             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
+               return tflite_cpu_arena(recs, 64, dl);
              });
 }
 

@@ -411,7 +411,8 @@ Objects tflite_gpu_greedy_best(const std::vector<Rec>& recs, const Deadline& dl)
   return by_size;
 }
 
-Plan tflite_gpu_greedy_by_size(const std::vector<Rec>& recs, int64_t base_align) {
+Plan tflite_gpu_greedy_by_size(const std::vector<Rec>& recs, int64_t base_align,
+                               const Deadline& dl) {
   const int32_t n = static_cast<int32_t>(recs.size());
   Plan plan;
   plan.offsets.assign(n, -1);
@@ -432,7 +433,9 @@ Plan tflite_gpu_greedy_by_size(const std::vector<Rec>& recs, int64_t base_align)
   std::stable_sort(order.begin(), order.end(),
                    [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; });
   std::vector<Hit> hits;
+  int64_t steps = 0;
   for (int32_t i : order) {
+    if (out_of_time(dl, steps, plan, "tflite-gpu greedy-by-size")) return plan;
     const Rec& r = recs[i];
     // The source walks its offset-ordered list (equal offsets in insertion order) and skips
     // tensors that do not overlap r; we sort just the overlapping ones the same way.
@@ -466,8 +469,8 @@ void register_tflite_gpu(std::vector<SolverInfo>& out) {
   };
   add_solver(out, "tflite-gpu-greedy-by-size",
              "TFLite GPU GREEDY_BY_SIZE offsets: size desc, best gap below overlapping tensors",
-             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline&) {
-               return tflite_gpu_greedy_by_size(recs);
+             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
+               return tflite_gpu_greedy_by_size(recs, 1, dl);
              });
   add_solver(out, "tflite-gpu-greedy-by-size-objects",
              "TFLite GPU GREEDY_BY_SIZE shared objects (GreedyBySizeDistPriority), laid out",
@@ -498,7 +501,8 @@ void register_tflite_gpu(std::vector<SolverInfo>& out) {
   add_solver(out, "tflite-gpu-as-deployed",
              "TFLite GPU backends: GREEDY_BY_SIZE offsets unless GREEDY_BEST objects are smaller",
              [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
-               Plan offsets = tflite_gpu_greedy_by_size(recs);
+               Plan offsets = tflite_gpu_greedy_by_size(recs, 1, dl);
+               if (!offsets.complete) return offsets;
                Plan objects = with_fixed_below(recs, [&](const std::vector<Rec>& free_recs) {
                  return objects_to_offsets(free_recs, tflite_gpu_greedy_best(free_recs, dl));
                });

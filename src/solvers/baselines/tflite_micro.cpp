@@ -8,7 +8,7 @@
 
 namespace memplan::baselines {
 
-Plan tflite_micro_greedy(const std::vector<Rec>& recs) {
+Plan tflite_micro_greedy(const std::vector<Rec>& recs, const Deadline& dl) {
   const int32_t n = static_cast<int32_t>(recs.size());
   Plan plan;
   plan.offsets.assign(n, -1);
@@ -30,7 +30,9 @@ Plan tflite_micro_greedy(const std::vector<Rec>& recs) {
   std::stable_sort(order.begin(), order.end(),
                    [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; });
   std::vector<Hit> hits;
+  int64_t steps = 0;
   for (int32_t i : order) {
+    if (out_of_time(dl, steps, plan, "tflite-micro greedy")) return plan;
     const Rec& r = recs[i];
     hits_by_offset(placed, r.start, r.end, plan.offsets, seq, hits);
     // Walk the overlapping entries in offset order: candidate = highest top of those passed
@@ -51,8 +53,8 @@ Plan tflite_micro_greedy(const std::vector<Rec>& recs) {
 void register_tflite_micro(std::vector<SolverInfo>& out) {
   add_solver(out, "tflite-micro-greedy",
              "TFLite Micro GreedyMemoryPlanner: size desc (stable), first fit",
-             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline&) {
-               return tflite_micro_greedy(recs);
+             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
+               return tflite_micro_greedy(recs, dl);
              });
 }
 

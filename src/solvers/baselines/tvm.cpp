@@ -28,7 +28,8 @@ std::vector<int32_t> tvm_order(const std::vector<Rec>& recs, bool conflicts_firs
 // PostSortAllocation (§2.1): each buffer goes on top of the highest placed conflict,
 // aligned with that conflict's alignment (source quirk); we also round up to the buffer's
 // own alignment so the plan is valid. Gaps below are never reused.
-Plan stack_on_top(const std::vector<Rec>& recs, const std::vector<int32_t>& order) {
+Plan stack_on_top(const std::vector<Rec>& recs, const std::vector<int32_t>& order,
+                  const Deadline& dl) {
   Plan plan;
   plan.offsets.assign(recs.size(), -1);
   OverlapIndex placed(recs);
@@ -39,7 +40,9 @@ Plan stack_on_top(const std::vector<Rec>& recs, const std::vector<int32_t>& orde
   };
   for (int32_t i = 0; i < static_cast<int32_t>(recs.size()); ++i)
     if (recs[i].fixed >= 0) commit(i, recs[i].fixed);
+  int64_t steps = 0;
   for (int32_t i : order) {
+    if (out_of_time(dl, steps, plan, "tvm greedy")) return plan;
     int64_t off = 0;
     placed.for_each(recs[i].start, recs[i].end, [&](int32_t c) {
       off = std::max(off, round_up(sat_add(plan.offsets[c], recs[c].size), recs[c].align));
@@ -64,12 +67,12 @@ int rand_r_compat(uint32_t& state) {
 
 }  // namespace
 
-Plan tvm_greedy_by_size(const std::vector<Rec>& recs) {
-  return stack_on_top(recs, tvm_order(recs, false));
+Plan tvm_greedy_by_size(const std::vector<Rec>& recs, const Deadline& dl) {
+  return stack_on_top(recs, tvm_order(recs, false), dl);
 }
 
-Plan tvm_greedy_by_conflicts(const std::vector<Rec>& recs) {
-  return stack_on_top(recs, tvm_order(recs, true));
+Plan tvm_greedy_by_conflicts(const std::vector<Rec>& recs, const Deadline& dl) {
+  return stack_on_top(recs, tvm_order(recs, true), dl);
 }
 
 Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline& dl,
@@ -188,13 +191,13 @@ Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline&
 void register_tvm(std::vector<SolverInfo>& out) {
   add_solver(out, "tvm-greedy-by-size",
              "TVM USMP greedy_by_size: size desc, stacked on the highest placed conflict",
-             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline&) {
-               return tvm_greedy_by_size(recs);
+             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
+               return tvm_greedy_by_size(recs, dl);
              });
   add_solver(out, "tvm-greedy-by-conflicts",
              "TVM USMP greedy_by_conflicts: #conflicts desc, stacked on the highest conflict",
-             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline&) {
-               return tvm_greedy_by_conflicts(recs);
+             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
+               return tvm_greedy_by_conflicts(recs, dl);
              });
   add_solver(out, "tvm-hill-climb",
              "TVM USMP hill_climb: 500 order swaps, first fit, returns the last accepted plan",

@@ -10,7 +10,7 @@
 namespace memplan::baselines {
 
 Plan xla_best_fit(const std::vector<Rec>& recs, XlaOrder sort, XlaFit fit,
-                  int64_t heap_alignment) {
+                  int64_t heap_alignment, const Deadline& dl) {
   const int32_t n = static_cast<int32_t>(recs.size());
   Plan plan;
   plan.offsets.assign(n, -1);
@@ -44,7 +44,9 @@ Plan xla_best_fit(const std::vector<Rec>& recs, XlaOrder sort, XlaFit fit,
   });
   std::vector<int32_t> hits;
   std::vector<std::pair<int64_t, int64_t>> used;
+  int64_t steps = 0;
   for (int32_t i : order) {
+    if (out_of_time(dl, steps, plan, "xla best fit")) return plan;
     const Rec& r = recs[i];
     const int64_t align = std::max(heap_alignment, r.align);
     hits = placed.query(r.start, r.end);
@@ -90,15 +92,16 @@ void register_xla(std::vector<SolverInfo>& out) {
     const XlaOrder order = v.order;
     add_solver(out, v.name,
                std::string("XLA GlobalDecreasingSizeBestFitHeap, ") + v.what + ", best fit",
-               [order](const std::vector<Rec>& recs, const SolveOptions&, const Deadline&) {
-                 return xla_best_fit(recs, order);
+               [order](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
+                 return xla_best_fit(recs, order, XlaFit::kBestFit, 1, dl);
                });
   }
   add_solver(out, "xla-choose-best",
              "XLA buffer assignment: ChooseBestHeapAlgorithm over {spatial, temporal} best fit",
-             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline&) {
-               Plan s = xla_best_fit(recs, XlaOrder::kSpatial);
-               Plan t = xla_best_fit(recs, XlaOrder::kTemporal);
+             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
+               Plan s = xla_best_fit(recs, XlaOrder::kSpatial, XlaFit::kBestFit, 1, dl);
+               Plan t = xla_best_fit(recs, XlaOrder::kTemporal, XlaFit::kBestFit, 1, dl);
+               if (!s.complete || !t.complete) return s.complete ? t : s;
                if (t.total < s.total) {
                  t.detail = "chose=temporal";
                  return t;
@@ -116,7 +119,8 @@ void register_xla(std::vector<SolverInfo>& out) {
                for (XlaFit fit : {XlaFit::kBestFit, XlaFit::kLowestOffset})
                  for (int o = 0; o < 3; ++o) {
                    if (best.complete && dl.expired()) return best;
-                   Plan p = xla_best_fit(recs, static_cast<XlaOrder>(o), fit);
+                   Plan p = xla_best_fit(recs, static_cast<XlaOrder>(o), fit, 1, dl);
+                   if (!p.complete) return best.complete ? best : p;
                    if (!best.complete || p.total < best.total) {
                      best = std::move(p);
                      best.detail = std::string("chose=") +
