@@ -54,7 +54,8 @@ std::vector<Input> inputs(const std::string& root) {
 }
 
 bool is_baseline(const std::string& n) {
-  for (const char* p : {"tflite-", "tvm-", "xla-", "somas", "triton-", "onnxruntime-", "executorch-"})
+  for (const char* p : {"tflite-", "tvm-", "xla-", "somas", "triton-", "onnxruntime-", "executorch-",
+                        "iree-"})
     if (n.rfind(p, 0) == 0) return true;
   return false;
 }

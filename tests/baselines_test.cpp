@@ -148,6 +148,25 @@ TEST(BaselinesGolden, XlaBestFit) {
   EXPECT_EQ(q.offsets[0], 0);
 }
 
+// Real production output: the IREE benchmark files carry the offsets IREE itself chose
+// (inclusive lifetimes). LayoutSlices in IR order must reproduce every one of them.
+TEST(BaselinesGolden, IreeLayoutSlicesReproducesIreeOffsets) {
+  for (const char* f : {"benchmarks/idealloc/iree/iree_mobilebert.csv",
+                        "benchmarks/idealloc/iree/iree_mobilenet.csv"}) {
+    Problem p = read_csv_file(testing::source_path(f), Lifetimes::kInclusive).problem;
+    std::vector<int64_t> iree;
+    for (Buffer& b : p.buffers) {
+      iree.push_back(*b.offset);
+      b.offset.reset();
+    }
+    const Plan plan = baselines::arena_best_fit(baselines::records_of(p), 1, false);
+    EXPECT_EQ(plan.offsets, iree) << f;
+    // The sorted TFLite-core order differs from IR order on mobilebert.
+    if (p.buffers.size() > 100)
+      EXPECT_NE(baselines::tflite_cpu_arena(baselines::records_of(p), 1).offsets, iree);
+  }
+}
+
 TEST(BaselinesQuirks, TvmGreedyNeverFillsGapsBelow) {
   // a (big) and c overlap b only; c is stacked on b's top although the hole under b
   // (left by a) would fit it.
@@ -218,8 +237,8 @@ TEST(BaselinesQuirks, OnnxRuntimeReusesGapUnderHistoricalPeak) {
 
 std::vector<std::string> baseline_names() {
   std::vector<std::string> names;
-  const char* prefixes[] = {"tflite-", "tvm-", "xla-", "somas", "triton-", "onnxruntime-",
-                            "executorch-"};
+  const char* prefixes[] = {"tflite-", "tvm-",         "xla-",      "somas",
+                            "triton-", "onnxruntime-", "executorch-", "iree-"};
   for (const SolverInfo& s : all_solvers())
     for (const char* pre : prefixes)
       if (s.name.rfind(pre, 0) == 0) names.push_back(s.name);
@@ -235,7 +254,7 @@ TEST(BaselinesValid, AllRegistered) {
       "tflite-micro-greedy", "tvm-greedy-by-size", "tvm-greedy-by-conflicts",
       "tvm-hill-climb", "xla-spatial", "xla-temporal", "xla-spatial-temporal",
       "xla-choose-best", "xla-packing-search", "somas", "somas-min", "triton-shared-memory",
-      "onnxruntime-mem-pattern", "executorch-greedy"};
+      "onnxruntime-mem-pattern", "executorch-greedy", "iree-layout-slices"};
   for (const std::string& n : expected) EXPECT_NE(find_solver(n), nullptr) << n;
   EXPECT_EQ(baseline_names().size(), expected.size());
 }

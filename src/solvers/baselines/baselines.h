@@ -31,6 +31,10 @@ std::vector<int64_t> tflite_gpu_positional_maximums(const std::vector<Rec>& recs
 // ---- TFLite core arena (§1.2), TFLite Micro (§1.3) ----
 Plan tflite_cpu_arena(const std::vector<Rec>& recs, int64_t tensor_alignment,
                       const Deadline& dl = Deadline());
+// SimpleMemoryArena's best fit in ArenaPlanner's order (sort = true) or in input order
+// (sort = false: IREE LayoutSlices, §6d, which copied the algorithm).
+Plan arena_best_fit(const std::vector<Rec>& recs, int64_t tensor_alignment, bool sort,
+                    const Deadline& dl = Deadline());
 Plan tflite_micro_greedy(const std::vector<Rec>& recs, const Deadline& dl = Deadline());
 
 // ---- XLA heap simulator (§3.2-3.4) ----
@@ -68,5 +72,6 @@ void register_somas(std::vector<SolverInfo>& out);
 void register_triton(std::vector<SolverInfo>& out);
 void register_onnxruntime(std::vector<SolverInfo>& out);
 void register_executorch(std::vector<SolverInfo>& out);
+void register_iree(std::vector<SolverInfo>& out);
 
 }  // namespace memplan::baselines

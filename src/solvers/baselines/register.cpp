@@ -14,6 +14,7 @@ void register_baselines(std::vector<SolverInfo>& out) {
   baselines::register_triton(out);
   baselines::register_onnxruntime(out);
   baselines::register_executorch(out);
+  baselines::register_iree(out);
 }
 
 }  // namespace memplan

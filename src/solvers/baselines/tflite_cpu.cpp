@@ -10,6 +10,11 @@ namespace memplan::baselines {
 
 Plan tflite_cpu_arena(const std::vector<Rec>& recs, int64_t tensor_alignment,
                       const Deadline& dl) {
+  return arena_best_fit(recs, tensor_alignment, true, dl);
+}
+
+Plan arena_best_fit(const std::vector<Rec>& recs, int64_t tensor_alignment, bool sort,
+                    const Deadline& dl) {
   const int32_t n = static_cast<int32_t>(recs.size());
   Plan plan;
   plan.offsets.assign(n, -1);
@@ -36,7 +41,7 @@ Plan tflite_cpu_arena(const std::vector<Rec>& recs, int64_t tensor_alignment,
     if (recs[i].fixed >= 0) commit(i, recs[i].fixed);  // pre-placed: occupied from the start
     else order.push_back(i);
   }
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+  if (sort) std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
     if (whole(a) != whole(b)) return whole(a);
     if (whole(a)) return false;  // by index
     if (recs[a].size != recs[b].size) return recs[a].size > recs[b].size;
