@@ -8,6 +8,7 @@ const std::vector<SolverInfo>& all_solvers() {
     register_greedy(out);
     register_exact(out);
     register_portfolio(out);  // first in the listing
+    register_baselines(out);
     return out;
   }();
   return solvers;

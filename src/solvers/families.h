@@ -10,5 +10,6 @@ namespace memplan {
 void register_greedy(std::vector<SolverInfo>& out);
 void register_exact(std::vector<SolverInfo>& out);
 void register_portfolio(std::vector<SolverInfo>& out);
+void register_baselines(std::vector<SolverInfo>& out);  // production allocators
 
 }  // namespace memplan

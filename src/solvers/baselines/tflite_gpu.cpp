@@ -1,0 +1,518 @@
+// TFLite GPU delegate memory_management strategies (heuristics.md §1.1): the shared-object
+// strategies (NAIVE, EQUALITY, GREEDY_IN_ORDER, GREEDY_BY_BREADTH, GREEDY_BY_SIZE objects,
+// MINCOSTFLOW, GREEDY_BEST) laid out by ObjectsToOffsets, GREEDY_BY_SIZE offsets, and the
+// GPU backends' "as deployed" choice between the two.
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <set>
+#include <unordered_map>
+
+#include "core/arith.h"
+#include "solvers/baselines/baselines.h"
+
+namespace memplan::baselines {
+namespace {
+
+constexpr int64_t kInf = std::numeric_limits<int64_t>::max();
+
+// Records sorted by (first_task, index): the order EQUALITY / GREEDY_IN_ORDER / MINCOSTFLOW
+// assume their input is in (§1.1 spec step 3).
+std::vector<int32_t> by_first(const std::vector<Rec>& recs) {
+  std::vector<int32_t> order(recs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return recs[a].start < recs[b].start; });
+  return order;
+}
+
+// In-use objects keyed by (last_task of the current tenant, object id), smallest first.
+using InUse = std::priority_queue<std::pair<int64_t, int32_t>,
+                                  std::vector<std::pair<int64_t, int32_t>>, std::greater<>>;
+
+// Elementary time segments: distinct event times t_k; segment k is [t_k, t_{k+1}). All
+// integer tasks inside a segment have the same profile, so the segment stands for them
+// (task id = t_k, its first task).
+std::vector<int64_t> event_times(const std::vector<Rec>& recs) {
+  std::vector<int64_t> t;
+  for (const Rec& r : recs) {
+    t.push_back(r.start);
+    t.push_back(r.end);
+  }
+  std::sort(t.begin(), t.end());
+  t.erase(std::unique(t.begin(), t.end()), t.end());
+  return t;
+}
+
+}  // namespace
+
+Objects tflite_gpu_naive(const std::vector<Rec>& recs) {
+  Objects o;
+  for (size_t i = 0; i < recs.size(); ++i) {
+    o.ids.push_back(static_cast<int32_t>(i));
+    o.sizes.push_back(recs[i].size);
+  }
+  return o;
+}
+
+Objects tflite_gpu_equality(const std::vector<Rec>& recs) {
+  Objects o;
+  o.ids.assign(recs.size(), -1);
+  InUse in_use;
+  std::unordered_map<int64_t, std::vector<int32_t>> free_by_size;  // LIFO stacks
+  for (int32_t i : by_first(recs)) {
+    while (!in_use.empty() && in_use.top().first < recs[i].start) {  // last < first (inclusive)
+      const int32_t obj = in_use.top().second;
+      in_use.pop();
+      free_by_size[o.sizes[obj]].push_back(obj);
+    }
+    auto it = free_by_size.find(recs[i].size);
+    int32_t obj;
+    if (it != free_by_size.end() && !it->second.empty()) {
+      obj = it->second.back();
+      it->second.pop_back();
+    } else {
+      obj = static_cast<int32_t>(o.sizes.size());
+      o.sizes.push_back(recs[i].size);
+    }
+    o.ids[i] = obj;
+    in_use.push({recs[i].last(), obj});
+  }
+  return o;
+}
+
+Objects tflite_gpu_greedy_in_order(const std::vector<Rec>& recs) {
+  Objects o;
+  o.ids.assign(recs.size(), -1);
+  InUse in_use;
+  std::set<std::pair<int64_t, int32_t>> pool;  // (object size, object id)
+  for (int32_t i : by_first(recs)) {
+    while (!in_use.empty() && in_use.top().first < recs[i].start) {
+      const int32_t obj = in_use.top().second;
+      in_use.pop();
+      pool.insert({o.sizes[obj], obj});
+    }
+    const int64_t size = recs[i].size;
+    int32_t obj;
+    if (pool.empty()) {
+      obj = static_cast<int32_t>(o.sizes.size());
+      o.sizes.push_back(size);
+    } else {
+      auto a = pool.lower_bound({size, 0});  // smallest object >= size
+      auto chosen = a;
+      if (a == pool.end()) {
+        chosen = std::prev(a);  // largest object < size
+      } else if (a != pool.begin()) {
+        const auto b = std::prev(a);
+        // Switch to the smaller object only when it wastes strictly less (A wins ties).
+        if (size - b->first < a->first - size) chosen = b;
+      }
+      obj = chosen->second;
+      pool.erase(chosen);
+      o.sizes[obj] = std::max(o.sizes[obj], size);
+    }
+    o.ids[i] = obj;
+    in_use.push({recs[i].last(), obj});
+  }
+  return o;
+}
+
+Objects tflite_gpu_greedy_by_breadth(const std::vector<Rec>& recs, const Deadline& dl) {
+  Objects o;
+  o.ids.assign(recs.size(), -1);
+  const std::vector<int64_t> times = event_times(recs);
+  // Breadth of every segment by a sweep (ends before starts at equal times).
+  std::vector<int64_t> breadth(times.empty() ? 0 : times.size() - 1, 0);
+  {
+    std::vector<int64_t> delta(times.size() + 1, 0);
+    for (const Rec& r : recs) {
+      const size_t a = std::lower_bound(times.begin(), times.end(), r.start) - times.begin();
+      const size_t b = std::lower_bound(times.begin(), times.end(), r.end) - times.begin();
+      delta[a] += r.size;
+      delta[b] -= r.size;
+    }
+    int64_t live = 0;
+    for (size_t k = 0; k < breadth.size(); ++k) breadth[k] = (live += delta[k]);
+  }
+  std::vector<int32_t> tasks;
+  for (size_t k = 0; k < breadth.size(); ++k)
+    if (breadth[k] > 0) tasks.push_back(static_cast<int32_t>(k));
+  // Breadth descending, ties by task id ascending.
+  std::stable_sort(tasks.begin(), tasks.end(),
+                   [&](int32_t a, int32_t b) { return breadth[a] > breadth[b]; });
+  // Unassigned tensors, indexed by time, so a task profile only lists the unassigned ones
+  // (the source skips assigned tensors; the visiting order among the rest is the same).
+  OverlapIndex live(recs);
+  for (size_t i = 0; i < recs.size(); ++i) live.insert(static_cast<int32_t>(i));
+  std::vector<std::map<int64_t, int64_t>> schedule;  // per object: tenant start -> end
+  int64_t steps = 0;
+  for (int32_t k : tasks) {
+    std::vector<int32_t> profile = live.query(times[k], times[k] + 1);
+    if (profile.empty()) continue;
+    std::sort(profile.begin(), profile.end(), [&](int32_t a, int32_t b) {
+      return recs[a].size != recs[b].size ? recs[a].size > recs[b].size : a < b;
+    });
+    for (int32_t r : profile) {
+      if ((++steps & 63) == 0 && dl.expired()) {
+        o.complete = false;
+        o.detail = "time limit (greedy-by-breadth)";
+        return o;
+      }
+      const Rec& rr = recs[r];
+      int32_t best = -1;
+      for (int32_t obj = 0; obj < static_cast<int32_t>(o.sizes.size()); ++obj) {
+        // Compatible iff no tenant interval intersects r's.
+        const auto& s = schedule[obj];
+        auto it = s.lower_bound(rr.start);
+        if (it != s.end() && it->first < rr.end) continue;
+        if (it != s.begin() && std::prev(it)->second > rr.start) continue;
+        if (best < 0) {
+          best = obj;
+        } else if (o.sizes[best] < rr.size) {
+          if (o.sizes[obj] > o.sizes[best]) best = obj;  // grow the largest
+        } else if (o.sizes[obj] >= rr.size && o.sizes[obj] < o.sizes[best]) {
+          best = obj;  // tightest object that already covers r
+        }
+      }
+      if (best < 0) {
+        best = static_cast<int32_t>(o.sizes.size());
+        o.sizes.push_back(rr.size);
+        schedule.emplace_back();
+      }
+      o.sizes[best] = std::max(o.sizes[best], rr.size);
+      schedule[best][rr.start] = rr.end;
+      o.ids[r] = best;
+      live.erase(r);
+    }
+  }
+  return o;
+}
+
+std::vector<int64_t> tflite_gpu_positional_maximums(const std::vector<Rec>& recs) {
+  // PM[k] = max over tasks of the k-th largest live size. Between consecutive events the
+  // profile is constant, so one sweep over segments suffices.
+  std::vector<int64_t> pm;
+  const std::vector<int64_t> times = event_times(recs);
+  OverlapIndex all(recs);
+  for (size_t i = 0; i < recs.size(); ++i) all.insert(static_cast<int32_t>(i));
+  std::vector<int64_t> sizes;
+  for (size_t k = 0; k + 1 < times.size(); ++k) {
+    sizes.clear();
+    all.for_each(times[k], times[k] + 1, [&](int32_t j) { sizes.push_back(recs[j].size); });
+    std::sort(sizes.rbegin(), sizes.rend());
+    if (pm.size() < sizes.size()) pm.resize(sizes.size(), 0);
+    for (size_t p = 0; p < sizes.size(); ++p) pm[p] = std::max(pm[p], sizes[p]);
+  }
+  return pm;
+}
+
+Objects tflite_gpu_greedy_by_size_objects(const std::vector<Rec>& recs, const Deadline& dl) {
+  const int32_t n = static_cast<int32_t>(recs.size());
+  Objects o;
+  o.ids.assign(n, -1);
+  // Guard: the source keeps an n x objects distance table and scans all tensors per step.
+  if (static_cast<int64_t>(n) > 30000) {
+    o.complete = false;
+    o.detail = "too large for O(n^2 m) greedy-by-size objects (n > 30000)";
+    return o;
+  }
+  const std::vector<int64_t> pm = tflite_gpu_positional_maximums(recs);
+  std::vector<int64_t> position(n);
+  for (int32_t i = 0; i < n; ++i) {
+    size_t p = 0;
+    while (p < pm.size() && pm[p] >= recs[i].size) ++p;  // first p with PM[p] < size
+    position[i] = static_cast<int64_t>(p) - 1;
+  }
+  // Temporal distance between disjoint intervals (inclusive source terms); kInf if they
+  // overlap.
+  auto dist = [&](int32_t a, int32_t b) -> int64_t {
+    if (overlap(recs[a], recs[b])) return kInf;
+    return recs[b].start > recs[a].last() ? recs[b].start - recs[a].last()
+                                          : recs[a].start - recs[b].last();
+  };
+  std::vector<std::vector<int64_t>> d(n);  // d[q][obj]
+  std::vector<int64_t> best_dist(n, kInf);
+  std::vector<int32_t> best_obj(n, -1);
+  std::vector<int32_t> unassigned(n);
+  std::iota(unassigned.begin(), unassigned.end(), 0);
+  for (int32_t step = 0; step < n; ++step) {
+    if (dl.expired()) {
+      o.complete = false;
+      o.detail = "time limit (greedy-by-size objects)";
+      return o;
+    }
+    // Highest priority: smaller position, then smaller best_dist, then larger size; the
+    // first in index order wins ties (unassigned stays in index order).
+    size_t pick = 0;
+    for (size_t k = 1; k < unassigned.size(); ++k) {
+      const int32_t a = unassigned[k], b = unassigned[pick];
+      if (position[a] != position[b] ? position[a] < position[b]
+          : best_dist[a] != best_dist[b] ? best_dist[a] < best_dist[b]
+                                         : recs[a].size > recs[b].size)
+        pick = k;
+    }
+    const int32_t r = unassigned[pick];
+    unassigned.erase(unassigned.begin() + pick);
+    int32_t obj;
+    const bool fresh = best_dist[r] == kInf;
+    if (fresh) {
+      obj = static_cast<int32_t>(o.sizes.size());
+      o.sizes.push_back(recs[r].size);
+      // Memory guard for the distance table (unassigned tensors x objects).
+      if (static_cast<int64_t>(unassigned.size()) * static_cast<int64_t>(o.sizes.size()) >
+          40'000'000) {
+        o.complete = false;
+        o.detail = "too large: greedy-by-size objects distance table > 40M entries";
+        return o;
+      }
+    } else {
+      obj = best_obj[r];
+      o.sizes[obj] = std::max(o.sizes[obj], recs[r].size);
+    }
+    o.ids[r] = obj;
+    for (int32_t q : unassigned) {
+      const int64_t dq = dist(q, r);
+      if (fresh) {
+        d[q].push_back(dq);
+      } else {
+        if (d[q][obj] == kInf) continue;
+        if (dq == kInf) {
+          d[q][obj] = kInf;
+          if (best_obj[q] == obj) {  // rescan, first minimum in id order wins
+            best_dist[q] = kInf;
+            best_obj[q] = -1;
+            for (int32_t k = 0; k < static_cast<int32_t>(d[q].size()); ++k)
+              if (d[q][k] < best_dist[q]) {
+                best_dist[q] = d[q][k];
+                best_obj[q] = k;
+              }
+          }
+          continue;
+        }
+        d[q][obj] = std::min(d[q][obj], dq);
+      }
+      if (dq < best_dist[q]) {
+        best_dist[q] = dq;
+        best_obj[q] = obj;
+      }
+    }
+  }
+  return o;
+}
+
+Objects tflite_gpu_min_cost_flow(const std::vector<Rec>& recs, const Deadline& dl) {
+  const int32_t n = static_cast<int32_t>(recs.size());
+  Objects o;
+  o.ids.assign(n, -1);
+  struct Edge {
+    int32_t to;
+    int32_t cap;
+    int64_t cost;
+  };
+  std::vector<Edge> edges;
+  std::vector<std::vector<int32_t>> adj(2 * n + 2);
+  const int32_t source = 2 * n, sink = 2 * n + 1;
+  auto L = [](int32_t i) { return i; };
+  auto R = [n](int32_t i) { return n + i; };
+  auto add_edge = [&](int32_t u, int32_t v, int64_t cost) {
+    adj[u].push_back(static_cast<int32_t>(edges.size()));
+    edges.push_back({v, 1, cost});
+    adj[v].push_back(static_cast<int32_t>(edges.size()));
+    edges.push_back({u, 0, -cost});
+  };
+  constexpr int64_t kMaxEdges = 4'000'000;
+  InUse queue;  // (last_task, tensor)
+  std::vector<int32_t> finished;
+  std::vector<int32_t> new_object_edge(n);
+  for (int32_t i : by_first(recs)) {
+    while (!queue.empty() && queue.top().first < recs[i].start) {
+      finished.push_back(queue.top().second);
+      queue.pop();
+    }
+    if (static_cast<int64_t>(edges.size()) + 2 * (3 + static_cast<int64_t>(finished.size())) >
+        2 * kMaxEdges) {
+      o.complete = false;
+      o.detail = "too large for min-cost flow (> 4M edges)";
+      return o;
+    }
+    add_edge(source, L(i), 0);
+    add_edge(R(i), sink, 0);
+    new_object_edge[i] = static_cast<int32_t>(edges.size());
+    add_edge(source, R(i), recs[i].size);
+    for (int32_t j : finished) add_edge(L(j), R(i), std::max<int64_t>(0, recs[i].size - recs[j].size));
+    queue.push({recs[i].last(), i});
+  }
+  // Successive shortest paths; Bellman-Ford processing the queue in rounds (layers).
+  const int32_t V = 2 * n + 2;
+  std::vector<int64_t> dist(V);
+  std::vector<int32_t> parent(V);
+  std::vector<char> queued(V);
+  for (;;) {
+    if (dl.expired()) {
+      o.complete = false;
+      o.detail = "time limit (min-cost flow)";
+      return o;
+    }
+    std::fill(dist.begin(), dist.end(), kInf);
+    std::fill(parent.begin(), parent.end(), -1);
+    dist[source] = 0;
+    std::vector<int32_t> layer{source}, next;
+    while (!layer.empty()) {
+      next.clear();
+      std::fill(queued.begin(), queued.end(), 0);
+      for (int32_t u : layer)
+        for (int32_t e : adj[u]) {
+          if (edges[e].cap <= 0) continue;
+          const int32_t v = edges[e].to;
+          if (dist[u] + edges[e].cost < dist[v]) {
+            dist[v] = dist[u] + edges[e].cost;
+            parent[v] = e;
+            if (!queued[v]) {
+              queued[v] = 1;
+              next.push_back(v);
+            }
+          }
+        }
+      layer.swap(next);
+    }
+    if (dist[sink] == kInf) break;
+    for (int32_t v = sink; v != source;) {
+      const int32_t e = parent[v];
+      edges[e].cap -= 1;
+      edges[e ^ 1].cap += 1;
+      v = edges[e ^ 1].to;
+    }
+  }
+  // Extraction: each used "new object" edge starts a chain of saturated L_x -> R_y edges.
+  std::vector<int32_t> succ(n, -1);
+  for (int32_t x = 0; x < n; ++x)
+    for (int32_t e : adj[L(x)])
+      if ((e & 1) == 0 && edges[e].to >= n && edges[e].to < 2 * n && edges[e].cap == 0)
+        succ[x] = edges[e].to - n;
+  for (int32_t i : by_first(recs)) {
+    if (edges[new_object_edge[i]].cap != 0) continue;
+    const int32_t obj = static_cast<int32_t>(o.sizes.size());
+    o.sizes.push_back(0);
+    for (int32_t x = i; x >= 0; x = succ[x]) {
+      o.ids[x] = obj;
+      o.sizes[obj] = std::max(o.sizes[obj], recs[x].size);
+    }
+  }
+  return o;
+}
+
+Objects tflite_gpu_greedy_best(const std::vector<Rec>& recs, const Deadline& dl) {
+  Objects by_size = tflite_gpu_greedy_by_size_objects(recs, dl);
+  Objects breadth = tflite_gpu_greedy_by_breadth(recs, dl);
+  if (!by_size.complete) return breadth;
+  if (breadth.complete && breadth.total() < by_size.total()) return breadth;
+  return by_size;
+}
+
+Plan tflite_gpu_greedy_by_size(const std::vector<Rec>& recs, int64_t base_align,
+                               const Deadline& dl) {
+  const int32_t n = static_cast<int32_t>(recs.size());
+  Plan plan;
+  plan.offsets.assign(n, -1);
+  OverlapIndex placed(recs);
+  std::vector<int64_t> seq(n, -1);  // list position tie-break: insertion order
+  int64_t next_seq = 0;
+  auto commit = [&](int32_t i, int64_t off) {
+    plan.offsets[i] = off;
+    seq[i] = next_seq++;
+    placed.insert(i);
+    plan.total = std::max(plan.total, sat_add(off, recs[i].size));
+  };
+  std::vector<int32_t> order;
+  for (int32_t i = 0; i < n; ++i) {
+    if (recs[i].fixed >= 0) commit(i, recs[i].fixed);  // pre-placed: occupied from the start
+    else order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; });
+  std::vector<Hit> hits;
+  int64_t steps = 0;
+  for (int32_t i : order) {
+    if (out_of_time(dl, steps, plan, "tflite-gpu greedy-by-size")) return plan;
+    const Rec& r = recs[i];
+    // The source walks its offset-ordered list (equal offsets in insertion order) and skips
+    // tensors that do not overlap r; we sort just the overlapping ones the same way.
+    hits_by_offset(placed, r.start, r.end, plan.offsets, seq, hits);
+    int64_t prev = 0, best_gap = kInf, best_off = -1;
+    for (const Hit& h : hits) {
+      if (h.offset >= prev) {
+        const int64_t gap = h.offset - prev;
+        if (gap >= r.size && gap < best_gap) {
+          best_gap = gap;
+          best_off = prev;
+        }
+      }
+      // Tops are aligned with the source's base alignment and (our addition) r's own.
+      prev = std::max(prev, round_up(round_up(sat_add(h.offset, recs[h.idx].size), base_align),
+                                     r.align));
+    }
+    if (best_off < 0) best_off = prev;
+    commit(i, best_off);
+  }
+  return plan;
+}
+
+void register_tflite_gpu(std::vector<SolverInfo>& out) {
+  auto objects_solver = [](Objects (*fn)(const std::vector<Rec>&, const Deadline&)) {
+    return [fn](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
+      return with_fixed_below(recs, [&](const std::vector<Rec>& free_recs) {
+        return objects_to_offsets(free_recs, fn(free_recs, dl));
+      });
+    };
+  };
+  add_solver(out, "tflite-gpu-greedy-by-size",
+             "TFLite GPU GREEDY_BY_SIZE offsets: size desc, best gap below overlapping tensors",
+             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
+               return tflite_gpu_greedy_by_size(recs, 1, dl);
+             });
+  add_solver(out, "tflite-gpu-greedy-by-size-objects",
+             "TFLite GPU GREEDY_BY_SIZE shared objects (GreedyBySizeDistPriority), laid out",
+             objects_solver(tflite_gpu_greedy_by_size_objects));
+  add_solver(out, "tflite-gpu-greedy-by-breadth",
+             "TFLite GPU GREEDY_BY_BREADTH shared objects, laid out back-to-back",
+             objects_solver(tflite_gpu_greedy_by_breadth));
+  add_solver(out, "tflite-gpu-greedy-in-order",
+             "TFLite GPU GREEDY_IN_ORDER shared objects, laid out back-to-back",
+             objects_solver([](const std::vector<Rec>& r, const Deadline&) {
+               return tflite_gpu_greedy_in_order(r);
+             }));
+  add_solver(out, "tflite-gpu-equality",
+             "TFLite GPU EQUALITY shared objects (reuse equal sizes only), laid out",
+             objects_solver([](const std::vector<Rec>& r, const Deadline&) {
+               return tflite_gpu_equality(r);
+             }));
+  add_solver(out, "tflite-gpu-naive", "TFLite GPU NAIVE: one object per tensor (no reuse)",
+             objects_solver([](const std::vector<Rec>& r, const Deadline&) {
+               return tflite_gpu_naive(r);
+             }));
+  add_solver(out, "tflite-gpu-min-cost-flow",
+             "TFLite GPU MINCOSTFLOW shared objects (min-cost reuse chains), laid out",
+             objects_solver(tflite_gpu_min_cost_flow));
+  add_solver(out, "tflite-gpu-greedy-best",
+             "TFLite GPU GREEDY_BEST: better of greedy-by-size objects and by-breadth",
+             objects_solver(tflite_gpu_greedy_best));
+  add_solver(out, "tflite-gpu-as-deployed",
+             "TFLite GPU backends: GREEDY_BY_SIZE offsets unless GREEDY_BEST objects are smaller",
+             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
+               Plan offsets = tflite_gpu_greedy_by_size(recs, 1, dl);
+               if (!offsets.complete) return offsets;
+               Plan objects = with_fixed_below(recs, [&](const std::vector<Rec>& free_recs) {
+                 return objects_to_offsets(free_recs, tflite_gpu_greedy_best(free_recs, dl));
+               });
+               if (!objects.complete || offsets.total <= objects.total) {
+                 offsets.detail = objects.complete ? "chose=offsets" : "chose=offsets (objects gave up)";
+                 return offsets;
+               }
+               objects.detail = "chose=objects";
+               return objects;
+             });
+}
+
+}  // namespace memplan::baselines
