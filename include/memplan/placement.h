@@ -52,6 +52,7 @@ class PlacementEngine {
   };
   void collect_forbidden(int32_t i, std::vector<Forbidden>& out) const;
   void set_leaf(int32_t piece, int64_t value);
+  static void sort_by_lo(std::vector<Forbidden>& v, std::vector<Forbidden>& tmp);
 
   const Problem* problem_;
   std::vector<Piece> pieces_;             // all pieces, sorted by start
@@ -60,11 +61,15 @@ class PlacementEngine {
   std::vector<int32_t> piece_index_;      // CSR payload: indices into pieces_
   std::vector<int64_t> piece_starts_;     // pieces_[k].start, for binary search
   std::vector<int64_t> tree_;             // max end of placed pieces per node (INT64_MIN: none)
+  struct Span {
+    int64_t lo, hi;
+  };
+  std::vector<Span> placed_;              // per piece: absolute address range once placed
   int32_t leaves_ = 1;
   std::vector<int64_t> offsets_;
   int64_t peak_ = 0;
   int32_t placed_count_ = 0;
-  mutable std::vector<Forbidden> scratch_;
+  mutable std::vector<Forbidden> scratch_, radix_scratch_;
 };
 
 // Places buffers in `order` (pre-placed buffers first, at their offsets, whatever the order)

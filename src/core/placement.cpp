@@ -49,6 +49,7 @@ PlacementEngine::PlacementEngine(const Problem& problem) : problem_(&problem) {
   leaves_ = 1;
   while (static_cast<size_t>(leaves_) < std::max<size_t>(m, 1)) leaves_ *= 2;
   tree_.assign(2 * static_cast<size_t>(leaves_), INT64_MIN);
+  placed_.assign(m, {0, 0});
   offsets_.assign(n, -1);
 }
 
@@ -59,6 +60,33 @@ void PlacementEngine::set_leaf(int32_t piece, int64_t value) {
     const int64_t v = std::max(tree_[2 * node], tree_[2 * node + 1]);
     if (tree_[node] == v) break;
     tree_[node] = v;
+  }
+}
+
+// Sorts forbidden ranges by their low end. Dense instances give thousands per query, so
+// above a small size an LSD radix sort (11-bit digits over the span of keys actually
+// present) replaces the comparison sort; it is stable, so equal keys keep their order and
+// the result is identical.
+void PlacementEngine::sort_by_lo(std::vector<Forbidden>& v, std::vector<Forbidden>& tmp) {
+  if (v.size() < 256) {
+    std::stable_sort(v.begin(), v.end(), [](const Forbidden& a, const Forbidden& b) { return a.lo < b.lo; });
+    return;
+  }
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const Forbidden& f : v) lo = std::min(lo, f.lo), hi = std::max(hi, f.lo);
+  const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  tmp.resize(v.size());
+  constexpr int kBits = 11;
+  constexpr size_t kBuckets = size_t{1} << kBits;
+  for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += kBits) {
+    size_t count[kBuckets + 1] = {};
+    auto digit = [&](const Forbidden& f) {
+      return ((static_cast<uint64_t>(f.lo) - static_cast<uint64_t>(lo)) >> shift) & (kBuckets - 1);
+    };
+    for (const Forbidden& f : v) ++count[digit(f) + 1];
+    for (size_t b = 0; b < kBuckets; ++b) count[b + 1] += count[b];
+    for (const Forbidden& f : v) tmp[count[digit(f)]++] = f;
+    v.swap(tmp);
   }
 }
 
@@ -82,11 +110,12 @@ void PlacementEngine::collect_forbidden(int32_t i, std::vector<Forbidden>& out) 
     while (top > 0) {
       const Frame f = stack[--top];
       if (f.lo >= prefix || tree_[f.node] <= q.start) continue;
-      if (f.hi - f.lo == 1) {
-        const Piece& o = pieces_[f.lo];
-        const int64_t base = offsets_[piece_owner_[f.lo]];
-        // x collides iff x + q.hi > base + o.lo and x + q.lo < base + o.hi.
-        out.push_back({base + o.lo - q.hi + 1, base + o.hi - q.lo});
+      if (f.hi - f.lo <= 32) {  // small subtrees: a linear scan of the leaves is cheaper
+        const int32_t stop = std::min(f.hi, prefix);
+        for (int32_t leaf = f.lo; leaf < stop; ++leaf)
+          if (tree_[static_cast<size_t>(leaves_) + leaf] > q.start)
+            // x collides iff x + q.hi > placed lo and x + q.lo < placed hi.
+            out.push_back({placed_[leaf].lo - q.hi + 1, placed_[leaf].hi - q.lo});
         continue;
       }
       const int32_t mid = (f.lo + f.hi) / 2;
@@ -94,8 +123,7 @@ void PlacementEngine::collect_forbidden(int32_t i, std::vector<Forbidden>& out) 
       stack[top++] = {2 * f.node, f.lo, mid};
     }
   }
-  std::sort(out.begin(), out.end(),
-            [](const Forbidden& a, const Forbidden& b) { return a.lo < b.lo; });
+  sort_by_lo(out, radix_scratch_);
 }
 
 int64_t PlacementEngine::find_offset(int32_t i, Fit fit) const {
@@ -135,8 +163,11 @@ void PlacementEngine::place(int32_t i, int64_t offset) {
   if (offsets_[i] < 0) ++placed_count_;
   offsets_[i] = offset;
   peak_ = std::max(peak_, offset + problem_->buffers[i].size);
-  for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k)
-    set_leaf(piece_index_[k], pieces_[piece_index_[k]].end);
+  for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
+    const int32_t pc = piece_index_[k];
+    placed_[pc] = {offset + pieces_[pc].lo, offset + pieces_[pc].hi};
+    set_leaf(pc, pieces_[pc].end);
+  }
 }
 
 void PlacementEngine::clear() {
