@@ -40,8 +40,10 @@ SolveResult run_auto(const Problem& p, const SolveOptions& opt) {
   Shared shared;
   shared.lower = compute_load(p);
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
+  // Members run side by side, one worker thread each.
   auto member_options = [&](double share) {
     SolveOptions o = opt;
+    o.threads = 1;
     o.cancel = &shared.stop;
     o.shared_upper_bound = &shared.upper;
     const double left = deadline.remaining_seconds();
@@ -53,22 +55,18 @@ SolveResult run_auto(const Problem& p, const SolveOptions& opt) {
     if (!s || shared.stop) return;
     shared.offer(s->run(p, member_options(share)), name);
   };
-  // Stage 1: the greedy portfolio (bounded to a fifth of the budget on huge inputs).
-  run("greedy", 0.2);
-  // Stage 2: exact search and a heuristic search side by side.
-  std::vector<const char*> members = {"exact"};
-  for (const char* h : {"idealloc", "simulated-annealing"})
-    if (find_solver(h)) {
-      members.push_back(h);
-      break;
-    }
   const int threads = std::max(1, opt.threads);
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t k; (k = next.fetch_add(1)) < members.size();) run(members[k], 1.0);
+  // Runs members on `threads` workers; each member gets a share of the time left when it starts.
+  auto run_all = [&](const std::vector<std::pair<const char*, double>>& members) {
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t k; (k = next.fetch_add(1)) < members.size();) run(members[k].first, members[k].second);
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < std::min<int>(threads, members.size()); ++t) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
   };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::min<int>(threads, members.size()); ++t) pool.emplace_back(worker);
   // The caller's cancel flag reaches the members through the shared stop flag.
   std::thread watcher;
   if (opt.cancel)
@@ -78,8 +76,18 @@ SolveResult run_auto(const Problem& p, const SolveOptions& opt) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
     });
-  worker();
-  for (auto& t : pool) t.join();
+  // Stage 1: the greedy orders and the strongest cheap production heuristics (which win on
+  // some real models), each bounded to a share of the budget on huge inputs.
+  run_all({{"greedy", 0.6}, {"tflite-gpu-greedy-by-size", 0.3}, {"somas", 0.3}, {"xla-choose-best", 0.3}});
+  // Stage 2: exact search and a heuristic search side by side, until a proven optimum or the
+  // time limit.
+  std::vector<std::pair<const char*, double>> members = {{"exact", 1.0}};
+  for (const char* h : {"idealloc", "simulated-annealing"})
+    if (find_solver(h)) {
+      members.push_back({h, 1.0});
+      break;
+    }
+  run_all(members);
   shared.stop = true;
   if (watcher.joinable()) watcher.join();
   SolveResult r = result_from_plan(p, opt, shared.best);

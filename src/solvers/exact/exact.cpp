@@ -63,7 +63,10 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
   SolveResult r;
   const bool proofs = !has_gaps(p);  // gaps are searched as full rectangles: no proofs then
   std::optional<exact::Instance> in = exact::prepare(p, kMaxPairs, deadline);
-  std::optional<Solution> best = incumbent(p, deadline);
+  // In a portfolio the other members supply the incumbent through the shared bound.
+  const bool shared = opt.shared_upper_bound && opt.shared_upper_bound->load() < INT64_MAX;
+  std::optional<Solution> best;
+  if (!shared) best = incumbent(p, deadline);
   if (!in) {
     r = result_from_plan(p, opt, best);
     r.detail = "exact=declined";
@@ -110,10 +113,10 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
   // itself, fractions of the gap, one step below the incumbent), probed round robin with
   // doubling node budgets. A found plan lowers the incumbent; an exhausted probe raises the
   // bound. The ladder does not depend on the number of threads.
-  if (!best) return finish(r, "no_incumbent");
+  if (!best && !shared) return finish(r, "no_incumbent");
   // The best peak known anywhere: ours, or another portfolio member's.
   auto upper = [&] {
-    int64_t ub = best->peak;
+    int64_t ub = best ? best->peak : INT64_MAX;
     if (opt.shared_upper_bound) ub = std::min(ub, opt.shared_upper_bound->load());
     return ub;
   };
@@ -141,7 +144,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
         }
       }
       if (opt.progress)
-        opt.progress("lb=" + std::to_string(lb) + " best=" + std::to_string(best->peak) +
+        opt.progress("lb=" + std::to_string(lb) + " best=" + std::to_string(upper()) +
                      " budget=" + std::to_string(budget));
     }
   }

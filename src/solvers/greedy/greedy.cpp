@@ -25,8 +25,10 @@ SolveResult run_all(const Problem& p, const SolveOptions& opt) {
     Fit fit;
   };
   std::vector<Variant> variants;
-  for (Fit fit : {Fit::kFirst, Fit::kBest})
-    for (Order o : kAllOrders) variants.push_back({o, fit});
+  // Strongest orders first, each with both fits, so that a time limit cuts the weakest.
+  for (Order o : {Order::kSizeDesc, Order::kConflictDesc, Order::kAreaDesc, Order::kConflictSizeDesc,
+                  Order::kLengthDesc, Order::kPressureDesc, Order::kStartAsc, Order::kLengthAreaPressure})
+    for (Fit fit : {Fit::kFirst, Fit::kBest}) variants.push_back({o, fit});
   std::vector<std::optional<Solution>> plans(variants.size());
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   std::atomic<size_t> next{0};
