@@ -89,8 +89,12 @@ int main(int argc, char** argv) {
       const std::string g = next();
       inputs.push_back({g, "", g});
     } else {
+      // "A.1048576.csv" -> "A", "pangu_2.6B.csv" -> "pangu_2.6B".
       std::string name = a.substr(a.find_last_of('/') + 1);
-      name = name.substr(0, name.find('.'));
+      name = name.substr(0, name.rfind('.'));
+      const auto dot = name.rfind('.');
+      if (dot != std::string::npos && name.find_first_not_of("0123456789", dot + 1) == std::string::npos)
+        name = name.substr(0, dot);
       inputs.push_back({name, a, ""});
     }
   }

@@ -17,6 +17,7 @@
 #include "memplan/io.h"
 #include "memplan/io_json.h"
 #include "memplan/solver.h"
+#include "memplan/svg.h"
 #include "memplan/validate.h"
 #ifdef MEMPLAN_HAVE_ONNX
 #include "memplan/onnx.h"
@@ -129,7 +130,8 @@ class ProgressLine {
 
 int cmd_solve(const std::string& input, const std::string& algo, std::optional<int64_t> capacity,
               double time_limit, uint64_t seed, int threads, int64_t iterations,
-              const std::string& output, const std::string& lifetimes, bool validate_plan) {
+              const std::string& output, const std::string& lifetimes, bool validate_plan,
+              const std::string& svg) {
   if (ends_with(output, ".plc")) {
     std::cerr << "memplan: error: " << output << ": cannot write PLC; use .csv or .json\n";
     return kExitBadInput;
@@ -194,6 +196,11 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
       write_csv(out, l.problem, &r.solution->offsets);
     }
     write_file_atomic(output, out.str());
+  }
+  if (!svg.empty()) {
+    SvgOptions so;
+    so.title = input + ": " + algo + ", peak " + std::to_string(r.solution->peak);
+    write_file_atomic(svg, plan_to_svg(l.problem, r.solution->offsets, load, so));
   }
   return kExitOk;
 }
@@ -262,6 +269,8 @@ int main(int argc, char** argv) {
   solve_cmd->add_option("--iterations", iterations, "iterations for iterative algorithms (0 = default)")->check(CLI::NonNegativeNumber);
   solve_cmd->add_option("-o,--output", output, "write the plan here (CSV, or JSON if it ends in .json)");
   solve_cmd->add_flag("--no-validate", no_validate, "skip the independent check of the plan");
+  std::string svg;
+  solve_cmd->add_option("--svg", svg, "also draw the plan as an SVG picture here");
   add_lifetimes(solve_cmd);
 
   auto* validate_cmd = app.add_subcommand("validate", "check a plan against a problem");
@@ -307,7 +316,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*solve_cmd)
-      return cmd_solve(input, algo, capacity, time_limit, seed, threads, iterations, output, lifetimes, !no_validate);
+      return cmd_solve(input, algo, capacity, time_limit, seed, threads, iterations, output, lifetimes, !no_validate, svg);
     if (*validate_cmd) return cmd_validate(input, solution, capacity, lifetimes);
     if (*stats_cmd) return cmd_stats(input, lifetimes);
 #ifdef MEMPLAN_HAVE_ONNX
