@@ -6,6 +6,7 @@ const std::vector<SolverInfo>& all_solvers() {
   static const std::vector<SolverInfo> solvers = [] {
     std::vector<SolverInfo> out;
     register_greedy(out);
+    register_idealloc(out);
     return out;
   }();
   return solvers;

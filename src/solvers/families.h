@@ -8,5 +8,6 @@
 namespace memplan {
 
 void register_greedy(std::vector<SolverInfo>& out);
+void register_idealloc(std::vector<SolverInfo>& out);
 
 }  // namespace memplan
