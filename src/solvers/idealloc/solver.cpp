@@ -32,6 +32,24 @@ struct Candidate {
   }
 };
 
+// Our addition: re-squeeze a complete plan by first-fit in increasing offset order (ties by
+// index) while that lowers the peak. Without gaps a buffer still fits at its old offset
+// (everything placed before it sat below it and only moved down), so a pass never raises the
+// peak; with gaps it might, and the lower plan is kept either way.
+void recompact(PlacementEngine& engine, Solution& plan, bool enabled) {
+  if (!enabled) return;
+  for (int pass = 0; pass < 4; ++pass) {
+    std::vector<int32_t> order(plan.offsets.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return plan.offsets[size_t(a)] < plan.offsets[size_t(b)];
+    });
+    GreedyResult g = place_in_order(engine, order, Fit::kFirst, plan.peak - 1);
+    if (!g.complete || g.solution.peak >= plan.peak) return;
+    plan = std::move(g.solution);
+  }
+}
+
 // §3.1: size descending, then lifetime length descending (ties by index).
 std::vector<int32_t> bootstrap_order(const Problem& p) {
   std::vector<int32_t> order(p.buffers.size());
@@ -52,7 +70,10 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
   {
     PlacementEngine engine(p);
     GreedyResult g = place_in_order(engine, bootstrap_order(p), Fit::kFirst);
-    if (g.complete) best.plan = std::move(g.solution);
+    if (g.complete) {
+      recompact(engine, g.solution, squeeze_best_fit);
+      best.plan = std::move(g.solution);
+    }
     // Equal sizes: interval-graph colouring rows, first-fit row by row, reach LOAD (each
     // buffer fits at its row's offset, so peak <= rows * size = LOAD).
     bool equal = n > 0;
@@ -112,6 +133,7 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
         }
         count.fetch_add(1);
         if (!g.complete) continue;
+        recompact(engine, g.solution, squeeze_best_fit);
         Candidate c{i, io.boxes, std::move(g.solution), best_fit};
         const int64_t peak = c.plan->peak;
         if (c.better_than(local)) local = std::move(c);
