@@ -296,6 +296,38 @@ TEST(Idealloc, EqualSizesAndNoOverlapReachLoad) {
   }
 }
 
+TEST(Idealloc, BestFitAndRecompactionNeverLoseToFirstFitOnly) {
+  // Same seed, same orders: `idealloc` keeps the lower of first-fit and best-fit per order
+  // and re-squeezes, so it can never end above `idealloc-ff` (the squeeze as published).
+  std::mt19937_64 rng(29);
+  SolveOptions o;
+  o.iterations = 30;
+  for (int trial = 0; trial < 60; ++trial) {
+    testing::RandomSpec spec;
+    spec.buffers = 6 + trial % 25;
+    spec.horizon = 30;
+    spec.max_size = 5000;
+    const Problem p = testing::random_problem(rng, spec);
+    o.seed = uint64_t(trial);
+    const SolveResult a = solve(p, "idealloc", o), b = solve(p, "idealloc-ff", o);
+    ASSERT_TRUE(a.solution && b.solution);
+    EXPECT_LE(a.solution->peak, b.solution->peak) << "trial " << trial;
+    EXPECT_TRUE(validate(p, b.solution->offsets).ok);
+  }
+}
+
+TEST(Idealloc, TimeLimitReturnsTheBestPlanSoFar) {
+  const Problem p =
+      read_csv_file(testing::source_path("benchmarks/minimalloc/K.1048576.csv")).problem;
+  SolveOptions o;
+  o.iterations = 1000000;
+  o.time_limit_seconds = 0.2;
+  const SolveResult r = solve(p, "idealloc", o);
+  ASSERT_TRUE(r.solution);
+  EXPECT_TRUE(validate(p, r.solution->offsets).ok);
+  EXPECT_LT(r.iterations, o.iterations);
+}
+
 TEST(Idealloc, DeepStaircaseDoesNotOverflowTheStack) {
   // Each buffer overlaps only its neighbours: Theorem 2 recurses through many levels.
   Problem p;
