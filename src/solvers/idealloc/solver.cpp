@@ -32,20 +32,31 @@ struct Candidate {
   }
 };
 
-// Our addition: re-squeeze a complete plan by first-fit in increasing offset order (ties by
-// index) while that lowers the peak. Without gaps a buffer still fits at its old offset
-// (everything placed before it sat below it and only moved down), so a pass never raises the
-// peak; with gaps it might, and the lower plan is kept either way.
+// Our addition: re-squeeze a complete plan by first-fit in the order of its own offsets, and
+// of its mirror image (decreasing offset + size), while that lowers the peak. Without gaps
+// and alignment a buffer still fits at its old (or mirrored) offset, because everything
+// placed before it sat below it and only moved down, so a pass never raises the peak;
+// otherwise it might, and the lower plan is kept either way.
 void recompact(PlacementEngine& engine, Solution& plan, bool enabled) {
   if (!enabled) return;
-  for (int pass = 0; pass < 4; ++pass) {
+  const Problem& p = engine.problem();
+  // Passes alternate direction: by increasing offset, then by decreasing top (offset+size),
+  // i.e. the mirrored plan's increasing offset. Stop after two passes without gain.
+  for (int pass = 0, fails = 0; pass < 8 && fails < 2; ++pass) {
+    const bool mirrored = pass % 2 == 1;
     std::vector<int32_t> order(plan.offsets.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      return plan.offsets[size_t(a)] < plan.offsets[size_t(b)];
+      if (!mirrored) return plan.offsets[size_t(a)] < plan.offsets[size_t(b)];
+      return plan.offsets[size_t(a)] + p.buffers[size_t(a)].size >
+             plan.offsets[size_t(b)] + p.buffers[size_t(b)].size;
     });
     GreedyResult g = place_in_order(engine, order, Fit::kFirst, plan.peak - 1);
-    if (!g.complete || g.solution.peak >= plan.peak) return;
+    if (!g.complete || g.solution.peak >= plan.peak) {
+      ++fails;
+      continue;
+    }
+    fails = 0;
     plan = std::move(g.solution);
   }
 }
