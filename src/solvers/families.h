@@ -11,5 +11,6 @@ void register_greedy(std::vector<SolverInfo>& out);
 void register_exact(std::vector<SolverInfo>& out);
 void register_portfolio(std::vector<SolverInfo>& out);
 void register_baselines(std::vector<SolverInfo>& out);  // production allocators
+void register_idealloc(std::vector<SolverInfo>& out);
 
 }  // namespace memplan

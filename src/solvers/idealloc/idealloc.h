@@ -1,0 +1,155 @@
+// Internal: the steps of the `idealloc` solver, exposed so that tests can call them.
+//
+// The solver runs the boxing chain of Buchsbaum, Karloff, Kenyon, Reingold and Thorup,
+// "OPT versus LOAD in Dynamic Storage Allocation" (STOC 2003; "BKKRT" below), the way the
+// research tool idealloc runs it (docs/idealloc.md): boxing only produces a randomized
+// *order*; the final addresses come from a first-fit pass on the shared placement engine.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "memplan/problem.h"
+
+namespace memplan::idealloc {
+
+// Times are normalized: a buffer live during [s, e) becomes the job (2s, 2e), live at the
+// integer t iff birth < t < death. Every job then has the interior points birth+1 and
+// death-1 (death - birth >= 2), which Theorem 2's random critical point needs, and two jobs
+// overlap iff b1 < d2 && b2 < d1, exactly the half-open test.
+struct Job {
+  int64_t birth = 0;
+  int64_t death = 0;
+  int64_t height = 0;
+  int32_t first_child = 0;  // into Arena::children; boxes only
+  int32_t child_count = 0;  // 0: an original buffer (or the dummy)
+  int32_t buffer = -1;      // original buffer index; -1 for boxes and the dummy
+};
+
+// Every job and box of one iteration. Boxes reference their children by index into the one
+// shared `children` vector (no copies), so memory is linear in jobs + boxes.
+struct Arena {
+  std::vector<Job> jobs;
+  std::vector<int32_t> children;
+  bool is_box(int32_t j) const { return jobs[j].child_count > 0; }
+  std::span<const int32_t> kids(int32_t j) const {
+    return {children.data() + jobs[j].first_child, size_t(jobs[j].child_count)};
+  }
+  // Appends a box of the given height whose lifetime is the hull of its children's.
+  int32_t add_box(std::span<const int32_t> members, int64_t height);
+};
+
+// The originals (one job per buffer, normalized times) and, when §3.2's rule asks for it,
+// the dummy job as the last entry.
+struct Prepared {
+  Arena base;
+  int32_t originals = 0;
+  bool dummy = false;
+  int64_t h_min = 0, h_max = 0;  // over base (dummy included)
+};
+
+// Builds the base arena and applies the dummy job rule (see dummy_job_rule).
+Prepared prepare(const Problem& p);
+
+inline constexpr double kPhiHat = 0.6180339887498949;  // (sqrt 5 - 1) / 2
+inline constexpr double kDummyRatio = 2216.54;
+
+// lg^2 r = (log2 r)^2.
+double lg2(double r);
+// idealloc's range for epsilon given r = h_max/h_min: the convergence test of `rogue` holds
+// for small_end <= eps < big_end (derivation in docs/idealloc.md).
+double small_end(double r);
+double big_end(double r);
+
+// §3.2: true when small_end(r) >= big_end(r), i.e. no epsilon makes Theorem 16's first phase
+// safe (r <= lg^2 r / phi^6, about r < 2216.5); a dummy job of height ceil(2216.54 h_min)
+// spanning all time is then added so that the boxing can start.
+bool dummy_job_rule(int64_t h_min, int64_t h_max);
+
+// One `rogue` round's parameters on an instance with heights in [h_min, h_max] (Theorem 16,
+// first phase, BKKRT p. 561): mu = eps / lg^2 r, H = ceil(mu^5 h_max / lg^2 r), jobs of height
+// <= target = floor(mu H) are boxed. safe = mu < phi_hat && target >= h_min.
+struct RogueStep {
+  bool safe = false;
+  double mu = 0;
+  int64_t box_height = 0;
+  int64_t target = 0;
+};
+RogueStep rogue_step(double eps, int64_t h_min, int64_t h_max);
+
+// Theorem 16, first phase, repeated while safe ("rogue"): boxes the jobs of height <= target
+// with Corollary 15 and repeats on boxes + large jobs. Returns the resulting top-level jobs.
+std::vector<int32_t> rogue(Arena& arena, std::vector<int32_t> jobs, double eps,
+                           std::mt19937_64& rng);
+
+// The heights-only simulation of `rogue` (its height profile does not depend on the random
+// choices): the resulting h_max / h_min ratio, and its h_max, h_min.
+struct RogueProfile {
+  double ratio = 0;
+  int64_t h_min = 0, h_max = 0;
+};
+RogueProfile rogue_profile(std::vector<int64_t> heights, double eps);
+
+// §3.3 epsilon search: from small_end, step eps += 0.01 (big_end - eps), keep the eps whose
+// rogue result has the smallest h_max/h_min, stop after 3 non-improvements.
+struct EpsilonChoice {
+  double eps = 0;
+  double mu_final = 0;       // eps / lg^2 r(pre-boxed), capped at 0.99 phi_hat
+  double final_height = 0;   // H_f = h_max / mu_final
+};
+EpsilonChoice epsilon_search(const std::vector<int64_t>& heights);
+
+// Corollary 15 (BKKRT p. 561): size classes (1+mu)^(i-1) < h <= (1+mu)^i with key
+// h_i = floor((1+mu)^i); each class is a unit-height instance boxed by Theorem 2 with
+// k = floor(H / h_i) rows per box. All returned boxes have height floor(H).
+std::vector<int32_t> corollary15(Arena& arena, std::span<const int32_t> jobs, double H, double mu,
+                                 std::mt19937_64& rng);
+
+// Size class index of height h: the least i with h <= (1+mu)^i.
+int size_class(int64_t h, double mu);
+
+// Theorem 2 (BKKRT): boxes unit-height jobs (a size class) into boxes of <= k rows each of
+// height box_height, by critical points, Lemma 1 and interval-graph colouring, recursing into
+// the intervals between critical points. Iterative (explicit work stack).
+std::vector<int32_t> theorem2(Arena& arena, std::vector<int32_t> jobs, int64_t k,
+                              int64_t box_height, double mu, std::mt19937_64& rng);
+
+// Lemma 1 (BKKRT): jobs sharing a live point. Peels outer strips of k*ceil(1/mu^2) earliest
+// births and latest deaths (returned in `unresolved`), then alternately inner strips of
+// k*ceil(1/mu) earliest births / latest deaths, each cut into boxes of <= k jobs.
+struct Lemma1Result {
+  std::vector<int32_t> boxes;
+  std::vector<int32_t> unresolved;
+};
+Lemma1Result lemma1(Arena& arena, std::span<const int32_t> group, int64_t k, int64_t box_height,
+                    double mu);
+
+// Interval-graph colouring in event order (deaths before births at equal times, among equal
+// births the later death first), each birth taking the lowest free row. Returns the row of
+// each input job (parallel to `jobs`) and sets `rows` to the number of rows used.
+std::vector<int32_t> interval_colouring(const Arena& arena, std::span<const int32_t> jobs,
+                                        int32_t& rows);
+
+// §3.7: loose offsets of the original buffers (index = buffer; the dummy is skipped).
+// Top-level boxes are coloured into rows of their common height; each box's contents are
+// laid out from the box's offset (iteratively, explicit stack).
+std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int32_t buffers,
+                           std::mt19937_64& rng);
+
+// Buffer indices by increasing loose offset, ties by index: the squeeze order (§3.8).
+std::vector<int32_t> order_by_offset(const std::vector<int64_t>& loose);
+
+// One randomized iteration up to the squeeze order: rogue, final Corollary 15, unbox.
+struct IterationOrder {
+  std::vector<int32_t> order;
+  int64_t boxes = 0;  // top-level boxes of the final Corollary 15
+};
+IterationOrder iteration_order(const Prepared& prep, const EpsilonChoice& eps,
+                               std::mt19937_64& rng);
+
+// The RNG of iteration `index` under `seed` (splitmix64 of both, then mt19937_64).
+std::mt19937_64 iteration_rng(uint64_t seed, uint64_t index);
+
+}  // namespace memplan::idealloc

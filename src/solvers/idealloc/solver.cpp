@@ -1,0 +1,192 @@
+// The `idealloc` solver: a size-then-lifetime first-fit bootstrap, then randomized boxing
+// iterations (see idealloc.h), each squeezed by first-fit in loose-offset order with an early
+// abort once its running peak passes the best so far. The best plan wins (ties: the lowest
+// iteration index, the bootstrap counting as -1), so the result depends on the seed only,
+// not on the thread count (unless the time limit cuts the run short).
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "memplan/bounds.h"
+#include "memplan/placement.h"
+#include "solvers/families.h"
+#include "solvers/idealloc/idealloc.h"
+
+namespace memplan {
+namespace {
+
+using namespace idealloc;
+
+struct Candidate {
+  int64_t index = -1;  // iteration; -1 = bootstrap / special case
+  int64_t boxes = 0;
+  std::optional<Solution> plan;
+  bool best_fit = false;  // squeezed by best-fit rather than first-fit
+  bool better_than(const Candidate& o) const {
+    if (!plan) return false;
+    if (!o.plan) return true;
+    return plan->peak != o.plan->peak ? plan->peak < o.plan->peak : index < o.index;
+  }
+};
+
+// Our addition: re-squeeze a complete plan by first-fit in the order of its own offsets, and
+// of its mirror image (decreasing offset + size), while that lowers the peak. Without gaps
+// and alignment a buffer still fits at its old (or mirrored) offset, because everything
+// placed before it sat below it and only moved down, so a pass never raises the peak;
+// otherwise it might, and the lower plan is kept either way.
+void recompact(PlacementEngine& engine, Solution& plan, bool enabled) {
+  if (!enabled) return;
+  const Problem& p = engine.problem();
+  // Passes alternate direction: by increasing offset, then by decreasing top (offset+size),
+  // i.e. the mirrored plan's increasing offset. Stop after two passes without gain.
+  for (int pass = 0, fails = 0; pass < 8 && fails < 2; ++pass) {
+    const bool mirrored = pass % 2 == 1;
+    std::vector<int32_t> order(plan.offsets.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      if (!mirrored) return plan.offsets[size_t(a)] < plan.offsets[size_t(b)];
+      return plan.offsets[size_t(a)] + p.buffers[size_t(a)].size >
+             plan.offsets[size_t(b)] + p.buffers[size_t(b)].size;
+    });
+    GreedyResult g = place_in_order(engine, order, Fit::kFirst, plan.peak - 1);
+    if (!g.complete || g.solution.peak >= plan.peak) {
+      ++fails;
+      continue;
+    }
+    fails = 0;
+    plan = std::move(g.solution);
+  }
+}
+
+// §3.1: size descending, then lifetime length descending (ties by index).
+std::vector<int32_t> bootstrap_order(const Problem& p) {
+  std::vector<int32_t> order(p.buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    const Buffer &x = p.buffers[size_t(a)], &y = p.buffers[size_t(b)];
+    if (x.size != y.size) return x.size > y.size;
+    return (x.end - x.start) > (y.end - y.start);
+  });
+  return order;
+}
+
+SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze_best_fit) {
+  const Deadline deadline(opt.time_limit_seconds, opt.cancel);
+  const int64_t load = compute_load(p);
+  const int64_t n = int64_t(p.buffers.size());
+  Candidate best;
+  {
+    PlacementEngine engine(p);
+    GreedyResult g = place_in_order(engine, bootstrap_order(p), Fit::kFirst);
+    if (g.complete) {
+      recompact(engine, g.solution, squeeze_best_fit);
+      best.plan = std::move(g.solution);
+    }
+    // Equal sizes: interval-graph colouring rows, first-fit row by row, reach LOAD (each
+    // buffer fits at its row's offset, so peak <= rows * size = LOAD).
+    bool equal = n > 0;
+    for (const Buffer& b : p.buffers) equal = equal && b.size == p.buffers[0].size;
+    if (equal && (!best.plan || best.plan->peak > load)) {
+      Prepared prep = prepare(p);
+      std::vector<int32_t> all(static_cast<size_t>(n));
+      std::iota(all.begin(), all.end(), 0);
+      int32_t rows = 0;
+      const std::vector<int32_t> row = interval_colouring(prep.base, all, rows);
+      std::vector<int32_t> order = all;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int32_t a, int32_t b) { return row[size_t(a)] < row[size_t(b)]; });
+      Candidate c;
+      GreedyResult r = place_in_order(engine, order, Fit::kFirst);
+      if (r.complete) c.plan = std::move(r.solution);
+      if (c.better_than(best)) best = std::move(c);
+    }
+  }
+  const int64_t bootstrap_peak = best.plan ? best.plan->peak : -1;
+  const int64_t budget = opt.iterations > 0 ? opt.iterations : 1000;
+  int64_t ran = 0;
+  EpsilonChoice eps;
+  Prepared prep;
+  if (best.plan && best.plan->peak > load && n > 1 && !deadline.expired()) {
+    prep = prepare(p);
+    std::vector<int64_t> heights;
+    heights.reserve(prep.base.jobs.size());
+    for (const Job& j : prep.base.jobs) heights.push_back(j.height);
+    eps = epsilon_search(heights);
+
+    std::atomic<int64_t> shared_best{best.plan->peak};
+    std::atomic<int64_t> next{0}, stop_at{budget}, count{0};
+    std::mutex mu;
+    auto worker = [&] {
+      PlacementEngine engine(p);
+      Candidate local;
+      for (;;) {
+        const int64_t i = next.fetch_add(1);
+        // Iterations are claimed in increasing order, so when iteration j reaches LOAD every
+        // i < j has been claimed and will finish: the winner does not depend on threads.
+        if (i >= stop_at.load() || deadline.expired()) break;
+        std::mt19937_64 rng = iteration_rng(opt.seed, uint64_t(i));
+        IterationOrder io = iteration_order(prep, eps, rng);
+        // Abort only when strictly above the best so far: an equal peak may still win a tie
+        // by a lower index, so every plan that could win completes.
+        GreedyResult g = place_in_order(engine, io.order, Fit::kFirst, shared_best.load());
+        // Our addition (docs/idealloc.md): the same order is also squeezed by best-fit, and
+        // the lower of the two kept (first-fit on ties). idealloc squeezes by first-fit only.
+        bool best_fit = false;
+        if (squeeze_best_fit) {
+          GreedyResult h = place_in_order(engine, io.order, Fit::kBest, shared_best.load());
+          if (h.complete && (!g.complete || h.solution.peak < g.solution.peak)) {
+            g = std::move(h);
+            best_fit = true;
+          }
+        }
+        count.fetch_add(1);
+        if (!g.complete) continue;
+        recompact(engine, g.solution, squeeze_best_fit);
+        Candidate c{i, io.boxes, std::move(g.solution), best_fit};
+        const int64_t peak = c.plan->peak;
+        if (c.better_than(local)) local = std::move(c);
+        for (int64_t cur = shared_best.load(); peak < cur && !shared_best.compare_exchange_weak(cur, peak);) {
+        }
+        if (peak <= load)
+          for (int64_t cur = stop_at.load(); i + 1 < cur && !stop_at.compare_exchange_weak(cur, i + 1);) {
+          }
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      if (local.better_than(best)) best = std::move(local);
+    };
+    const int threads = int(std::max<int64_t>(1, std::min<int64_t>(opt.threads, budget)));
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+    ran = count.load();
+  }
+  SolveResult r = result_from_plan(p, opt, best.plan);
+  r.iterations = ran;
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "epsilon=%.3f mu_final=%.3f box_height=%.0f dummy=%d boxes=%lld "
+                "bootstrap_peak=%lld best_iteration=%lld squeeze=%s",
+                eps.eps, eps.mu_final, eps.final_height, int(prep.dummy),
+                static_cast<long long>(best.boxes), static_cast<long long>(bootstrap_peak),
+                static_cast<long long>(best.index), best.best_fit ? "best-fit" : "first-fit");
+  r.detail = buf;
+  return r;
+}
+
+}  // namespace
+
+void register_idealloc(std::vector<SolverInfo>& out) {
+  out.push_back({"idealloc",
+                 "BKKRT boxing (Thm 16/Cor 15/Thm 2/Lemma 1) as idealloc runs it: randomized "
+                 "orders squeezed by first-fit and best-fit, best of N iterations",
+                 [](const Problem& p, const SolveOptions& o) { return run_idealloc(p, o, true); }});
+  out.push_back({"idealloc-ff",
+                 "idealloc as published: the same, squeezed by first-fit only",
+                 [](const Problem& p, const SolveOptions& o) { return run_idealloc(p, o, false); }});
+}
+
+}  // namespace memplan

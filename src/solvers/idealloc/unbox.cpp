@@ -1,0 +1,134 @@
+// idealloc: unboxing to loose offsets (§3.7 of shared/research/idealloc.md) and one
+// randomized iteration's squeeze order (§3.8).
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "core/arith.h"
+#include "solvers/idealloc/idealloc.h"
+
+namespace memplan::idealloc {
+
+namespace {
+
+// a * b for a, b >= 0, saturating at INT64_MAX.
+int64_t sat_mul_nonneg(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::numeric_limits<int64_t>::max();
+  return r;
+}
+
+struct Pending {
+  int32_t job;
+  int64_t offset;
+};
+
+// Places `job` (a buffer or a box) at `offset`: buffers record it, boxes are pushed.
+void put(const Arena& arena, int32_t job, int64_t offset, std::vector<int64_t>& loose,
+         std::vector<Pending>& stack) {
+  const Job& j = arena.jobs[job];
+  if (j.child_count > 0) stack.push_back({job, offset});
+  else if (j.buffer >= 0) loose[size_t(j.buffer)] = offset;  // the dummy (-1) is dropped
+}
+
+}  // namespace
+
+// Boxes are laid out with interval-graph colouring at every level: the top-level boxes (one
+// common height) in rows, and inside a box: a single child at the box's offset; children
+// that never overlap in time all at the box's offset; otherwise each exact-size class
+// coloured into rows, the classes stacked from the box's offset in a random order (idealloc
+// iterates a hash map there). Offsets are only a priority key: a box's re-coloured contents
+// may exceed its height.
+std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int32_t buffers,
+                           std::mt19937_64& rng) {
+  std::vector<int64_t> loose(size_t(buffers), std::numeric_limits<int64_t>::max());
+  std::vector<Pending> stack;
+  {
+    int32_t rows = 0;
+    const std::vector<int32_t> row = interval_colouring(arena, top, rows);
+    int64_t h = 0;
+    for (int32_t b : top) h = std::max(h, arena.jobs[b].height);
+    for (size_t i = 0; i < top.size(); ++i) put(arena, top[i], sat_mul_nonneg(row[i], h), loose, stack);
+  }
+  std::vector<int32_t> kids, cls;
+  while (!stack.empty()) {
+    const Pending p = stack.back();
+    stack.pop_back();
+    const auto s = arena.kids(p.job);
+    if (s.size() == 1) {
+      put(arena, s[0], p.offset, loose, stack);
+      continue;
+    }
+    kids.assign(s.begin(), s.end());
+    std::sort(kids.begin(), kids.end(), [&](int32_t a, int32_t b) {
+      const Job &x = arena.jobs[a], &y = arena.jobs[b];
+      if (x.height != y.height) return x.height < y.height;
+      return x.birth != y.birth ? x.birth < y.birth : a < b;
+    });
+    // Non-overlapping siblings: all at the box's offset.
+    {
+      std::vector<int32_t> by_birth = kids;
+      std::sort(by_birth.begin(), by_birth.end(), [&](int32_t a, int32_t b) {
+        return arena.jobs[a].birth < arena.jobs[b].birth;
+      });
+      bool disjoint = true;
+      int64_t reach = std::numeric_limits<int64_t>::min();
+      for (int32_t c : by_birth) {
+        if (arena.jobs[c].birth < reach) {
+          disjoint = false;
+          break;
+        }
+        reach = std::max(reach, arena.jobs[c].death);
+      }
+      if (disjoint) {
+        for (int32_t c : kids) put(arena, c, p.offset, loose, stack);
+        continue;
+      }
+    }
+    // Exact-size classes, in random order, each coloured into rows.
+    std::vector<std::pair<size_t, size_t>> classes;
+    for (size_t a = 0; a < kids.size();) {
+      size_t b = a;
+      while (b < kids.size() && arena.jobs[kids[b]].height == arena.jobs[kids[a]].height) ++b;
+      classes.push_back({a, b});
+      a = b;
+    }
+    std::shuffle(classes.begin(), classes.end(), rng);
+    int64_t base = p.offset;
+    for (const auto& [a, b] : classes) {
+      cls.assign(kids.begin() + int64_t(a), kids.begin() + int64_t(b));
+      const int64_t h = arena.jobs[cls[0]].height;
+      int32_t rows = 0;
+      const std::vector<int32_t> row = interval_colouring(arena, cls, rows);
+      for (size_t i = 0; i < cls.size(); ++i)
+        put(arena, cls[i], sat_add(base, sat_mul_nonneg(row[i], h)), loose, stack);
+      base = sat_add(base, sat_mul_nonneg(rows, h));
+    }
+  }
+  return loose;
+}
+
+std::vector<int32_t> order_by_offset(const std::vector<int64_t>& loose) {
+  std::vector<int32_t> order(loose.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return loose[size_t(a)] < loose[size_t(b)]; });
+  return order;
+}
+
+IterationOrder iteration_order(const Prepared& prep, const EpsilonChoice& eps,
+                               std::mt19937_64& rng) {
+  Arena arena = prep.base;
+  std::vector<int32_t> jobs(arena.jobs.size());
+  std::iota(jobs.begin(), jobs.end(), 0);
+  // Theorem 16's first phase while safe, then one final Corollary 15 with H = h_max / mu_f
+  // (idealloc's replacement for Theorem 16's second phase).
+  std::vector<int32_t> pre = rogue(arena, std::move(jobs), eps.eps, rng);
+  const std::vector<int32_t> top = corollary15(arena, pre, eps.final_height, eps.mu_final, rng);
+  IterationOrder out;
+  out.boxes = int64_t(top.size());
+  out.order = order_by_offset(unbox(arena, top, prep.originals, rng));
+  return out;
+}
+
+}  // namespace memplan::idealloc
