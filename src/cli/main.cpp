@@ -16,6 +16,7 @@
 #include "memplan/generate.h"
 #include "memplan/io.h"
 #include "memplan/io_json.h"
+#include "cli/bench_cmd.h"
 #include "memplan/solver.h"
 #include "memplan/svg.h"
 #include "memplan/validate.h"
@@ -308,6 +309,8 @@ int main(int argc, char** argv) {
   onnx_cmd->add_flag("--weights", onnx_opt.include_weights, "include initializers (live for the whole run)");
   onnx_cmd->add_option("-o,--output", output, "output CSV (default: stdout)");
 #endif
+  BenchArgs bench_args;
+  add_bench_commands(app, bench_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -339,6 +342,7 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
 #endif
+    if (bench_args.bench->parsed() || bench_args.report->parsed()) return run_bench_command(bench_args);
     if (*list_cmd) {
       std::cout << "algorithms:\n";
       for (const SolverInfo& s : all_solvers()) std::printf("  %-28s %s\n", s.name.c_str(), s.description.c_str());
