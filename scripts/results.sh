@@ -37,12 +37,14 @@ out=docs/results.md
   echo
   echo "## Default portfolio \`auto\`, ${LIMIT} s limit, 2 threads"
   echo
+  echo "(On a 2-core machine; the peers' figures quoted in the README were measured on the same machine class.)"
+  echo
   $B/solve_bench --algo auto --time-limit "$LIMIT" --threads 2 "${AK[@]}" "${REAL[@]}"
   if [ -x $B/idealloc_bench ]; then
     echo
     echo "## idealloc"
     echo
-    if [ "${1:-}" = "--quick" ]; then $B/idealloc_bench 100; else $B/idealloc_bench; fi
+    if [ "${1:-}" = "--quick" ]; then $B/idealloc_bench 100 2 0; else $B/idealloc_bench 10000 2 1000000; fi
   fi
   if [ -x $B/baselines_bench ]; then
     echo
