@@ -9,6 +9,7 @@ const std::vector<SolverInfo>& all_solvers() {
     register_exact(out);
     register_portfolio(out);  // first in the listing
     register_baselines(out);
+    register_search(out);
     register_idealloc(out);
     return out;
   }();

@@ -9,6 +9,7 @@ namespace memplan {
 
 void register_greedy(std::vector<SolverInfo>& out);
 void register_exact(std::vector<SolverInfo>& out);
+void register_search(std::vector<SolverInfo>& out);  // order-search metaheuristics
 void register_portfolio(std::vector<SolverInfo>& out);
 void register_baselines(std::vector<SolverInfo>& out);  // production allocators
 void register_idealloc(std::vector<SolverInfo>& out);
