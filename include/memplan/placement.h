@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "memplan/problem.h"
+#include "memplan/solver.h"
 
 namespace memplan {
 
@@ -79,11 +80,12 @@ struct GreedyResult {
   bool complete = false;
   Solution solution;
 };
+// With a deadline, an expired one also abandons the pass (checked every 256 placements).
 GreedyResult place_in_order(const Problem& problem, std::span<const int32_t> order, Fit fit,
-                            int64_t abort_above = INT64_MAX);
+                            int64_t abort_above = INT64_MAX, const Deadline* deadline = nullptr);
 
 // Same, reusing an engine (cleared first). Lets iterated solvers avoid re-indexing.
 GreedyResult place_in_order(PlacementEngine& engine, std::span<const int32_t> order, Fit fit,
-                            int64_t abort_above = INT64_MAX);
+                            int64_t abort_above = INT64_MAX, const Deadline* deadline = nullptr);
 
 }  // namespace memplan

@@ -187,17 +187,19 @@ void PlacementEngine::clear() {
 }
 
 GreedyResult place_in_order(PlacementEngine& engine, std::span<const int32_t> order, Fit fit,
-                            int64_t abort_above) {
+                            int64_t abort_above, const Deadline* deadline) {
   engine.clear();
   const auto& bufs = engine.problem().buffers;
   GreedyResult r;
   for (int32_t i = 0; i < static_cast<int32_t>(bufs.size()); ++i)
     if (bufs[i].offset) engine.place(i, *bufs[i].offset);
   if (engine.peak() > abort_above) return r;
+  int32_t count = 0;
   for (int32_t i : order) {
     if (engine.is_placed(i)) continue;
     engine.place(i, engine.find_offset(i, fit));
     if (engine.peak() > abort_above) return r;
+    if (deadline && (++count & 255) == 0 && deadline->expired()) return r;
   }
   // Buffers the order left out are placed last, in index order.
   if (engine.placed_count() < static_cast<int32_t>(bufs.size())) {
@@ -212,9 +214,9 @@ GreedyResult place_in_order(PlacementEngine& engine, std::span<const int32_t> or
 }
 
 GreedyResult place_in_order(const Problem& problem, std::span<const int32_t> order, Fit fit,
-                            int64_t abort_above) {
+                            int64_t abort_above, const Deadline* deadline) {
   PlacementEngine engine(problem);
-  return place_in_order(engine, order, fit, abort_above);
+  return place_in_order(engine, order, fit, abort_above, deadline);
 }
 
 }  // namespace memplan

@@ -28,10 +28,15 @@ int64_t round_up(int64_t x, int64_t g) { return (x + g - 1) / g * g; }
 std::optional<Solution> incumbent(const Problem& p, const Deadline& deadline) {
   std::optional<Solution> best;
   PlacementEngine engine(p);
-  for (Order o : kAllOrders) {
+  // The conflict order first: on dense inputs it is both strong and the fastest to place.
+  std::vector<Order> orders = {Order::kConflictDesc};
+  for (Order o : kAllOrders)
+    if (o != Order::kConflictDesc) orders.push_back(o);
+  for (Order o : orders) {
     if (best && deadline.expired()) break;
     const std::vector<int32_t> order = make_order(p, o);
-    GreedyResult g = place_in_order(engine, order, Fit::kFirst, best ? best->peak - 1 : INT64_MAX);
+    GreedyResult g = place_in_order(engine, order, Fit::kFirst, best ? best->peak - 1 : INT64_MAX,
+                                    best ? &deadline : nullptr);
     if (g.complete && (!best || g.solution.peak < best->peak)) best = std::move(g.solution);
   }
   return best;

@@ -26,7 +26,7 @@ SolveResult run_all(const Problem& p, const SolveOptions& opt) {
   };
   std::vector<Variant> variants;
   // Strongest orders first, each with both fits, so that a time limit cuts the weakest.
-  for (Order o : {Order::kSizeDesc, Order::kConflictDesc, Order::kAreaDesc, Order::kConflictSizeDesc,
+  for (Order o : {Order::kConflictDesc, Order::kSizeDesc, Order::kAreaDesc, Order::kConflictSizeDesc,
                   Order::kLengthDesc, Order::kPressureDesc, Order::kStartAsc, Order::kLengthAreaPressure})
     for (Fit fit : {Fit::kFirst, Fit::kBest}) variants.push_back({o, fit});
   std::vector<std::optional<Solution>> plans(variants.size());
@@ -34,9 +34,12 @@ SolveResult run_all(const Problem& p, const SolveOptions& opt) {
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t k; (k = next.fetch_add(1)) < variants.size();) {
-      if (k > 0 && deadline.expired()) continue;  // the first variant always runs
+      // The first variant always completes, so there is always a plan; the others stop at the
+      // time limit.
+      if (k > 0 && deadline.expired()) continue;
       const std::vector<int32_t> idx = make_order(p, variants[k].order);
-      plans[k] = place_in_order(p, idx, variants[k].fit).solution;
+      GreedyResult g = place_in_order(p, idx, variants[k].fit, INT64_MAX, k > 0 ? &deadline : nullptr);
+      if (g.complete) plans[k] = std::move(g.solution);
     }
   };
   const int threads = std::max(1, std::min<int>(opt.threads, variants.size()));

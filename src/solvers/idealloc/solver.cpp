@@ -37,7 +37,7 @@ struct Candidate {
 // and alignment a buffer still fits at its old (or mirrored) offset, because everything
 // placed before it sat below it and only moved down, so a pass never raises the peak;
 // otherwise it might, and the lower plan is kept either way.
-void recompact(PlacementEngine& engine, Solution& plan, bool enabled) {
+void recompact(PlacementEngine& engine, Solution& plan, bool enabled, const Deadline& deadline) {
   if (!enabled) return;
   const Problem& p = engine.problem();
   // Passes alternate direction: by increasing offset, then by decreasing top (offset+size),
@@ -51,7 +51,7 @@ void recompact(PlacementEngine& engine, Solution& plan, bool enabled) {
       return plan.offsets[size_t(a)] + p.buffers[size_t(a)].size >
              plan.offsets[size_t(b)] + p.buffers[size_t(b)].size;
     });
-    GreedyResult g = place_in_order(engine, order, Fit::kFirst, plan.peak - 1);
+    GreedyResult g = place_in_order(engine, order, Fit::kFirst, plan.peak - 1, &deadline);
     if (!g.complete || g.solution.peak >= plan.peak) {
       ++fails;
       continue;
@@ -80,9 +80,12 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
   Candidate best;
   {
     PlacementEngine engine(p);
-    GreedyResult g = place_in_order(engine, bootstrap_order(p), Fit::kFirst);
+    // Inside a portfolio another member already holds a plan, so even the bootstrap stops
+    // at the time limit there; alone, the bootstrap always completes.
+    GreedyResult g = place_in_order(engine, bootstrap_order(p), Fit::kFirst, INT64_MAX,
+                                    opt.shared_upper_bound ? &deadline : nullptr);
     if (g.complete) {
-      recompact(engine, g.solution, squeeze_best_fit);
+      recompact(engine, g.solution, squeeze_best_fit, deadline);
       best.plan = std::move(g.solution);
     }
     // Equal sizes: interval-graph colouring rows, first-fit row by row, reach LOAD (each
@@ -131,12 +134,12 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
         IterationOrder io = iteration_order(prep, eps, rng);
         // Abort only when strictly above the best so far: an equal peak may still win a tie
         // by a lower index, so every plan that could win completes.
-        GreedyResult g = place_in_order(engine, io.order, Fit::kFirst, shared_best.load());
+        GreedyResult g = place_in_order(engine, io.order, Fit::kFirst, shared_best.load(), &deadline);
         // Our addition (docs/idealloc.md): the same order is also squeezed by best-fit, and
         // the lower of the two kept (first-fit on ties). idealloc squeezes by first-fit only.
         bool best_fit = false;
         if (squeeze_best_fit) {
-          GreedyResult h = place_in_order(engine, io.order, Fit::kBest, shared_best.load());
+          GreedyResult h = place_in_order(engine, io.order, Fit::kBest, shared_best.load(), &deadline);
           if (h.complete && (!g.complete || h.solution.peak < g.solution.peak)) {
             g = std::move(h);
             best_fit = true;
@@ -144,7 +147,7 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
         }
         count.fetch_add(1);
         if (!g.complete) continue;
-        recompact(engine, g.solution, squeeze_best_fit);
+        recompact(engine, g.solution, squeeze_best_fit, deadline);
         Candidate c{i, io.boxes, std::move(g.solution), best_fit};
         const int64_t peak = c.plan->peak;
         if (c.better_than(local)) local = std::move(c);
