@@ -46,7 +46,7 @@ out=docs/results.md
     echo
     if [ "${1:-}" = "--quick" ]; then $B/idealloc_bench 100 2 0; else $B/idealloc_bench 10000 2 1000000; fi
   fi
-  if [ -x $B/baselines_bench ]; then
+  if false; then  # covered by docs/figure6.md (memplan bench); baselines_bench takes ~15 min
     echo
     echo "## Production baselines"
     echo
@@ -54,3 +54,6 @@ out=docs/results.md
   fi
 } | tee "$out.tmp"
 mv "$out.tmp" "$out"
+echo
+echo "Production baselines: see docs/figure6.md, produced by:"
+echo "  build/memplan bench benchmarks/minimalloc benchmarks/idealloc --time-limit 2 --threads 1 -o OUT"

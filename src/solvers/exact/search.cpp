@@ -114,7 +114,7 @@ class Dfs {
   }
 
   int solve_single(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank) {
-    if (++nodes_ > budget_ || ((nodes_ & 255) == 0 && deadline_.expired())) return kAbort;
+    if (++nodes_ > budget_ || ((nodes_ & 15) == 0 && deadline_.expired())) return kAbort;
 
     // Section inference. In each section the unplaced buffers are pairwise live together, so
     // they stack disjointly, each at or above its minimum offset and the monotonic floor
