@@ -201,4 +201,25 @@ void add_solver(std::vector<SolverInfo>& out, const std::string& name,
                  }});
 }
 
+InsertionList::InsertionList(const std::vector<Rec>& r, Plan& p)
+    : recs(r), plan(p), placed(r), seq(r.size(), -1) {
+  plan.offsets.assign(r.size(), -1);
+}
+
+void InsertionList::commit(int32_t i, int64_t offset) {
+  plan.offsets[i] = offset;
+  seq[i] = next_seq++;
+  placed.insert(i);
+  plan.total = std::max(plan.total, sat_add(offset, recs[i].size));
+}
+
+std::vector<int32_t> InsertionList::commit_fixed() {
+  std::vector<int32_t> rest;
+  for (int32_t i = 0; i < static_cast<int32_t>(recs.size()); ++i) {
+    if (recs[i].fixed >= 0) commit(i, recs[i].fixed);
+    else rest.push_back(i);
+  }
+  return rest;
+}
+
 }  // namespace memplan::baselines

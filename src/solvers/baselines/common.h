@@ -146,6 +146,25 @@ void hits_by_offset(const OverlapIndex& index, int64_t start, int64_t end,
                     const std::vector<int64_t>& offsets, const std::vector<int64_t>& seq,
                     std::vector<Hit>& out);
 
+// The TFLite planners' list of placed tensors: placements in insertion order (the sequence
+// breaks offset ties in their offset-ordered lists) over an OverlapIndex.
+struct InsertionList {
+  InsertionList(const std::vector<Rec>& recs, Plan& plan);
+  void commit(int32_t i, int64_t offset);
+  // Commits every pre-placed record first (they are occupied from the start) and returns
+  // the others in index order.
+  std::vector<int32_t> commit_fixed();
+  void hits(int64_t start, int64_t end, std::vector<Hit>& out) const {
+    hits_by_offset(placed, start, end, plan.offsets, seq, out);
+  }
+
+  const std::vector<Rec>& recs;
+  Plan& plan;
+  OverlapIndex placed;
+  std::vector<int64_t> seq;
+  int64_t next_seq = 0;
+};
+
 // Checks the deadline every 256 calls; on expiry marks `plan` given up and returns true.
 inline bool out_of_time(const Deadline& dl, int64_t& counter, Plan& plan, const char* who) {
   if ((++counter & 255) != 0 || !dl.expired()) return false;

@@ -17,7 +17,6 @@ Plan arena_best_fit(const std::vector<Rec>& recs, int64_t tensor_alignment, bool
                     const Deadline& dl) {
   const int32_t n = static_cast<int32_t>(recs.size());
   Plan plan;
-  plan.offsets.assign(n, -1);
   if (n == 0) return plan;
   int64_t t_min = recs[0].start, t_max = recs[0].end;
   for (const Rec& r : recs) {
@@ -27,20 +26,9 @@ Plan arena_best_fit(const std::vector<Rec>& recs, int64_t tensor_alignment, bool
   // Order: tensors living for the whole inference (allocated at the first node, never
   // deallocated) first by index; then size desc, then allocation node asc, then index.
   auto whole = [&](int32_t i) { return recs[i].start == t_min && recs[i].end == t_max; };
-  OverlapIndex placed(recs);
-  std::vector<int64_t> seq(n, -1);
-  int64_t next_seq = 0;
-  auto commit = [&](int32_t i, int64_t off) {
-    plan.offsets[i] = off;
-    seq[i] = next_seq++;
-    placed.insert(i);
-    plan.total = std::max(plan.total, sat_add(off, recs[i].size));
-  };
-  std::vector<int32_t> order;
-  for (int32_t i = 0; i < n; ++i) {
-    if (recs[i].fixed >= 0) commit(i, recs[i].fixed);  // pre-placed: occupied from the start
-    else order.push_back(i);
-  }
+  InsertionList list(recs, plan);
+  std::vector<int32_t> order = list.commit_fixed();  // pre-placed: occupied from the start
+  auto commit = [&](int32_t i, int64_t off) { list.commit(i, off); };
   if (sort) std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
     if (whole(a) != whole(b)) return whole(a);
     if (whole(a)) return false;  // by index
@@ -55,7 +43,7 @@ Plan arena_best_fit(const std::vector<Rec>& recs, int64_t tensor_alignment, bool
     const int64_t align = std::max(tensor_alignment, r.align);
     // ordered_allocs_ is kept sorted by offset (upper_bound insert: equal offsets in
     // insertion order); non-overlapping entries are skipped by the source.
-    hits_by_offset(placed, r.start, r.end, plan.offsets, seq, hits);
+    list.hits(r.start, r.end, hits);
     int64_t current = 0, best = -1, best_fit = std::numeric_limits<int64_t>::max();
     for (const Hit& h : hits) {
       const int64_t aligned = round_up(current, align);

@@ -413,23 +413,10 @@ Objects tflite_gpu_greedy_best(const std::vector<Rec>& recs, const Deadline& dl)
 
 Plan tflite_gpu_greedy_by_size(const std::vector<Rec>& recs, int64_t base_align,
                                const Deadline& dl) {
-  const int32_t n = static_cast<int32_t>(recs.size());
   Plan plan;
-  plan.offsets.assign(n, -1);
-  OverlapIndex placed(recs);
-  std::vector<int64_t> seq(n, -1);  // list position tie-break: insertion order
-  int64_t next_seq = 0;
-  auto commit = [&](int32_t i, int64_t off) {
-    plan.offsets[i] = off;
-    seq[i] = next_seq++;
-    placed.insert(i);
-    plan.total = std::max(plan.total, sat_add(off, recs[i].size));
-  };
-  std::vector<int32_t> order;
-  for (int32_t i = 0; i < n; ++i) {
-    if (recs[i].fixed >= 0) commit(i, recs[i].fixed);  // pre-placed: occupied from the start
-    else order.push_back(i);
-  }
+  InsertionList list(recs, plan);
+  std::vector<int32_t> order = list.commit_fixed();  // pre-placed: occupied from the start
+  auto commit = [&](int32_t i, int64_t off) { list.commit(i, off); };
   std::stable_sort(order.begin(), order.end(),
                    [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; });
   std::vector<Hit> hits;
@@ -439,7 +426,7 @@ Plan tflite_gpu_greedy_by_size(const std::vector<Rec>& recs, int64_t base_align,
     const Rec& r = recs[i];
     // The source walks its offset-ordered list (equal offsets in insertion order) and skips
     // tensors that do not overlap r; we sort just the overlapping ones the same way.
-    hits_by_offset(placed, r.start, r.end, plan.offsets, seq, hits);
+    list.hits(r.start, r.end, hits);
     int64_t prev = 0, best_gap = kInf, best_off = -1;
     for (const Hit& h : hits) {
       if (h.offset >= prev) {

@@ -9,23 +9,10 @@
 namespace memplan::baselines {
 
 Plan tflite_micro_greedy(const std::vector<Rec>& recs, const Deadline& dl) {
-  const int32_t n = static_cast<int32_t>(recs.size());
   Plan plan;
-  plan.offsets.assign(n, -1);
-  OverlapIndex placed(recs);
-  std::vector<int64_t> seq(n, -1);
-  int64_t next_seq = 0;
-  auto commit = [&](int32_t i, int64_t off) {
-    plan.offsets[i] = off;
-    seq[i] = next_seq++;
-    placed.insert(i);
-    plan.total = std::max(plan.total, sat_add(off, recs[i].size));
-  };
-  std::vector<int32_t> order;
-  for (int32_t i = 0; i < n; ++i) {
-    if (recs[i].fixed >= 0) commit(i, recs[i].fixed);  // offline offsets, insertion order
-    else order.push_back(i);
-  }
+  InsertionList list(recs, plan);
+  std::vector<int32_t> order = list.commit_fixed();  // offline offsets, insertion order
+  auto commit = [&](int32_t i, int64_t off) { list.commit(i, off); };
   // ReverseSortInPlace is a stable bubble sort: equal sizes keep insertion order.
   std::stable_sort(order.begin(), order.end(),
                    [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; });
@@ -34,7 +21,7 @@ Plan tflite_micro_greedy(const std::vector<Rec>& recs, const Deadline& dl) {
   for (int32_t i : order) {
     if (out_of_time(dl, steps, plan, "tflite-micro greedy")) return plan;
     const Rec& r = recs[i];
-    hits_by_offset(placed, r.start, r.end, plan.offsets, seq, hits);
+    list.hits(r.start, r.end, hits);
     // Walk the overlapping entries in offset order: candidate = highest top of those passed
     // (the planner ignores alignment; we round the candidate up to the buffer's own).
     int64_t candidate = 0;
