@@ -125,9 +125,6 @@ class Dfs {
     int32_t s_lo = INT32_MAX, s_hi = 0;
     int64_t d1 = INT64_MAX, d2 = INT64_MAX;  // the two smallest ends at minimum offsets
     int32_t d1_of = -1;
-    // On large ranges only the sections of the last placement are re-checked (the others
-    // passed at the parent and change only through the floor): still sound, far cheaper.
-    const bool focused = b - a > kFocusAbove && focus_hi_ > focus_lo_;
     bool any = false;
     for (int32_t k = a; k < b; ++k) {
       const int32_t i = in_.by_start[k];
@@ -136,12 +133,9 @@ class Dfs {
       const int64_t e = mo_[i] + in_.size[i];
       if (e < d1) d2 = d1, d1 = e, d1_of = i;
       else if (e < d2) d2 = e;
-      const int32_t lo = focused ? std::max(in_.sec_lo[i], focus_lo_) : in_.sec_lo[i];
-      const int32_t hi = focused ? std::min(in_.sec_hi[i], focus_hi_) : in_.sec_hi[i];
-      if (lo >= hi) continue;
       unplaced_scratch_.push_back(i);
-      s_lo = std::min(s_lo, lo);
-      s_hi = std::max(s_hi, hi);
+      s_lo = std::min(s_lo, in_.sec_lo[i]);
+      s_hi = std::max(s_hi, in_.sec_hi[i]);
     }
     if (!any) {
       unplaced_scratch_.resize(ubase);
@@ -170,9 +164,7 @@ class Dfs {
     bool over = false;
     for (size_t u = ubase; u < unplaced_scratch_.size() && !over; ++u) {
       const int32_t i = unplaced_scratch_[u];
-      const int32_t lo = focused ? std::max(in_.sec_lo[i], focus_lo_) : in_.sec_lo[i];
-      const int32_t hi = focused ? std::min(in_.sec_hi[i], focus_hi_) : in_.sec_hi[i];
-      for (int32_t s = lo; s < hi; ++s) {
+      for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) {
         low_[s] = std::max(low_[s], eff_[i]) + in_.size[i];
         if (low_[s] > cap_) {
           over = true;
@@ -203,10 +195,7 @@ class Dfs {
       const size_t trail_mark = trail_.size(), placed_mark = stack_.size();
       const int64_t at = mo_[i];
       const bool hat = place(i, at);
-      const int32_t saved_lo = focus_lo_, saved_hi = focus_hi_;
-      focus_lo_ = in_.sec_lo[i], focus_hi_ = in_.sec_hi[i];
       const int status = solve(a, b, at, rank_[i]);
-      focus_lo_ = saved_lo, focus_hi_ = saved_hi;
       if (status == kSolved) {
         result = kSolved;
         break;
@@ -274,8 +263,6 @@ class Dfs {
   std::vector<Undo> trail_;
   std::vector<int32_t> stack_, cands_, unplaced_scratch_;
   int32_t unplaced_ = 0;
-  int32_t focus_lo_ = 0, focus_hi_ = 0;  // sections of the last placement (empty: check all)
-  static constexpr int32_t kFocusAbove = 1 << 30;
   int64_t nodes_ = 0;
 };
 
