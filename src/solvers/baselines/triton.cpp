@@ -19,6 +19,112 @@ struct Range {
   bool intersects(const Range& o) const { return std::max(lo, o.lo) < std::min(hi, o.hi); }
 };
 
+// Rectangle index over all records (lifetime x address range): a kd-tree whose leaves are
+// the records split alternately by lifetime midpoint and by offset, laid out as a complete
+// binary tree; every node keeps the bounding box of its subtree (min start, max end, min
+// offset, max top). A query reports exactly the records whose rectangle intersects the
+// given one (the pairs the source finds by testing all pairs), skipping subtrees whose box
+// misses it. Offsets only grow during colouring, so boxes are updated in place and the
+// tree is rebuilt (re-split) after n moves to keep the boxes tight.
+class RectIndex {
+ public:
+  RectIndex(const std::vector<Rec>& recs, const std::vector<int64_t>& offsets)
+      : recs_(recs), offsets_(offsets) {
+    const int32_t n = static_cast<int32_t>(recs.size());
+    while (leaves_ < n) leaves_ *= 2;
+    rebuild();
+  }
+  // Call after offsets[i] changed.
+  void update(int32_t i) {
+    int32_t v = leaves_ + pos_of_[i];
+    node_[v] = leaf(i);
+    for (v /= 2; v >= 1; v /= 2) node_[v] = merge(node_[2 * v], node_[2 * v + 1]);
+    if (++moves_ > static_cast<int64_t>(recs_.size())) rebuild();
+  }
+  // Calls f(j) for every record j with start_j < end, end_j > start, offset_j < hi and
+  // offset_j + size_j > lo.
+  template <class F>
+  void for_each(int64_t start, int64_t end, int64_t lo, int64_t hi, F&& f) const {
+    auto useful = [&](int32_t v) {
+      const Node& nd = node_[v];
+      return nd.start < end && nd.end > start && nd.lo < hi && nd.hi > lo;
+    };
+    if (!useful(1)) return;
+    int32_t stack[64];
+    int depth = 0;
+    stack[depth++] = 1;
+    while (depth > 0) {
+      const int32_t v = stack[--depth];
+      if (v >= leaves_) {
+        f(rec_at_[v - leaves_]);
+        continue;
+      }
+      if (useful(2 * v + 1)) stack[depth++] = 2 * v + 1;
+      if (useful(2 * v)) stack[depth++] = 2 * v;
+    }
+  }
+
+ private:
+  struct Node {
+    int64_t start = kInf;                                  // min start
+    int64_t end = std::numeric_limits<int64_t>::min();     // max end
+    int64_t lo = kInf;                                     // min offset
+    int64_t hi = std::numeric_limits<int64_t>::min();      // max top
+  };
+  static Node merge(const Node& a, const Node& b) {
+    return Node{std::min(a.start, b.start), std::max(a.end, b.end), std::min(a.lo, b.lo),
+                std::max(a.hi, b.hi)};
+  }
+  Node leaf(int32_t i) const {
+    return Node{recs_[i].start, recs_[i].end, offsets_[i], sat_add(offsets_[i], recs_[i].size)};
+  }
+  void rebuild() {
+    const int32_t n = static_cast<int32_t>(recs_.size());
+    moves_ = 0;
+    rec_at_.assign(leaves_, -1);
+    pos_of_.assign(n, 0);
+    std::vector<int32_t> items(n);
+    for (int32_t i = 0; i < n; ++i) items[i] = i;
+    // Iterative split: (first item, item count, first leaf, leaf width, axis).
+    struct Job {
+      int32_t first, count, leaf, width, axis;
+    };
+    std::vector<Job> jobs{{0, n, 0, leaves_, 0}};
+    while (!jobs.empty()) {
+      const Job j = jobs.back();
+      jobs.pop_back();
+      if (j.count == 0) continue;
+      if (j.width == 1) {
+        rec_at_[j.leaf] = items[j.first];
+        pos_of_[items[j.first]] = j.leaf;
+        continue;
+      }
+      const int32_t half = j.width / 2;
+      const int32_t left = std::min(half, j.count);
+      auto key = [&](int32_t i) {
+        // Lifetime midpoint (overflow-safe) or offset.
+        return j.axis == 0 ? recs_[i].start / 2 + recs_[i].end / 2 : offsets_[i];
+      };
+      auto first = items.begin() + j.first;
+      if (left < j.count)
+        std::nth_element(first, first + left, first + j.count,
+                         [&](int32_t a, int32_t b) { return key(a) < key(b); });
+      jobs.push_back({j.first, left, j.leaf, half, 1 - j.axis});
+      jobs.push_back({j.first + left, j.count - left, j.leaf + half, half, 1 - j.axis});
+    }
+    node_.assign(2 * static_cast<size_t>(leaves_), Node{});
+    for (int32_t p = 0; p < leaves_; ++p)
+      if (rec_at_[p] >= 0) node_[leaves_ + p] = leaf(rec_at_[p]);
+    for (int32_t v = leaves_ - 1; v >= 1; --v) node_[v] = merge(node_[2 * v], node_[2 * v + 1]);
+  }
+  const std::vector<Rec>& recs_;
+  const std::vector<int64_t>& offsets_;
+  std::vector<int32_t> rec_at_, pos_of_;
+  std::vector<Node> node_;
+  int32_t leaves_ = 1;
+  int64_t moves_ = 0;
+};
+
 }  // namespace
 
 Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl) {
@@ -37,7 +143,8 @@ Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl) {
   };
   // calculateStarts: multimap offset -> time range; equal offsets pop in insertion order.
   std::multimap<int64_t, Range> triples;
-  triples.insert({0, Range{std::numeric_limits<int64_t>::min(), kInf}});
+  auto insert = [&](int64_t offset, Range r) { triples.insert({offset, r}); };
+  insert(0, Range{std::numeric_limits<int64_t>::min(), kInf});
   std::list<int32_t> remaining(order.begin(), order.end());
   while (!remaining.empty() && !triples.empty()) {
     if (dl.expired()) return give_up("starts");
@@ -64,12 +171,11 @@ Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl) {
     const Range x = live(b);
     const int64_t off = round_up(slot, recs[b].align);
     plan.offsets[b] = off;
-    triples.insert({sat_add(off, recs[b].size),
-                    Range{std::max(range.lo, x.lo), std::min(range.hi, x.hi)}});
+    insert(sat_add(off, recs[b].size), Range{std::max(range.lo, x.lo), std::min(range.hi, x.hi)});
     // Leftover triples exactly as the source writes them (they over-approximate; the
     // colouring below repairs any resulting overlap).
-    if (range.lo < x.lo) triples.insert({slot, Range{range.lo, x.hi}});
-    if (x.hi < range.hi) triples.insert({slot, Range{x.lo, range.hi}});
+    if (range.lo < x.lo) insert(slot, Range{range.lo, x.hi});
+    if (x.hi < range.hi) insert(slot, Range{x.lo, range.hi});
   }
   // Buffers never picked keep offset 0 (the source leaves them at their default start);
   // colouring moves them.
@@ -77,8 +183,7 @@ Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl) {
   // Colouring + bumping until the interference graph (time and address overlap) is
   // empty. The graph is rebuilt each round as in the source, but incrementally: only the
   // edges of buffers that moved can change, so only those are recomputed (same graph).
-  OverlapIndex all(recs);
-  for (int32_t i = 0; i < n; ++i) all.insert(i);
+  RectIndex all(recs, plan.offsets);
   std::vector<std::vector<int32_t>> adj(n);
   std::vector<int32_t> colour(n);
   std::vector<char> used, moved_flag(n, 0);
@@ -87,8 +192,12 @@ Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl) {
     return y != x && plan.offsets[y] < sat_add(plan.offsets[x], recs[x].size) &&
            plan.offsets[x] < sat_add(plan.offsets[y], recs[y].size);
   };
+  auto near = [&](int32_t x, auto&& f) {
+    all.for_each(recs[x].start, recs[x].end, plan.offsets[x],
+                 sat_add(plan.offsets[x], recs[x].size), f);
+  };
   for (int32_t x = 0; x < n; ++x) {
-    all.for_each(recs[x].start, recs[x].end, [&](int32_t y) {
+    near(x, [&](int32_t y) {
       if (interferes(x, y)) adj[x].push_back(y);
     });
     edges += static_cast<int64_t>(adj[x].size());
@@ -119,6 +228,7 @@ Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl) {
       const int64_t off = round_up(top, recs[x].align);
       if (off != plan.offsets[x]) {
         plan.offsets[x] = off;
+        all.update(x);
         moved.push_back(x);
         moved_flag[x] = 1;
       }
@@ -137,7 +247,7 @@ Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl) {
       adj[x].clear();
     }
     for (int32_t x : moved) {
-      all.for_each(recs[x].start, recs[x].end, [&](int32_t y) {
+      near(x, [&](int32_t y) {
         if (!interferes(x, y)) return;
         adj[x].push_back(y);
         ++edges;
