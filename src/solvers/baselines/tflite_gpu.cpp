@@ -212,12 +212,6 @@ Objects tflite_gpu_greedy_by_size_objects(const std::vector<Rec>& recs, const De
   const int32_t n = static_cast<int32_t>(recs.size());
   Objects o;
   o.ids.assign(n, -1);
-  // Guard: the source keeps an n x objects distance table and scans all tensors per step.
-  if (static_cast<int64_t>(n) > 30000) {
-    o.complete = false;
-    o.detail = "too large for O(n^2 m) greedy-by-size objects (n > 30000)";
-    return o;
-  }
   const std::vector<int64_t> pm = tflite_gpu_positional_maximums(recs);
   std::vector<int64_t> position(n);
   for (int32_t i = 0; i < n; ++i) {
@@ -232,7 +226,31 @@ Objects tflite_gpu_greedy_by_size_objects(const std::vector<Rec>& recs, const De
     return recs[b].start > recs[a].last() ? recs[b].start - recs[a].last()
                                           : recs[a].start - recs[b].last();
   };
-  std::vector<std::vector<int64_t>> d(n);  // d[q][obj]
+  // The source keeps an (unassigned tensors x objects) distance table: O(n m) memory,
+  // 2.9 G entries on Y_1. We keep the same information in O(n m / 64 + n): a bit per
+  // (object, tensor) saying "the object has a tenant overlapping the tensor" (its table
+  // entry is infinite), and each object's tenants sorted by time (they are disjoint), from
+  // which a finite entry, the smallest gap to a tenant, is recomputed by binary search
+  // when the source rescans a row. Same decisions, same output.
+  const size_t words = (static_cast<size_t>(n) + 63) / 64;
+  std::vector<std::vector<uint64_t>> blocked;  // [object][tensor bit]
+  std::vector<std::vector<int32_t>> tenants;   // [object] -> tensors sorted by start
+  auto is_blocked = [&](int32_t obj, int32_t q) {
+    return (blocked[obj][static_cast<size_t>(q) >> 6] >> (q & 63)) & 1;
+  };
+  auto block = [&](int32_t obj, int32_t q) {
+    blocked[obj][static_cast<size_t>(q) >> 6] |= uint64_t{1} << (q & 63);
+  };
+  auto table_entry = [&](int32_t q, int32_t obj) -> int64_t {  // the source's d[q][obj]
+    if (is_blocked(obj, q)) return kInf;
+    const auto& t = tenants[obj];
+    auto it = std::lower_bound(t.begin(), t.end(), recs[q].start,
+                               [&](int32_t a, int64_t s) { return recs[a].start < s; });
+    int64_t d = kInf;
+    if (it != t.end()) d = std::min(d, dist(q, *it));
+    if (it != t.begin()) d = std::min(d, dist(q, *std::prev(it)));
+    return d;
+  };
   std::vector<int64_t> best_dist(n, kInf);
   std::vector<int32_t> best_obj(n, -1);
   std::vector<int32_t> unassigned(n);
@@ -260,44 +278,43 @@ Objects tflite_gpu_greedy_by_size_objects(const std::vector<Rec>& recs, const De
     if (fresh) {
       obj = static_cast<int32_t>(o.sizes.size());
       o.sizes.push_back(recs[r].size);
-      // Memory guard for the distance table (unassigned tensors x objects).
-      if (static_cast<int64_t>(unassigned.size()) * static_cast<int64_t>(o.sizes.size()) >
-          40'000'000) {
-        o.complete = false;
-        o.detail = "too large: greedy-by-size objects distance table > 40M entries";
-        return o;
-      }
+      blocked.emplace_back(words, 0);
+      tenants.emplace_back();
     } else {
       obj = best_obj[r];
       o.sizes[obj] = std::max(o.sizes[obj], recs[r].size);
     }
     o.ids[r] = obj;
     for (int32_t q : unassigned) {
+      if (!fresh && is_blocked(obj, q)) continue;  // entry already infinite
       const int64_t dq = dist(q, r);
-      if (fresh) {
-        d[q].push_back(dq);
-      } else {
-        if (d[q][obj] == kInf) continue;
-        if (dq == kInf) {
-          d[q][obj] = kInf;
-          if (best_obj[q] == obj) {  // rescan, first minimum in id order wins
-            best_dist[q] = kInf;
-            best_obj[q] = -1;
-            for (int32_t k = 0; k < static_cast<int32_t>(d[q].size()); ++k)
-              if (d[q][k] < best_dist[q]) {
-                best_dist[q] = d[q][k];
-                best_obj[q] = k;
-              }
+      if (dq == kInf) {
+        block(obj, q);
+        if (!fresh && best_obj[q] == obj) {
+          // Rescan the row, first minimum in object id order wins (r is not yet in
+          // tenants[obj], which is blocked for q anyway).
+          best_dist[q] = kInf;
+          best_obj[q] = -1;
+          for (int32_t k = 0; k < static_cast<int32_t>(tenants.size()); ++k) {
+            if (k == obj) continue;  // just blocked
+            const int64_t e = table_entry(q, k);
+            if (e < best_dist[q]) {
+              best_dist[q] = e;
+              best_obj[q] = k;
+            }
           }
-          continue;
         }
-        d[q][obj] = std::min(d[q][obj], dq);
+        continue;
       }
       if (dq < best_dist[q]) {
         best_dist[q] = dq;
         best_obj[q] = obj;
       }
     }
+    auto& t = tenants[obj];
+    t.insert(std::upper_bound(t.begin(), t.end(), recs[r].start,
+                              [&](int64_t s, int32_t a) { return s < recs[a].start; }),
+             r);
   }
   return o;
 }
