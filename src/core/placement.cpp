@@ -68,8 +68,19 @@ void PlacementEngine::set_leaf(int32_t piece, int64_t value) {
 // present) replaces the comparison sort; it is stable, so equal keys keep their order and
 // the result is identical.
 void PlacementEngine::sort_by_lo(std::vector<Forbidden>& v, std::vector<Forbidden>& tmp) {
+  // The order among equal low ends never changes a fit (the scans only take the max of
+  // their high ends), so small inputs use an allocation-free unstable sort.
+  if (v.size() <= 24) {
+    for (size_t k = 1; k < v.size(); ++k) {
+      const Forbidden f = v[k];
+      size_t j = k;
+      for (; j > 0 && v[j - 1].lo > f.lo; --j) v[j] = v[j - 1];
+      v[j] = f;
+    }
+    return;
+  }
   if (v.size() < 256) {
-    std::stable_sort(v.begin(), v.end(), [](const Forbidden& a, const Forbidden& b) { return a.lo < b.lo; });
+    std::sort(v.begin(), v.end(), [](const Forbidden& a, const Forbidden& b) { return a.lo < b.lo; });
     return;
   }
   int64_t lo = INT64_MAX, hi = INT64_MIN;

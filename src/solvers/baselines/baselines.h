@@ -20,6 +20,12 @@ Objects tflite_gpu_greedy_in_order(const std::vector<Rec>& recs);            // 
 Objects tflite_gpu_greedy_by_breadth(const std::vector<Rec>& recs, const Deadline& dl);  // §1.1.4
 Objects tflite_gpu_greedy_by_size_objects(const std::vector<Rec>& recs, const Deadline& dl);  // §1.1.5
 Objects tflite_gpu_min_cost_flow(const std::vector<Rec>& recs, const Deadline& dl);  // §1.1.8
+// The same flow as an assignment problem solved by Dijkstra-based shortest augmenting
+// paths (exact: same minimum cost; equal-cost ties may differ from the source). With
+// near_candidates > 0 each tensor may reuse only that many finished tensors closest in
+// size (used above 8M reuse edges).
+Objects tflite_gpu_min_cost_flow_assignment(const std::vector<Rec>& recs, const Deadline& dl,
+                                            int near_candidates = 0);
 Objects tflite_gpu_greedy_best(const std::vector<Rec>& recs, const Deadline& dl);  // §1.1.7
 // §1.1.6 GREEDY_BY_SIZE offsets; base_align = the source's base_addr_align_bytes (applied to
 // tensor tops), combined with each buffer's own alignment. Honours fixed offsets.
