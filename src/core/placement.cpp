@@ -79,13 +79,26 @@ void PlacementEngine::sort_by_lo(std::vector<Forbidden>& v, std::vector<Forbidde
     }
     return;
   }
-  if (v.size() < 256) {
-    std::sort(v.begin(), v.end(), [](const Forbidden& a, const Forbidden& b) { return a.lo < b.lo; });
-    return;
-  }
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (const Forbidden& f : v) lo = std::min(lo, f.lo), hi = std::max(hi, f.lo);
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  if (v.size() < 256) {
+    // Mid-sized lists over a small key span (typical of one accelerator's memory): an 8-bit
+    // LSD radix sort (at most 3 passes) beats the comparison sort's mispredicted branches.
+    if (v.size() >= 48 && span < (uint64_t{1} << 24)) {
+      tmp.resize(v.size());
+      for (int shift = 0; shift < 24 && (span >> shift) != 0; shift += 8) {
+        uint32_t count[257] = {};
+        for (const Forbidden& f : v) ++count[((static_cast<uint64_t>(f.lo) - static_cast<uint64_t>(lo)) >> shift & 255) + 1];
+        for (int b = 0; b < 256; ++b) count[b + 1] += count[b];
+        for (const Forbidden& f : v) tmp[count[(static_cast<uint64_t>(f.lo) - static_cast<uint64_t>(lo)) >> shift & 255]++] = f;
+        v.swap(tmp);
+      }
+      return;
+    }
+    std::sort(v.begin(), v.end(), [](const Forbidden& a, const Forbidden& b) { return a.lo < b.lo; });
+    return;
+  }
   tmp.resize(v.size());
   constexpr int kBits = 11;
   constexpr size_t kBuckets = size_t{1} << kBits;
