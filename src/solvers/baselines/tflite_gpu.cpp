@@ -52,6 +52,22 @@ std::vector<int64_t> event_times(const std::vector<Rec>& recs) {
   return t;
 }
 
+// Min-cost flow extraction: in `rows` order, each tensor that opens a new object starts a
+// chain following `succ` (the tensor that took its object over); the object is as large as
+// the largest tensor of its chain.
+void add_chains(const std::vector<Rec>& recs, const std::vector<int32_t>& rows,
+                const std::vector<char>& opens, const std::vector<int32_t>& succ, Objects& o) {
+  for (int32_t i : rows) {
+    if (!opens[i]) continue;
+    const int32_t obj = static_cast<int32_t>(o.sizes.size());
+    o.sizes.push_back(0);
+    for (int32_t x = i; x >= 0; x = succ[x]) {
+      o.ids[x] = obj;
+      o.sizes[obj] = std::max(o.sizes[obj], recs[x].size);
+    }
+  }
+}
+
 }  // namespace
 
 Objects tflite_gpu_naive(const std::vector<Rec>& recs) {
@@ -416,15 +432,9 @@ static Objects min_cost_flow_source(const std::vector<Rec>& recs, const Deadline
     for (int32_t e : adj[L(x)])
       if ((e & 1) == 0 && edges[e].to >= n && edges[e].to < 2 * n && edges[e].cap == 0)
         succ[x] = edges[e].to - n;
-  for (int32_t i : by_first(recs)) {
-    if (edges[new_object_edge[i]].cap != 0) continue;
-    const int32_t obj = static_cast<int32_t>(o.sizes.size());
-    o.sizes.push_back(0);
-    for (int32_t x = i; x >= 0; x = succ[x]) {
-      o.ids[x] = obj;
-      o.sizes[obj] = std::max(o.sizes[obj], recs[x].size);
-    }
-  }
+  std::vector<char> opens(n);
+  for (int32_t i = 0; i < n; ++i) opens[i] = edges[new_object_edge[i]].cap == 0;
+  add_chains(recs, by_first(recs), opens, succ, o);
   return o;
 }
 
@@ -521,15 +531,9 @@ static Objects min_cost_flow_assignment(const std::vector<Rec>& recs,
   std::vector<int32_t> succ(n, -1);
   for (int32_t i = 0; i < n; ++i)
     if (slot[i] < n) succ[slot[i]] = i;
-  for (int32_t i : rows) {
-    if (slot[i] != n + i) continue;
-    const int32_t obj = static_cast<int32_t>(o.sizes.size());
-    o.sizes.push_back(0);
-    for (int32_t x = i; x >= 0; x = succ[x]) {
-      o.ids[x] = obj;
-      o.sizes[obj] = std::max(o.sizes[obj], recs[x].size);
-    }
-  }
+  std::vector<char> opens(n);
+  for (int32_t i = 0; i < n; ++i) opens[i] = slot[i] == n + i;
+  add_chains(recs, rows, opens, succ, o);
   return o;
 }
 
