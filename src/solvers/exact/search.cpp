@@ -30,7 +30,7 @@ class Dfs {
     const int32_t n = in.n;
     rank_.resize(n);
     for (int32_t k = 0; k < n; ++k) rank_[order[k]] = k;
-    placed_.assign(n, false);
+    placed_.assign(n, 0);
     offset_.assign(n, 0);
     floor_.assign(n, 0);
     mo_.assign(n, 0);
@@ -158,8 +158,22 @@ class Dfs {
       }
       eff_[j] = align_up(x_cur + lift, in_.align[j]);
     }
-    std::sort(unplaced_scratch_.begin() + ubase, unplaced_scratch_.end(),
-              [&](int32_t x, int32_t y) { return eff_[x] < eff_[y]; });
+    if (cap_ < (int64_t{1} << 40) && in_.n < (1 << 23)) {
+      // Sort packed (eff, buffer) integers: markedly faster than an indirect comparator.
+      keys_.clear();
+      for (size_t u = ubase; u < unplaced_scratch_.size(); ++u) {
+        const int32_t j = unplaced_scratch_[u];
+        // eff above 2^41 > capacity fails the node whatever the order: clamp to fit the key.
+        const int64_t e = std::clamp<int64_t>(eff_[j], 0, (int64_t{1} << 41) - 1);
+        keys_.push_back(static_cast<uint64_t>(e) << 23 | static_cast<uint64_t>(j));
+      }
+      std::sort(keys_.begin(), keys_.end());
+      for (size_t u = 0; u < keys_.size(); ++u)
+        unplaced_scratch_[ubase + u] = static_cast<int32_t>(keys_[u] & ((uint64_t{1} << 23) - 1));
+    } else {
+      std::sort(unplaced_scratch_.begin() + ubase, unplaced_scratch_.end(),
+                [&](int32_t x, int32_t y) { return eff_[x] < eff_[y]; });
+    }
     if (s_lo < s_hi) std::fill(low_.begin() + s_lo, low_.begin() + s_hi, x_cur);
     bool over = false;
     for (size_t u = ubase; u < unplaced_scratch_.size() && !over; ++u) {
@@ -258,10 +272,11 @@ class Dfs {
   const int64_t budget_;
   const Deadline& deadline_;
   std::vector<int32_t> rank_, twin_prev_;
-  std::vector<bool> placed_;
+  std::vector<char> placed_;  // char, not bool: read in every inner loop
   std::vector<int64_t> offset_, floor_, mo_, eff_, remaining_, low_;
   std::vector<Undo> trail_;
   std::vector<int32_t> stack_, cands_, unplaced_scratch_;
+  std::vector<uint64_t> keys_;
   int32_t unplaced_ = 0;
   int64_t nodes_ = 0;
 };
