@@ -25,8 +25,9 @@ namespace {
 class Dfs {
  public:
   Dfs(const Instance& in, int64_t capacity, const std::vector<int32_t>& order, int64_t budget,
-      const Deadline& deadline)
-      : in_(in), cap_(capacity), order_(order), budget_(budget), deadline_(deadline) {
+      const Deadline& deadline, const std::vector<int64_t>* target = nullptr)
+      : in_(in), cap_(capacity), order_(order), budget_(budget), deadline_(deadline),
+        target_(target) {
     const int32_t n = in.n;
     rank_.resize(n);
     for (int32_t k = 0; k < n; ++k) rank_[order[k]] = k;
@@ -198,6 +199,7 @@ class Dfs {
       if (m + in_.size[i] > cap_) continue;
       if (m >= (i == d1_of ? d2 : d1)) continue;                       // dominated
       if (twin_prev_[i] >= 0 && !placed_[twin_prev_[i]]) continue;      // symmetry
+      if (target_ && m != (*target_)[i]) continue;                       // testing aid
       cands_.push_back(i);
     }
     std::sort(cands_.begin() + base, cands_.end(), [&](int32_t x, int32_t y) {
@@ -271,6 +273,7 @@ class Dfs {
   const std::vector<int32_t>& order_;
   const int64_t budget_;
   const Deadline& deadline_;
+  const std::vector<int64_t>* target_;
   std::vector<int32_t> rank_, twin_prev_;
   std::vector<char> placed_;  // char, not bool: read in every inner loop
   std::vector<int64_t> offset_, floor_, mo_, eff_, remaining_, low_;
@@ -286,6 +289,13 @@ class Dfs {
 SearchResult search(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
                     int64_t node_budget, const Deadline& deadline) {
   Dfs dfs(in, capacity, order, node_budget, deadline);
+  return dfs.run();
+}
+
+SearchResult search_following(const Instance& in, int64_t capacity,
+                              const std::vector<int32_t>& order,
+                              const std::vector<int64_t>& target, const Deadline& deadline) {
+  Dfs dfs(in, capacity, order, INT64_MAX, deadline, &target);
   return dfs.run();
 }
 

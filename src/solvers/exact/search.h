@@ -47,4 +47,13 @@ struct SearchResult {
 SearchResult search(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
                     int64_t node_budget, const Deadline& deadline);
 
+// Testing aid for soundness: the same search, but a buffer is a candidate only when its
+// minimum offset equals `target[i]`, the offsets of a known canonical plan (every buffer at
+// its minimum offset given the buffers below it; identical buffers' offsets ascending in
+// preorder rank). Every pruning rule stays on, so kFound means none of them cuts the path
+// to that plan, and anything else means a rule is unsound.
+SearchResult search_following(const Instance& in, int64_t capacity,
+                              const std::vector<int32_t>& order,
+                              const std::vector<int64_t>& target, const Deadline& deadline);
+
 }  // namespace memplan::exact
