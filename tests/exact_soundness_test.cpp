@@ -13,6 +13,7 @@
 
 #include "memplan/io.h"
 #include "memplan/placement.h"
+#include "memplan/solver.h"
 #include "memplan/validate.h"
 #include "solvers/exact/search.h"
 #include "testing.h"
@@ -150,6 +151,34 @@ TEST(ExactSoundness, ReachesCompactedPlansOfMiniMallocBenchmarks) {
     ASSERT_TRUE(g.complete);
     expect_reached(p, g.solution.offsets, "WAT", name);
   }
+}
+
+TEST(Exact, SamePlanOnOneAndTwoThreads) {
+  // Probes of one round run on several threads, but the first deciding probe in list order
+  // wins, so a run that ends by itself (not by the clock) does not depend on the threads.
+  // Tilings: the optimum is the tiled width, which the search must find and prove; runs cut
+  // by the clock are counted and excluded from the comparison.
+  std::mt19937_64 rng(31);
+  int searched = 0, timed_out = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const Problem p = tiling(rng, 40 + trial % 40, 100, 1000 + int64_t(rng() % 1000), 1).first;
+    SolveResult r[2];
+    for (int t = 0; t < 2; ++t) {
+      SolveOptions o;
+      o.time_limit_seconds = 5;
+      o.threads = t + 1;
+      r[t] = solve(p, "exact", o);
+    }
+    if (r[0].status != Status::kOptimal || r[1].status != Status::kOptimal) {
+      ++timed_out;
+      continue;
+    }
+    ASSERT_EQ(r[0].solution->offsets, r[1].solution->offsets) << "trial " << trial;
+    searched += r[0].iterations >= 6;  // at least two rounds of probes
+  }
+  RecordProperty("timed_out", timed_out);
+  EXPECT_LE(timed_out, 5);
+  EXPECT_GE(searched, 5);
 }
 
 }  // namespace

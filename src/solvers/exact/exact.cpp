@@ -2,7 +2,10 @@
 // minimizes the peak with proof. Restarts across static preorders with doubling node
 // budgets (MiniMalloc's round robin); every probe is its own search, and a probe that runs
 // out of budget or time is "unknown", never "infeasible".
+#include <algorithm>
+#include <atomic>
 #include <numeric>
+#include <thread>
 
 #include "memplan/bounds.h"
 #include "memplan/orders.h"
@@ -46,17 +49,51 @@ struct Prober {
   const exact::Instance& in;
   std::vector<std::vector<int32_t>> orders;
   const Deadline& deadline;
+  int threads = 1;
   int64_t nodes = 0, probes = 0;
 
-  // Round robin over preorders with budget `budget` each at capacity `cap`.
-  exact::Outcome probe(int64_t cap, int64_t budget, std::vector<int64_t>& offsets) {
-    for (const auto& order : orders) {
-      if (deadline.expired()) return exact::Outcome::kBudget;
-      exact::SearchResult r = exact::search(in, cap, order, budget, deadline);
-      nodes += r.nodes;
-      ++probes;
-      if (r.outcome == exact::Outcome::kFound) offsets = std::move(r.offsets);
-      if (r.outcome != exact::Outcome::kBudget) return r.outcome;
+  // One round: for each target in turn, each preorder in turn, a search with that target's
+  // node budget. Returns the first probe in that list order that decides (found or exhausted),
+  // with its target, or kBudget. Probes run on `threads` threads; a probe later in the list
+  // than a decided one is not started, and its result would be ignored anyway, so the
+  // answer is the one a single thread gets, whatever the thread count.
+  exact::Outcome round(const std::vector<int64_t>& targets, const std::vector<int64_t>& budgets,
+                       std::vector<int64_t>& offsets, int64_t& decided_target) {
+    const size_t count = targets.size() * orders.size();
+    std::vector<exact::SearchResult> results(count);
+    std::vector<char> ran(count, 0);
+    std::atomic<size_t> next{0}, decided{count};
+    std::atomic<int64_t> node_sum{0}, probe_sum{0};
+    auto worker = [&] {
+      for (;;) {
+        const size_t k = next.fetch_add(1);
+        if (k >= count || k > decided.load() || deadline.expired()) return;
+        exact::SearchResult r =
+            exact::search(in, targets[k / orders.size()], orders[k % orders.size()],
+                          budgets[k / orders.size()], deadline);
+        node_sum += r.nodes;
+        ++probe_sum;
+        if (r.outcome != exact::Outcome::kBudget)
+          for (size_t cur = decided.load(); k < cur && !decided.compare_exchange_weak(cur, k);) {
+          }
+        results[k] = std::move(r);
+        ran[k] = 1;
+      }
+    };
+    const int t = static_cast<int>(std::min<size_t>(std::max(threads, 1), count));
+    std::vector<std::thread> pool;
+    for (int i = 1; i < t; ++i) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
+    nodes += node_sum.load();
+    probes += probe_sum.load();
+    // Every probe before the first decisive one ran to its budget (or the deadline).
+    for (size_t k = 0; k < count; ++k) {
+      if (!ran[k]) return exact::Outcome::kBudget;
+      if (results[k].outcome == exact::Outcome::kBudget) continue;
+      decided_target = targets[k / orders.size()];
+      if (results[k].outcome == exact::Outcome::kFound) offsets = std::move(results[k].offsets);
+      return results[k].outcome;
     }
     return exact::Outcome::kBudget;
   }
@@ -79,7 +116,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
   }
   const int64_t g = proofs ? in->granularity : 1;
   int64_t lb = round_up(compute_load(p), g);
-  Prober prober{*in, {}, deadline};
+  Prober prober{*in, {}, deadline, std::max(1, opt.threads)};
   for (const char* keys : kPreorders) prober.orders.push_back(exact::preorder(*in, keys));
   auto plan_of = [&](std::vector<int64_t> offsets) {
     Solution s;
@@ -103,7 +140,8 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
     }
     std::vector<int64_t> offsets;
     for (int64_t budget = 2 * std::max(in->n, 1);; budget *= 2) {
-      const exact::Outcome o = prober.probe(*cap, budget, offsets);
+      int64_t at = 0;
+      const exact::Outcome o = prober.round({*cap}, {budget}, offsets, at);
       if (o == exact::Outcome::kFound) return finish(result_from_plan(p, opt, plan_of(std::move(offsets))), "found");
       if (o == exact::Outcome::kInfeasible && proofs) {
         r.status = Status::kInfeasible;
@@ -131,22 +169,34 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
       progress = false;
       const int64_t ub = upper();
       const int64_t gap = ub - lb;
-      const int64_t rungs[] = {lb, round_up(lb + gap / 8, g), round_up(lb + gap / 4, g),
-                               round_up(lb + gap / 2, g), ub - g};
-      for (int64_t target : rungs) {
-        if (target < lb || target >= ub || deadline.expired()) continue;
-        std::vector<int64_t> offsets;
-        const exact::Outcome o = prober.probe(target, budget, offsets);
-        if (o == exact::Outcome::kFound) {
-          best = plan_of(std::move(offsets));
-          progress = true;  // re-derive the ladder at this budget
-          break;
+      // Difficulty is not monotone in the target (D: 1025024 takes 2 s, 1024000 30 s,
+      // 1047552 longer), and the bound is rarely tight, so besides the bound itself the rungs
+      // step down from the incumbent by 1, 2, 4, 8, ... granules, lowest first. The two
+      // nearest rungs get the full budget, each deeper one half the previous, the bound an
+      // eighth: the deep rungs are rarely feasible, and a long search there is wasted.
+      std::vector<int64_t> targets, budgets;
+      auto add = [&](int64_t target, int64_t b) {
+        if (target >= lb && target < ub &&
+            std::find(targets.begin(), targets.end(), target) == targets.end()) {
+          targets.push_back(target);
+          budgets.push_back(std::max<int64_t>(b, 2 * in->n));
         }
-        if (o == exact::Outcome::kInfeasible && proofs) {
-          lb = target + g;
-          progress = true;
-          break;
-        }
+      };
+      add(lb, budget / 8);
+      int steps = 0;
+      for (int64_t step = g; step <= gap && step > 0 && step <= INT64_MAX / 2; step *= 2) ++steps;
+      for (int k = steps - 1; k >= 0; --k)
+        add(ub - (g << k), k <= 1 ? budget : budget >> std::min(k - 1, 62));
+      if (targets.empty() || deadline.expired()) break;
+      std::vector<int64_t> offsets;
+      int64_t target = 0;
+      const exact::Outcome o = prober.round(targets, budgets, offsets, target);
+      if (o == exact::Outcome::kFound) {
+        best = plan_of(std::move(offsets));
+        progress = true;  // re-derive the ladder at this budget
+      } else if (o == exact::Outcome::kInfeasible && proofs) {
+        lb = target + g;
+        progress = true;
       }
       if (opt.progress)
         opt.progress("lb=" + std::to_string(lb) + " best=" + std::to_string(upper()) +
