@@ -171,9 +171,10 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
       const int64_t gap = ub - lb;
       // Difficulty is not monotone in the target (D: 1025024 takes 2 s, 1024000 30 s,
       // 1047552 longer), and the bound is rarely tight, so besides the bound itself the rungs
-      // step down from the incumbent by 1, 2, 4, 8, ... granules, lowest first. The two
-      // nearest rungs get the full budget, each deeper one half the previous, the bound an
-      // eighth: the deep rungs are rarely feasible, and a long search there is wasted.
+      // step down from the incumbent by 1, 2, 4, 8, ... granules, lowest first. One step
+      // below the incumbent gets twice the budget, two steps the budget, each deeper rung
+      // half the previous, the bound an eighth: deep rungs are rarely feasible, and a long
+      // search there is mostly wasted.
       std::vector<int64_t> targets, budgets;
       auto add = [&](int64_t target, int64_t b) {
         if (target >= lb && target < ub &&
@@ -186,7 +187,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
       int steps = 0;
       for (int64_t step = g; step <= gap && step > 0 && step <= INT64_MAX / 2; step *= 2) ++steps;
       for (int k = steps - 1; k >= 0; --k)
-        add(ub - (g << k), k <= 1 ? budget : budget >> std::min(k - 1, 62));
+        add(ub - (g << k), k == 0 ? 2 * budget : k == 1 ? budget : budget >> std::min(k - 1, 62));
       if (targets.empty() || deadline.expired()) break;
       std::vector<int64_t> offsets;
       int64_t target = 0;
