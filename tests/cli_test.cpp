@@ -2,6 +2,9 @@
 // within the capacity), and the list/stats/generate commands.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include <map>
 #include <sstream>
 
@@ -79,6 +82,17 @@ TEST(Cli, PlcInput) {
   EXPECT_EQ(fields(r.out)["buffers"], "183");
   const auto val = run_cli("validate " + bench("idealloc/traces/hi_again.plc") + " '" + plan + "'", dir);
   EXPECT_EQ(val.code, 0) << val.out << val.err;
+}
+
+TEST(Cli, BenchReadsEveryProblemFormatInAFolder) {
+  // A folder with a PLC trace: bench picks it up and reads it as PLC, not as CSV.
+  TempDir dir;
+  const std::string out = dir.file("out");
+  const auto r = run_cli("bench " + bench("idealloc/traces") + " --algos first-fit -o '" + out + "'", dir);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  std::ifstream md(out + "/bench.md");
+  const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("hi_again"), std::string::npos) << text;
 }
 
 TEST(Cli, CapacityBelowLoadExitsThreeWithoutOutput) {

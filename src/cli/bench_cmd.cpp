@@ -8,6 +8,7 @@
 
 #include "memplan/generate.h"
 #include "memplan/io.h"
+#include "memplan/io_json.h"
 #include "memplan/report.h"
 
 namespace memplan {
@@ -21,7 +22,7 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-// Files and folders (every .csv below a folder). IREE's files use inclusive lifetimes and
+// Files and folders (every .csv, .json and .plc problem below a folder). IREE's files use inclusive lifetimes and
 // carry IREE's own plan in the offset column, which is dropped.
 std::vector<BenchInput> load_inputs(const std::vector<std::string>& paths, const std::vector<std::string>& gens) {
   std::vector<std::string> files;
@@ -29,7 +30,9 @@ std::vector<BenchInput> load_inputs(const std::vector<std::string>& paths, const
     if (std::filesystem::is_directory(p)) {
       std::vector<std::string> found;
       for (const auto& e : std::filesystem::recursive_directory_iterator(p))
-        if (e.is_regular_file() && e.path().extension() == ".csv") found.push_back(e.path().string());
+        if (e.is_regular_file() && (e.path().extension() == ".csv" || e.path().extension() == ".json" ||
+                                    e.path().extension() == ".plc"))
+          found.push_back(e.path().string());
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
     } else {
@@ -40,7 +43,10 @@ std::vector<BenchInput> load_inputs(const std::vector<std::string>& paths, const
   for (const std::string& f : files) {
     const bool iree = f.find("/iree/") != std::string::npos;
     BenchInput in;
-    in.problem = read_csv_file(f, iree ? Lifetimes::kInclusive : Lifetimes::kHalfOpen).problem;
+    const std::string ext = std::filesystem::path(f).extension().string();
+    if (ext == ".json") in.problem = read_json_file(f);
+    else if (ext == ".plc") in.problem = read_plc_file(f);
+    else in.problem = read_csv_file(f, iree ? Lifetimes::kInclusive : Lifetimes::kHalfOpen).problem;
     if (iree)
       for (Buffer& b : in.problem.buffers) b.offset.reset();
     std::string name = std::filesystem::path(f).stem().string();
@@ -96,7 +102,7 @@ void add_bench_commands(CLI::App& app, BenchArgs& a) {
   a.bench = app.add_subcommand("bench", "run solvers over inputs; write Markdown/CSV tables and SVG charts");
   a.report = app.add_subcommand("report", "run solvers over inputs; write one self-contained HTML report");
   for (CLI::App* c : {a.bench, a.report}) {
-    c->add_option("inputs", a.inputs, "problem files or folders (every .csv below)");
+    c->add_option("inputs", a.inputs, "problem files or folders (every .csv, .json and .plc below)");
     c->add_option("--algos", a.algos, "comma-separated algorithms (default: bench all, report a fast set)");
     c->add_option("--generate", a.generate, "generated input KIND:BUFFERS:SEED (repeatable)");
     c->add_option("--repeat", a.repeat, "runs per solver and input (time is the mean)")->check(CLI::PositiveNumber);
