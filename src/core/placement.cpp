@@ -63,13 +63,35 @@ void PlacementEngine::set_leaf(int32_t piece, int64_t value) {
   }
 }
 
-// Sorts forbidden ranges by their low end. Dense instances give thousands per query, so
-// above a small size an LSD radix sort (11-bit digits over the span of keys actually
-// present) replaces the comparison sort; it is stable, so equal keys keep their order and
-// the result is identical.
+namespace {
+
+// Stable LSD radix sort of forbidden ranges by low end, kBits per pass, over the keys'
+// actual span [lo, lo + span] (so small spans need few passes).
+template <int kBits, class Range>
+void radix_sort_by_lo(std::vector<Range>& v, std::vector<Range>& tmp, int64_t lo, uint64_t span) {
+  constexpr size_t kBuckets = size_t{1} << kBits;
+  tmp.resize(v.size());
+  for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += kBits) {
+    size_t count[kBuckets + 1] = {};
+    auto digit = [&](const Range& f) {
+      return ((static_cast<uint64_t>(f.lo) - static_cast<uint64_t>(lo)) >> shift) & (kBuckets - 1);
+    };
+    for (const auto& f : v) ++count[digit(f) + 1];
+    for (size_t b = 0; b < kBuckets; ++b) count[b + 1] += count[b];
+    for (const auto& f : v) tmp[count[digit(f)]++] = f;
+    v.swap(tmp);
+  }
+}
+
+}  // namespace
+
+// Sorts forbidden ranges by their low end. The order among equal low ends never changes a
+// fit (the scans only take the max of their high ends), so any sort will do; the fastest
+// depends on the size: insertion sort for short lists (no allocation), an 8-bit radix sort
+// for mid-sized lists over a small key span (typical of one accelerator's memory; at most
+// 3 passes, and no mispredicted comparisons), the comparison sort for other mid-sized ones,
+// and an 11-bit radix sort for the thousands a dense instance gives per query.
 void PlacementEngine::sort_by_lo(std::vector<Forbidden>& v, std::vector<Forbidden>& tmp) {
-  // The order among equal low ends never changes a fit (the scans only take the max of
-  // their high ends), so small inputs use an allocation-free unstable sort.
   if (v.size() <= 24) {
     for (size_t k = 1; k < v.size(); ++k) {
       const Forbidden f = v[k];
@@ -82,36 +104,9 @@ void PlacementEngine::sort_by_lo(std::vector<Forbidden>& v, std::vector<Forbidde
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (const Forbidden& f : v) lo = std::min(lo, f.lo), hi = std::max(hi, f.lo);
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-  if (v.size() < 256) {
-    // Mid-sized lists over a small key span (typical of one accelerator's memory): an 8-bit
-    // LSD radix sort (at most 3 passes) beats the comparison sort's mispredicted branches.
-    if (v.size() >= 48 && span < (uint64_t{1} << 24)) {
-      tmp.resize(v.size());
-      for (int shift = 0; shift < 24 && (span >> shift) != 0; shift += 8) {
-        uint32_t count[257] = {};
-        for (const Forbidden& f : v) ++count[((static_cast<uint64_t>(f.lo) - static_cast<uint64_t>(lo)) >> shift & 255) + 1];
-        for (int b = 0; b < 256; ++b) count[b + 1] += count[b];
-        for (const Forbidden& f : v) tmp[count[(static_cast<uint64_t>(f.lo) - static_cast<uint64_t>(lo)) >> shift & 255]++] = f;
-        v.swap(tmp);
-      }
-      return;
-    }
-    std::sort(v.begin(), v.end(), [](const Forbidden& a, const Forbidden& b) { return a.lo < b.lo; });
-    return;
-  }
-  tmp.resize(v.size());
-  constexpr int kBits = 11;
-  constexpr size_t kBuckets = size_t{1} << kBits;
-  for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += kBits) {
-    size_t count[kBuckets + 1] = {};
-    auto digit = [&](const Forbidden& f) {
-      return ((static_cast<uint64_t>(f.lo) - static_cast<uint64_t>(lo)) >> shift) & (kBuckets - 1);
-    };
-    for (const Forbidden& f : v) ++count[digit(f) + 1];
-    for (size_t b = 0; b < kBuckets; ++b) count[b + 1] += count[b];
-    for (const Forbidden& f : v) tmp[count[digit(f)]++] = f;
-    v.swap(tmp);
-  }
+  if (v.size() >= 256) return radix_sort_by_lo<11>(v, tmp, lo, span);
+  if (v.size() >= 48 && span < (uint64_t{1} << 24)) return radix_sort_by_lo<8>(v, tmp, lo, span);
+  std::sort(v.begin(), v.end(), [](const Forbidden& a, const Forbidden& b) { return a.lo < b.lo; });
 }
 
 void PlacementEngine::collect_forbidden(int32_t i, std::vector<Forbidden>& out) const {
