@@ -186,7 +186,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
       add(lb, 2 * budget);
       for (int64_t part : {8, 4, 2}) add(round_up(lb + gap / part, g), budget);
       for (int k = 5; k >= 0; --k) {
-        if ((g << k) > gap) continue;
+        if (g > (gap >> k)) continue;  // g << k > gap, without overflowing
         add(ub - (g << k), k == 0 ? 2 * budget : k == 1 ? budget : budget >> std::min(k - 1, 62));
       }
       if (targets.empty() || deadline.expired()) break;
