@@ -6,9 +6,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/load.h"
 #include "memplan/generate.h"
 #include "memplan/io.h"
-#include "memplan/io_json.h"
 #include "memplan/report.h"
 
 namespace memplan {
@@ -43,10 +43,7 @@ std::vector<BenchInput> load_inputs(const std::vector<std::string>& paths, const
   for (const std::string& f : files) {
     const bool iree = f.find("/iree/") != std::string::npos;
     BenchInput in;
-    const std::string ext = std::filesystem::path(f).extension().string();
-    if (ext == ".json") in.problem = read_json_file(f);
-    else if (ext == ".plc") in.problem = read_plc_file(f);
-    else in.problem = read_csv_file(f, iree ? Lifetimes::kInclusive : Lifetimes::kHalfOpen).problem;
+    in.problem = load_problem_as_given(f, iree ? "inclusive" : "half-open").problem;
     if (iree)
       for (Buffer& b : in.problem.buffers) b.offset.reset();
     std::string name = std::filesystem::path(f).stem().string();

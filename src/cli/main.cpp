@@ -17,6 +17,7 @@
 #include "memplan/io.h"
 #include "memplan/io_json.h"
 #include "cli/bench_cmd.h"
+#include "cli/load.h"
 #include "memplan/solver.h"
 #include "memplan/svg.h"
 #include "memplan/validate.h"
@@ -34,16 +35,9 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-struct Loaded {
-  Problem problem;
-  std::optional<CsvTable> table;  // CSV input: header and unknown columns, to write back in kind
-};
-
 // --ignore-fixed-offsets: plan every buffer freely, e.g. idealloc's IREE sets, whose offset
 // column holds IREE's own plan rather than constraints.
 bool g_ignore_fixed_offsets = false;
-
-Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes);
 
 Loaded load_problem(const std::string& path, const std::string& lifetimes) {
   Loaded l = load_problem_as_given(path, lifetimes);
@@ -55,34 +49,6 @@ Loaded load_problem(const std::string& path, const std::string& lifetimes) {
   return l;
 }
 
-// By extension: .json (io_json.h), .plc (idealloc binary trace), anything else CSV.
-Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes) {
-  Loaded l;
-#ifdef MEMPLAN_HAVE_ONNX
-  if (ends_with(path, ".onnx")) {
-    l.problem = import_onnx(path);
-    return l;
-  }
-#endif
-  if (ends_with(path, ".json")) {
-    l.problem = read_json_file(path);
-    return l;
-  }
-  if (ends_with(path, ".plc")) {
-    l.problem = read_plc_file(path);
-    return l;
-  }
-  CsvTable t = read_csv_file(path, lifetimes == "inclusive" ? Lifetimes::kInclusive
-                                                             : Lifetimes::kHalfOpen);
-  if (lifetimes == "inclusive") {
-    // Written back half-open: drop the inclusive 'end' naming if any.
-    for (auto& c : t.columns)
-      if (c == "end") c = "upper";
-  }
-  l.problem = t.problem;
-  l.table = std::move(t);
-  return l;
-}
 
 std::string fmt_seconds(double s) {
   char buf[32];

@@ -1,0 +1,20 @@
+// Internal to the CLI: reading a problem file by its extension.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "memplan/io.h"
+
+namespace memplan {
+
+struct Loaded {
+  Problem problem;
+  std::optional<CsvTable> table;  // CSV input: header and unknown columns, to write back in kind
+};
+
+// .onnx (when built with ONNX), .json, .plc (idealloc binary trace), anything else CSV with
+// `lifetimes` "half-open" or "inclusive". Throws InputError on bad input.
+Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes);
+
+}  // namespace memplan
