@@ -52,6 +52,28 @@ std::vector<int64_t> event_times(const std::vector<Rec>& recs) {
   return t;
 }
 
+// Tensors sorted by last task; for row i the source's `finished` list is the prefix of
+// those with last_task < first_task(i).
+std::vector<int32_t> by_last_task(const std::vector<Rec>& recs) {
+  std::vector<int32_t> order(recs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return recs[a].end < recs[b].end; });
+  return order;
+}
+
+// For each tensor i: how many tensors (a prefix of by_last) finished before first_task(i).
+std::vector<int32_t> finished_before(const std::vector<Rec>& recs, const std::vector<int32_t>& rows,
+                                     const std::vector<int32_t>& by_last) {
+  std::vector<int32_t> count(recs.size());
+  size_t f = 0;
+  for (int32_t i : rows) {
+    while (f < by_last.size() && recs[by_last[f]].last() < recs[i].start) ++f;
+    count[i] = static_cast<int32_t>(f);
+  }
+  return count;
+}
+
 // Min-cost flow extraction: in `rows` order, each tensor that opens a new object starts a
 // chain following `succ` (the tensor that took its object over); the object is as large as
 // the largest tensor of its chain.
@@ -537,72 +559,56 @@ static Objects min_cost_flow_assignment(const std::vector<Rec>& recs,
   return o;
 }
 
-namespace {
-
-// Tensors sorted by last task; for row i the source's `finished` list is the prefix of
-// those with last_task < first_task(i).
-std::vector<int32_t> by_last_task(const std::vector<Rec>& recs) {
-  std::vector<int32_t> order(recs.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return recs[a].end < recs[b].end; });
-  return order;
-}
-
-int64_t reuse_edges(const std::vector<Rec>& recs) {
-  const std::vector<int32_t> rows = by_first(recs), by_last = by_last_task(recs);
-  int64_t edges = 0;
-  size_t f = 0;
-  for (int32_t i : rows) {
-    while (f < by_last.size() && recs[by_last[f]].last() < recs[i].start) ++f;
-    edges += static_cast<int64_t>(f);
-  }
-  return edges;
-}
-
-}  // namespace
-
-Objects tflite_gpu_min_cost_flow_assignment(const std::vector<Rec>& recs, const Deadline& dl,
-                                            int near_candidates) {
+// The candidate lists of every row (all finished tensors, or the near_candidates closest
+// in size), then the assignment solver.
+static Objects min_cost_flow_with_candidates(const std::vector<Rec>& recs,
+                                             const std::vector<int32_t>& rows,
+                                             const std::vector<int32_t>& by_last,
+                                             const std::vector<int32_t>& finished,
+                                             int near_candidates, const Deadline& dl) {
   const int32_t n = static_cast<int32_t>(recs.size());
-  const std::vector<int32_t> rows = by_first(recs), by_last = by_last_task(recs);
   std::vector<std::vector<int32_t>> candidates(n);
   if (near_candidates <= 0) {
-    size_t f = 0;
-    for (int32_t i : rows) {
-      while (f < by_last.size() && recs[by_last[f]].last() < recs[i].start) ++f;
-      candidates[i].assign(by_last.begin(), by_last.begin() + static_cast<std::ptrdiff_t>(f));
-    }
+    for (int32_t i = 0; i < n; ++i) candidates[i].assign(by_last.begin(), by_last.begin() + finished[i]);
     return min_cost_flow_assignment(recs, candidates, rows, dl);
   }
   // Each row keeps the finished tensors closest in size: half at least as large (free
   // reuse, least waste) and half smaller (least growth); ties by latest finish.
-  std::set<std::tuple<int64_t, int64_t, int32_t>> finished;  // (size, -end, id)
-  size_t f = 0;
+  std::set<std::tuple<int64_t, int64_t, int32_t>> pool;  // (size, -end, id)
+  int32_t f = 0;
   for (int32_t i : rows) {
-    while (f < by_last.size() && recs[by_last[f]].last() < recs[i].start) {
-      const int32_t j = by_last[f++];
-      finished.insert({recs[j].size, -recs[j].end, j});
+    for (; f < finished[i]; ++f) {
+      const int32_t j = by_last[f];
+      pool.insert({recs[j].size, -recs[j].end, j});
     }
-    auto up = finished.lower_bound({recs[i].size, std::numeric_limits<int64_t>::min(), -1});
+    auto up = pool.lower_bound({recs[i].size, std::numeric_limits<int64_t>::min(), -1});
     auto down = up;
-    for (int k = 0; k < near_candidates / 2 && up != finished.end(); ++k, ++up)
+    for (int k = 0; k < near_candidates / 2 && up != pool.end(); ++k, ++up)
       candidates[i].push_back(std::get<2>(*up));
-    for (int k = 0; k < near_candidates / 2 && down != finished.begin(); ++k)
+    for (int k = 0; k < near_candidates / 2 && down != pool.begin(); ++k)
       candidates[i].push_back(std::get<2>(*--down));
   }
   return min_cost_flow_assignment(recs, candidates, rows, dl);
+}
+
+Objects tflite_gpu_min_cost_flow_assignment(const std::vector<Rec>& recs, const Deadline& dl,
+                                            int near_candidates) {
+  const std::vector<int32_t> rows = by_first(recs), by_last = by_last_task(recs);
+  return min_cost_flow_with_candidates(recs, rows, by_last, finished_before(recs, rows, by_last),
+                                       near_candidates, dl);
 }
 
 Objects tflite_gpu_min_cost_flow(const std::vector<Rec>& recs, const Deadline& dl) {
   // Small reuse graphs run the source's own solver (its tie-breaking); larger ones the
   // exact assignment solver; beyond kFullFlowEdges each row keeps near-size candidates
   // (documented departure, docs/baselines.md).
-  const int64_t edges = reuse_edges(recs);
+  const std::vector<int32_t> rows = by_first(recs), by_last = by_last_task(recs);
+  const std::vector<int32_t> finished = finished_before(recs, rows, by_last);
+  const int64_t edges = std::accumulate(finished.begin(), finished.end(), int64_t{0});
   if (edges <= kSourceFlowEdges) return min_cost_flow_source(recs, dl);
-  if (edges <= kFullFlowEdges) return tflite_gpu_min_cost_flow_assignment(recs, dl, 0);
-  Objects o = tflite_gpu_min_cost_flow_assignment(recs, dl, kNearCandidates);
-  if (o.complete)
+  const int near = edges <= kFullFlowEdges ? 0 : kNearCandidates;
+  Objects o = min_cost_flow_with_candidates(recs, rows, by_last, finished, near, dl);
+  if (o.complete && near > 0)
     o.detail = "reuse candidates limited to the " + std::to_string(kNearCandidates) +
                " closest in size (graph has " + std::to_string(edges) + " edges)";
   return o;
