@@ -24,15 +24,18 @@ constexpr int64_t kSourceFlowEdges = 150'000;
 constexpr int64_t kFullFlowEdges = 8'000'000;
 constexpr int kNearCandidates = 128;
 
-// Records sorted by (first_task, index): the order EQUALITY / GREEDY_IN_ORDER / MINCOSTFLOW
-// assume their input is in (§1.1 spec step 3).
-std::vector<int32_t> by_first(const std::vector<Rec>& recs) {
+// Record indices stably sorted by one lifetime end (ties by index).
+std::vector<int32_t> sorted_by(const std::vector<Rec>& recs, int64_t Rec::*key) {
   std::vector<int32_t> order(recs.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return recs[a].start < recs[b].start; });
+                   [&](int32_t a, int32_t b) { return recs[a].*key < recs[b].*key; });
   return order;
 }
+
+// Records sorted by (first_task, index): the order EQUALITY / GREEDY_IN_ORDER / MINCOSTFLOW
+// assume their input is in (§1.1 spec step 3).
+std::vector<int32_t> by_first(const std::vector<Rec>& recs) { return sorted_by(recs, &Rec::start); }
 
 // In-use objects keyed by (last_task of the current tenant, object id), smallest first.
 using InUse = std::priority_queue<std::pair<int64_t, int32_t>,
@@ -54,13 +57,7 @@ std::vector<int64_t> event_times(const std::vector<Rec>& recs) {
 
 // Tensors sorted by last task; for row i the source's `finished` list is the prefix of
 // those with last_task < first_task(i).
-std::vector<int32_t> by_last_task(const std::vector<Rec>& recs) {
-  std::vector<int32_t> order(recs.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return recs[a].end < recs[b].end; });
-  return order;
-}
+std::vector<int32_t> by_last_task(const std::vector<Rec>& recs) { return sorted_by(recs, &Rec::end); }
 
 // For each tensor i: how many tensors (a prefix of by_last) finished before first_task(i).
 std::vector<int32_t> finished_before(const std::vector<Rec>& recs, const std::vector<int32_t>& rows,
