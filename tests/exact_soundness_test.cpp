@@ -11,6 +11,7 @@
 #include <random>
 #include <tuple>
 
+#include "core/arith.h"
 #include "memplan/io.h"
 #include "memplan/placement.h"
 #include "memplan/solver.h"
@@ -20,8 +21,6 @@
 
 namespace memplan {
 namespace {
-
-int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
 // Moves every buffer to its lowest feasible aligned offset given all the others, until
 // nothing moves (offsets only decrease, so this terminates).
