@@ -6,13 +6,9 @@
 #endif
 
 namespace memplan {
-namespace {
-
 bool has_extension(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
-
-}  // namespace
 
 // By extension: .json (io_json.h), .plc (idealloc binary trace), anything else CSV.
 Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes) {

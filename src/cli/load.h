@@ -13,6 +13,9 @@ struct Loaded {
   std::optional<CsvTable> table;  // CSV input: header and unknown columns, to write back in kind
 };
 
+// True iff `path` ends with `suffix` (e.g. ".json").
+bool has_extension(const std::string& path, const std::string& suffix);
+
 // .onnx (when built with ONNX), .json, .plc (idealloc binary trace), anything else CSV with
 // `lifetimes` "half-open" or "inclusive". Throws InputError on bad input.
 Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes);

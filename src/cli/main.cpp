@@ -31,10 +31,6 @@ namespace {
 
 constexpr int kExitOk = 0, kExitInvalid = 1, kExitBadInput = 2, kExitNoPlan = 3;
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // --ignore-fixed-offsets: plan every buffer freely, e.g. idealloc's IREE sets, whose offset
 // column holds IREE's own plan rather than constraints.
 bool g_ignore_fixed_offsets = false;
@@ -99,7 +95,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
               double time_limit, uint64_t seed, int threads, int64_t iterations,
               const std::string& output, const std::string& lifetimes, bool validate_plan,
               const std::string& svg) {
-  if (ends_with(output, ".plc")) {
+  if (has_extension(output, ".plc")) {
     std::cerr << "memplan: error: " << output << ": cannot write PLC; use .csv or .json\n";
     return kExitBadInput;
   }
@@ -154,7 +150,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   if (validate_plan && !valid) return kExitInvalid;
   if (!output.empty()) {
     std::ostringstream out;
-    if (ends_with(output, ".json")) {
+    if (has_extension(output, ".json")) {
       out << problem_to_json(l.problem, &r.solution->offsets,
                              {{"algo", algo}, {"status", to_string(r.status)}});
     } else if (l.table) {
@@ -176,7 +172,7 @@ int cmd_validate(const std::string& input, const std::string& solution,
                  std::optional<int64_t> capacity, const std::string& lifetimes) {
   Loaded l = load_problem(input, lifetimes);
   std::vector<int64_t> offsets;
-  if (ends_with(solution, ".json")) {
+  if (has_extension(solution, ".json")) {
     offsets = read_json_solution_file(solution, l.problem);
   } else {
     offsets = read_solution_csv_file(solution, l.problem);
