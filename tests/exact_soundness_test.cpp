@@ -173,11 +173,11 @@ TEST(Exact, SamePlanOnOneAndTwoThreads) {
       continue;
     }
     ASSERT_EQ(r[0].solution->offsets, r[1].solution->offsets) << "trial " << trial;
-    searched += r[0].iterations >= 6;  // at least two rounds of probes
+    searched += r[0].iterations >= 2;  // probes ran side by side on the two threads
   }
   RecordProperty("timed_out", timed_out);
   EXPECT_LE(timed_out, 5);
-  EXPECT_GE(searched, 5);
+  EXPECT_GE(searched, 15);
 }
 
 }  // namespace

@@ -12,36 +12,6 @@
 namespace memplan {
 namespace {
 
-// The true optimum by exhaustive search over every offset of every buffer (tiny instances).
-int64_t brute_force_optimum(const Problem& p) {
-  const size_t n = p.buffers.size();
-  int64_t ub = 0;
-  for (const Buffer& b : p.buffers) ub += b.size + b.alignment;
-  for (const Buffer& b : p.buffers)
-    if (b.offset) ub = std::max(ub, *b.offset + b.size);
-  int64_t best = INT64_MAX;
-  std::vector<int64_t> off(n, 0);
-  std::function<void(size_t, int64_t)> rec = [&](size_t k, int64_t peak) {
-    if (peak >= best) return;
-    if (k == n) {
-      best = peak;
-      return;
-    }
-    const Buffer& b = p.buffers[k];
-    for (int64_t x = 0; x + b.size <= ub; x += b.alignment) {
-      if (b.offset && x != *b.offset) continue;
-      bool ok = true;
-      for (size_t j = 0; j < k && ok; ++j)
-        if (lifetimes_overlap(b, p.buffers[j]) && x < off[j] + p.buffers[j].size && off[j] < x + b.size) ok = false;
-      if (!ok) continue;
-      off[k] = x;
-      rec(k + 1, std::max(peak, x + b.size));
-    }
-  };
-  rec(0, 0);
-  return best;
-}
-
 Problem tiny(std::mt19937_64& rng, int trial) {
   testing::RandomSpec spec;
   spec.buffers = 2 + trial % 6;
@@ -60,7 +30,7 @@ TEST(Exact, FindsTheTrueOptimumOnTinyInstances) {
   std::mt19937_64 rng(2024);
   for (int trial = 0; trial < 2000; ++trial) {
     const Problem p = tiny(rng, trial);
-    const int64_t opt = brute_force_optimum(p);
+    const int64_t opt = testing::brute_force_optimum(p);
     SolveOptions o;
     o.time_limit_seconds = 10;
     SolveResult r = solve(p, "exact", o);
@@ -76,7 +46,7 @@ TEST(Exact, DecisionNeverClaimsInfeasibleWhenAPlanExists) {
   int infeasible = 0, feasible = 0;
   for (int trial = 0; trial < 2000; ++trial) {
     const Problem p = tiny(rng, trial);
-    const int64_t opt = brute_force_optimum(p);
+    const int64_t opt = testing::brute_force_optimum(p);
     for (int64_t cap : {opt - 1, opt}) {
       SolveOptions o;
       o.capacity = cap;
@@ -128,7 +98,7 @@ TEST(Auto, ValidPlansAndProvenOptimaOnTinyInstances) {
   int proven = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const Problem p = tiny(rng, trial);
-    const int64_t opt = brute_force_optimum(p);
+    const int64_t opt = testing::brute_force_optimum(p);
     SolveOptions o;
     o.threads = 2;
     o.time_limit_seconds = 10;

@@ -1,6 +1,7 @@
 #include "testing.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace memplan::testing {
 
@@ -97,6 +98,35 @@ std::string plc_bytes(const std::vector<std::array<uint64_t, 8>>& records) {
 
 std::string source_path(const std::string& relative) {
   return std::string(MEMPLAN_SOURCE_DIR) + "/" + relative;
+}
+
+int64_t brute_force_optimum(const Problem& p) {
+  const size_t n = p.buffers.size();
+  int64_t ub = 0;
+  for (const Buffer& b : p.buffers) ub += b.size + b.alignment;
+  for (const Buffer& b : p.buffers)
+    if (b.offset) ub = std::max(ub, *b.offset + b.size);
+  int64_t best = INT64_MAX;
+  std::vector<int64_t> off(n, 0);
+  std::function<void(size_t, int64_t)> rec = [&](size_t k, int64_t peak) {
+    if (peak >= best) return;
+    if (k == n) {
+      best = peak;
+      return;
+    }
+    const Buffer& b = p.buffers[k];
+    for (int64_t x = 0; x + b.size <= ub; x += b.alignment) {
+      if (b.offset && x != *b.offset) continue;
+      bool ok = true;
+      for (size_t j = 0; j < k && ok; ++j)
+        if (lifetimes_overlap(b, p.buffers[j]) && x < off[j] + p.buffers[j].size && off[j] < x + b.size) ok = false;
+      if (!ok) continue;
+      off[k] = x;
+      rec(k + 1, std::max(peak, x + b.size));
+    }
+  };
+  rec(0, 0);
+  return best;
 }
 
 }  // namespace memplan::testing

@@ -28,6 +28,10 @@ Problem random_problem(std::mt19937_64& rng, const RandomSpec& spec);
 bool brute_force_valid(const Problem& p, const std::vector<int64_t>& offsets,
                        std::optional<int64_t> capacity = std::nullopt);
 
+// The true optimal peak by exhaustive search over every offset of every buffer (tiny
+// instances only: a handful of buffers with small sizes).
+int64_t brute_force_optimum(const Problem& p);
+
 // Max over integer times t of the live footprint width, by direct enumeration.
 int64_t brute_force_load(const Problem& p);
 

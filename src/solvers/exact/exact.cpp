@@ -45,9 +45,42 @@ std::optional<Solution> incumbent(const Problem& p, const Deadline& deadline) {
   return best;
 }
 
+// One way to search: the canonical search, or the lowest-cell search with a cell choice,
+// each under a static preorder.
+struct Strategy {
+  enum Kind { kCanonical, kCellsLeastSlack, kCellsFewestBranches } kind;
+  std::vector<int32_t> order;
+
+  exact::SearchResult run(const exact::Instance& in, int64_t capacity, int64_t budget,
+                          const Deadline& deadline) const {
+    if (kind == kCanonical) return exact::search(in, capacity, order, budget, deadline);
+    return exact::search_cells(in, capacity, order,
+                               kind == kCellsLeastSlack ? exact::CellChoice::kLeastSlack
+                                                        : exact::CellChoice::kFewestBranches,
+                               budget, deadline);
+  }
+};
+
+// The round robin's strategies: each search under each preorder. The canonical search
+// (MiniMalloc's) and the lowest-cell search are strong on different instances (at 1 MiB:
+// canonical alone solves F, G and K fast, cells alone A, B, C and H), so both take part.
+std::vector<Strategy> strategies(const exact::Instance& in) {
+  std::vector<Strategy> out;
+  bool fixed = false;
+  for (int32_t i = 0; i < in.n; ++i) fixed = fixed || in.fixed[i];
+  for (const char* keys : kPreorders) {
+    const std::vector<int32_t> order = exact::preorder(in, keys);
+    out.push_back({Strategy::kCanonical, order});
+    if (fixed) continue;  // the cell search does not take pre-placed buffers
+    out.push_back({Strategy::kCellsLeastSlack, order});
+    out.push_back({Strategy::kCellsFewestBranches, order});
+  }
+  return out;
+}
+
 struct Prober {
   const exact::Instance& in;
-  std::vector<std::vector<int32_t>> orders;
+  std::vector<Strategy> orders;
   const Deadline& deadline;
   int threads = 1;
   int64_t nodes = 0, probes = 0;
@@ -68,9 +101,8 @@ struct Prober {
       for (;;) {
         const size_t k = next.fetch_add(1);
         if (k >= count || k > decided.load() || deadline.expired()) return;
-        exact::SearchResult r =
-            exact::search(in, targets[k / orders.size()], orders[k % orders.size()],
-                          budgets[k / orders.size()], deadline);
+        exact::SearchResult r = orders[k % orders.size()].run(in, targets[k / orders.size()],
+                                                              budgets[k / orders.size()], deadline);
         node_sum += r.nodes;
         ++probe_sum;
         if (r.outcome != exact::Outcome::kBudget)
@@ -116,8 +148,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
   }
   const int64_t g = proofs ? in->granularity : 1;
   int64_t lb = round_up(compute_load(p), g);
-  Prober prober{*in, {}, deadline, std::max(1, opt.threads)};
-  for (const char* keys : kPreorders) prober.orders.push_back(exact::preorder(*in, keys));
+  Prober prober{*in, strategies(*in), deadline, std::max(1, opt.threads)};
   auto plan_of = [&](std::vector<int64_t> offsets) {
     Solution s;
     s.peak = peak_of(p, offsets);

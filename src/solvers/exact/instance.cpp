@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <tuple>
 
 #include "core/arith.h"
 #include "solvers/exact/search.h"
@@ -96,6 +98,18 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
               [&](int32_t a, int32_t b) { return in.fixed_offset[a] < in.fixed_offset[b]; });
   }
   return in;
+}
+
+std::vector<int32_t> twins(const Instance& in, const std::vector<int32_t>& order) {
+  std::vector<int32_t> prev(in.n, -1);
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, int32_t> last;
+  for (int32_t i : order) {
+    if (in.fixed[i]) continue;
+    auto key = std::tuple(in.start[i], in.end[i], in.size[i], in.align[i]);
+    if (auto it = last.find(key); it != last.end()) prev[i] = it->second;
+    last[key] = i;
+  }
+  return prev;
 }
 
 std::vector<int32_t> preorder(const Instance& in, const std::string& keys) {

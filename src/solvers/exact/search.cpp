@@ -13,8 +13,6 @@
 //  - dynamic decomposition into independent time ranges (see solve()).
 #include <algorithm>
 #include <climits>
-#include <map>
-#include <tuple>
 
 #include "core/arith.h"
 #include "solvers/exact/search.h"
@@ -38,15 +36,7 @@ class Dfs {
     eff_.assign(n, 0);
     remaining_.assign(in.sections, 0);
     low_.assign(in.sections, 0);
-    // Identical movable buffers: each may only go after its predecessor in rank order.
-    twin_prev_.assign(n, -1);
-    std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, int32_t> last;
-    for (int32_t i : order) {
-      if (in.fixed[i]) continue;
-      auto key = std::tuple(in.start[i], in.end[i], in.size[i], in.align[i]);
-      if (auto it = last.find(key); it != last.end()) twin_prev_[i] = it->second;
-      last[key] = i;
-    }
+    twin_prev_ = twins(in, order);  // identical buffers go in rank order
     for (int32_t i = 0; i < n; ++i) {
       if (in.fixed[i]) {
         placed_[i] = true;

@@ -33,6 +33,11 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
 
 enum class Outcome { kFound, kInfeasible, kBudget };
 
+// Identical movable buffers (same lifetime, size and alignment): for each buffer, the one
+// before it in `order`, or -1. Searches place such a buffer only after its predecessor
+// (any plan can swap identical buffers into that order).
+std::vector<int32_t> twins(const Instance& in, const std::vector<int32_t>& order);
+
 // Static preorder keys (MiniMalloc's letters): W = lifetime length, A = area, T = largest
 // section total during the lifetime, Z = size, L = start. All descending except L.
 std::vector<int32_t> preorder(const Instance& in, const std::string& keys);
@@ -46,6 +51,14 @@ struct SearchResult {
 };
 SearchResult search(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
                     int64_t node_budget, const Deadline& deadline);
+
+// The same decision by the lowest-cell search (cells.cpp): branches on what occupies the
+// lowest free cell (section x offset) instead of which buffer comes next. Much stronger on
+// tight instances; declines (kBudget, no nodes) when there are pre-placed buffers.
+// `choice` picks the cell among the sections at the lowest floor (see cells.cpp).
+enum class CellChoice { kLeastSlack, kFewestBranches };
+SearchResult search_cells(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
+                          CellChoice choice, int64_t node_budget, const Deadline& deadline);
 
 // Testing aid for soundness: the same search, but a buffer is a candidate only when its
 // minimum offset equals `target[i]`, the offsets of a known canonical plan (every buffer at

@@ -1,0 +1,250 @@
+// The lowest-cell search: a second complete search for "is there a plan with peak <= C?",
+// built for tight instances (capacity at or near LOAD, where most sections may waste no
+// byte). It keeps, per section (elementary time interval), a floor: everything below it is
+// decided. At each node it takes the lowest floor h of the current sub-problem and one
+// section s* at that height, and branches on what occupies the cell (s*, h):
+//  - an unplaced buffer live in s* whose every section is at height h, placed at h
+//    (in preorder rank); or
+//  - nothing: the cell is wasted, and s*'s floor rises to the lowest offset any of its
+//    unplaced buffers could still take.
+// This is the "fill the lowest empty cell" branching of perfect rectangle packing (Korf's
+// and Simonis & O'Sullivan's searches), on MiniMalloc's sections. Complete: follow any plan
+// compacted so every buffer sits at the lowest aligned offset clearing those below it.
+// Invariant: every floor stays at or below the plan's offsets of the unplaced buffers live in
+// its section. h is the lowest floor, so a buffer the plan puts at (s*, h) has all its floors
+// at exactly h and is a branch; otherwise every unplaced buffer in s* sits above h in the
+// plan, at or above the raised floor. Each plan is reached once, so there is no symmetry
+// to break beyond identical buffers (placed in rank order). A placement never wastes space:
+// only the explicit waste branch does, and section inference bounds the waste a section can
+// afford (zero in a section at the capacity), so tight sections branch on buffers only.
+// Pre-placed buffers are not supported here (the canonical search handles them).
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <tuple>
+
+#include "core/arith.h"
+#include "solvers/exact/search.h"
+
+namespace memplan::exact {
+namespace {
+
+class CellDfs {
+ public:
+  CellDfs(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
+          CellChoice choice, int64_t budget, const Deadline& deadline)
+      : in_(in), cap_(capacity), choice_(choice), budget_(budget), deadline_(deadline) {
+    const int32_t n = in.n;
+    rank_.resize(n);
+    for (int32_t k = 0; k < n; ++k) rank_[order[k]] = k;
+    placed_.assign(n, 0);
+    offset_.assign(n, 0);
+    mo_.assign(n, 0);
+    floor_.assign(in.sections, 0);
+    remaining_.assign(in.sections, 0);
+    low_.assign(in.sections, 0);
+    twin_prev_ = twins(in, order);
+    for (int32_t i = 0; i < n; ++i)
+      for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) remaining_[s] += in.size[i];
+    // Buffers live in each section (CSR), in rank order: the branching order of a cell.
+    live_begin_.assign(in.sections + 1, 0);
+    for (int32_t i = 0; i < n; ++i)
+      for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) ++live_begin_[s + 1];
+    for (int32_t s = 0; s < in.sections; ++s) live_begin_[s + 1] += live_begin_[s];
+    live_.resize(live_begin_[in.sections]);
+    std::vector<int32_t> fill(live_begin_.begin(), live_begin_.end() - 1);
+    for (int32_t i : order)
+      for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) live_[fill[s]++] = i;
+  }
+
+  SearchResult run() {
+    SearchResult r;
+    const int status = solve(0, in_.n);
+    r.nodes = nodes_;
+    if (status == kSolved) {
+      r.outcome = Outcome::kFound;
+      r.offsets = offset_;
+    } else {
+      r.outcome = status == kFail ? Outcome::kInfeasible : Outcome::kBudget;
+    }
+    return r;
+  }
+
+ private:
+  enum { kFail = 0, kSolved = 1, kAbort = 2 };
+
+  // Lowest aligned offset at or above every floor of i's sections.
+  int64_t min_offset(int32_t i) const {
+    int64_t x = 0;
+    for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) x = std::max(x, floor_[s]);
+    return align_up(x, in_.align[i]);
+  }
+
+  // Dynamic decomposition, as in the canonical search: unplaced buffers at positions [a, b)
+  // of the start order split where none of them crosses a time point; the parts share no
+  // section and are solved one after the other (a failing part fails the node).
+  int solve(int32_t a, int32_t b) {
+    int32_t first = -1;
+    int64_t reach = INT64_MIN;
+    for (int32_t k = a; k < b; ++k) {
+      const int32_t i = in_.by_start[k];
+      if (placed_[i]) continue;
+      if (first >= 0 && in_.start[i] >= reach) {
+        const int status = solve_single(first, k);
+        if (status != kSolved) return status;
+        first = k;
+      }
+      if (first < 0) first = k;
+      reach = std::max(reach, in_.end[i]);
+    }
+    return first < 0 ? kSolved : solve_single(first, b);
+  }
+
+  int solve_single(int32_t a, int32_t b) {
+    if (++nodes_ > budget_ || ((nodes_ & 15) == 0 && deadline_.expired())) return kAbort;
+    const size_t ubase = scratch_.size();
+    int32_t s_lo = INT32_MAX, s_hi = 0;
+    for (int32_t k = a; k < b; ++k) {
+      const int32_t i = in_.by_start[k];
+      if (placed_[i]) continue;
+      mo_[i] = min_offset(i);
+      scratch_.push_back(i);
+      s_lo = std::min(s_lo, in_.sec_lo[i]);
+      s_hi = std::max(s_hi, in_.sec_hi[i]);
+    }
+    if (scratch_.size() == ubase) return kSolved;
+    const bool feasible = infer(ubase, s_lo, s_hi);
+    scratch_.resize(ubase);
+    if (!feasible) return kFail;
+
+    const int32_t cell = choose_cell(s_lo, s_hi);
+    const int64_t h = floor_[cell];
+
+    int result = kFail;
+    for (int32_t k = live_begin_[cell]; k < live_begin_[cell + 1] && result == kFail; ++k) {
+      const int32_t i = live_[k];
+      if (placed_[i] || min_offset(i) != h || h + in_.size[i] > cap_) continue;
+      if (twin_prev_[i] >= 0 && !placed_[twin_prev_[i]]) continue;
+      const size_t mark = trail_.size(), placed_mark = stack_.size();
+      place(i, h);
+      result = solve(a, b);
+      if (result != kSolved) undo_to(mark, placed_mark);
+    }
+    if (result != kFail) return result;
+
+    // Waste the cell: raise the floor to the lowest offset an unplaced buffer of the
+    // section could take with this cell empty.
+    int64_t next = INT64_MAX;
+    for (int32_t k = live_begin_[cell]; k < live_begin_[cell + 1]; ++k) {
+      const int32_t i = live_[k];
+      if (placed_[i]) continue;
+      int64_t x = h + in_.granularity;
+      for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s)
+        if (s != cell) x = std::max(x, floor_[s]);
+      next = std::min(next, align_up(x, in_.align[i]));
+    }
+    if (next == INT64_MAX || next >= cap_) return kFail;
+    const size_t mark = trail_.size(), placed_mark = stack_.size();
+    trail_.push_back({cell, h});
+    floor_[cell] = next;
+    result = solve(a, b);
+    if (result != kSolved) undo_to(mark, placed_mark);
+    return result;
+  }
+
+  // The cell to branch on: a section at the lowest floor h (required for completeness);
+  // which one is free, and decides the search's shape. kLeastSlack takes the one with the
+  // least room to waste; kFewestBranches the one with the fewest branches (buffers that fit
+  // at h, plus waste when the section can afford it). Ties: the earliest section.
+  int32_t choose_cell(int32_t s_lo, int32_t s_hi) const {
+    int64_t h = INT64_MAX;
+    for (int32_t s = s_lo; s < s_hi; ++s) h = std::min(h, floor_[s]);
+    int32_t cell = -1;
+    int64_t best = INT64_MAX;
+    for (int32_t s = s_lo; s < s_hi; ++s) {
+      if (floor_[s] != h) continue;
+      const int64_t slack = cap_ - floor_[s] - remaining_[s];  // >= 0 after inference
+      int64_t key = slack;
+      if (choice_ == CellChoice::kFewestBranches) {
+        int64_t branches = slack > 0;
+        for (int32_t k = live_begin_[s]; k < live_begin_[s + 1]; ++k) {
+          const int32_t i = live_[k];
+          branches += !placed_[i] && mo_[i] == h && (twin_prev_[i] < 0 || placed_[twin_prev_[i]]);
+        }
+        key = std::min<int64_t>(branches, 1 << 20) << 42 | std::min<int64_t>(slack, (int64_t{1} << 42) - 1);
+      }
+      if (key < best) best = key, cell = s;
+    }
+    return cell;
+  }
+
+  // Section inference: in each section the unplaced buffers are pairwise live together, so
+  // they stack disjointly above the floor, each at or above its minimum offset; stacking in
+  // increasing minimum offset gives the lowest top (one machine with release dates).
+  bool infer(size_t ubase, int32_t s_lo, int32_t s_hi) {
+    for (int32_t s = s_lo; s < s_hi; ++s)
+      if (floor_[s] + remaining_[s] > cap_) return false;
+    std::sort(scratch_.begin() + ubase, scratch_.end(), [&](int32_t x, int32_t y) {
+      return mo_[x] != mo_[y] ? mo_[x] < mo_[y] : x < y;
+    });
+    std::copy(floor_.begin() + s_lo, floor_.begin() + s_hi, low_.begin() + s_lo);
+    for (size_t u = ubase; u < scratch_.size(); ++u) {
+      const int32_t i = scratch_[u];
+      for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) {
+        low_[s] = std::max(low_[s], mo_[i]) + in_.size[i];
+        if (low_[s] > cap_) return false;
+      }
+    }
+    return true;
+  }
+
+  void place(int32_t i, int64_t at) {
+    stack_.push_back(i);
+    placed_[i] = 1;
+    offset_[i] = at;
+    const int64_t top = at + in_.size[i];
+    for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) {
+      trail_.push_back({s, floor_[s]});
+      floor_[s] = top;
+      remaining_[s] -= in_.size[i];
+    }
+  }
+
+  // Undoes every floor change and placement made after the marks (a failed node also
+  // undoes the sub-problems its decomposition had already solved).
+  void undo_to(size_t mark, size_t placed_mark) {
+    while (trail_.size() > mark) {
+      floor_[trail_.back().first] = trail_.back().second;
+      trail_.pop_back();
+    }
+    while (stack_.size() > placed_mark) {
+      const int32_t i = stack_.back();
+      stack_.pop_back();
+      placed_[i] = 0;
+      for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) remaining_[s] += in_.size[i];
+    }
+  }
+
+  const Instance& in_;
+  const int64_t cap_;
+  const CellChoice choice_;
+  const int64_t budget_;
+  const Deadline& deadline_;
+  std::vector<int32_t> rank_, twin_prev_, live_begin_, live_, scratch_, stack_;
+  std::vector<char> placed_;
+  std::vector<int64_t> offset_, mo_, floor_, remaining_, low_;
+  std::vector<std::pair<int32_t, int64_t>> trail_;  // (section, floor before)
+  int64_t nodes_ = 0;
+};
+
+}  // namespace
+
+SearchResult search_cells(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
+                          CellChoice choice, int64_t node_budget, const Deadline& deadline) {
+  for (int32_t i = 0; i < in.n; ++i)
+    if (in.fixed[i]) return {};  // kBudget: not for pre-placed buffers
+  CellDfs dfs(in, capacity, order, choice, node_budget, deadline);
+  return dfs.run();
+}
+
+}  // namespace memplan::exact
