@@ -61,38 +61,50 @@ struct Strategy {
   }
 };
 
-// The round robin's strategies: each search under each preorder. The canonical search
-// (MiniMalloc's) and the lowest-cell search are strong on different instances (at 1 MiB:
-// canonical alone solves F, G and K fast, cells alone A, B, C and H), so both take part.
+// The round robin's strategies, the canonical search under each preorder first, then the
+// lowest-cell search under each preorder with each cell choice. The two searches are strong
+// on different instances (at 1 MiB: canonical alone solves F, G and K fast, cells alone A,
+// B, C and H); cells shine when the capacity is tight and leaves little room to waste.
 std::vector<Strategy> strategies(const exact::Instance& in) {
   std::vector<Strategy> out;
   bool fixed = false;
   for (int32_t i = 0; i < in.n; ++i) fixed = fixed || in.fixed[i];
-  for (const char* keys : kPreorders) {
-    const std::vector<int32_t> order = exact::preorder(in, keys);
-    out.push_back({Strategy::kCanonical, order});
-    if (fixed) continue;  // the cell search does not take pre-placed buffers
-    out.push_back({Strategy::kCellsLeastSlack, order});
-    out.push_back({Strategy::kCellsFewestBranches, order});
-  }
+  std::vector<std::vector<int32_t>> orders;
+  for (const char* keys : kPreorders) orders.push_back(exact::preorder(in, keys));
+  for (const auto& order : orders) out.push_back({Strategy::kCanonical, order});
+  if (fixed) return out;  // the cell search does not take pre-placed buffers
+  for (auto kind : {Strategy::kCellsLeastSlack, Strategy::kCellsFewestBranches})
+    for (const auto& order : orders) out.push_back({kind, order});
   return out;
 }
 
+// One probe of a round: a target capacity, its node budget, and whether every strategy
+// tries it (tight targets) or only the canonical search.
+struct Target {
+  int64_t capacity, budget;
+  bool all_strategies;
+};
+
 struct Prober {
   const exact::Instance& in;
-  std::vector<Strategy> orders;
+  std::vector<Strategy> strategies;
   const Deadline& deadline;
   int threads = 1;
   int64_t nodes = 0, probes = 0;
 
-  // One round: for each target in turn, each preorder in turn, a search with that target's
-  // node budget. Returns the first probe in that list order that decides (found or exhausted),
-  // with its target, or kBudget. Probes run on `threads` threads; a probe later in the list
-  // than a decided one is not started, and its result would be ignored anyway, so the
-  // answer is the one a single thread gets, whatever the thread count.
-  exact::Outcome round(const std::vector<int64_t>& targets, const std::vector<int64_t>& budgets,
-                       std::vector<int64_t>& offsets, int64_t& decided_target) {
-    const size_t count = targets.size() * orders.size();
+  // One round: for each target in turn, each of its strategies in turn, a search with that
+  // target's node budget. Returns the first probe in that list order that decides (found or
+  // exhausted), with its target, or kBudget. Probes run on `threads` threads; a probe later
+  // in the list than a decided one is not started, and its result would be ignored anyway,
+  // so the answer is the one a single thread gets, whatever the thread count.
+  exact::Outcome round(const std::vector<Target>& targets, std::vector<int64_t>& offsets,
+                       int64_t& decided_target) {
+    std::vector<std::pair<size_t, size_t>> list;  // (target, strategy)
+    for (size_t t = 0; t < targets.size(); ++t)
+      for (size_t k = 0; k < strategies.size(); ++k)
+        if (targets[t].all_strategies || strategies[k].kind == Strategy::kCanonical)
+          list.push_back({t, k});
+    const size_t count = list.size();
     std::vector<exact::SearchResult> results(count);
     std::vector<char> ran(count, 0);
     std::atomic<size_t> next{0}, decided{count};
@@ -101,8 +113,9 @@ struct Prober {
       for (;;) {
         const size_t k = next.fetch_add(1);
         if (k >= count || k > decided.load() || deadline.expired()) return;
-        exact::SearchResult r = orders[k % orders.size()].run(in, targets[k / orders.size()],
-                                                              budgets[k / orders.size()], deadline);
+        const Target& target = targets[list[k].first];
+        exact::SearchResult r =
+            strategies[list[k].second].run(in, target.capacity, target.budget, deadline);
         node_sum += r.nodes;
         ++probe_sum;
         if (r.outcome != exact::Outcome::kBudget)
@@ -123,7 +136,7 @@ struct Prober {
     for (size_t k = 0; k < count; ++k) {
       if (!ran[k]) return exact::Outcome::kBudget;
       if (results[k].outcome == exact::Outcome::kBudget) continue;
-      decided_target = targets[k / orders.size()];
+      decided_target = targets[list[k].first].capacity;
       if (results[k].outcome == exact::Outcome::kFound) offsets = std::move(results[k].offsets);
       return results[k].outcome;
     }
@@ -172,7 +185,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
     std::vector<int64_t> offsets;
     for (int64_t budget = 2 * std::max(in->n, 1);; budget *= 2) {
       int64_t at = 0;
-      const exact::Outcome o = prober.round({*cap}, {budget}, offsets, at);
+      const exact::Outcome o = prober.round({{*cap, budget, true}}, offsets, at);
       if (o == exact::Outcome::kFound) return finish(result_from_plan(p, opt, plan_of(std::move(offsets))), "found");
       if (o == exact::Outcome::kInfeasible && proofs) {
         r.status = Status::kInfeasible;
@@ -206,13 +219,13 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
       // monotone in the target (D: 1025024 takes 2 s, 1024000 30 s, 1047552 longer), so
       // both ends of the gap are probed every round. Trade-off measured on A-K and bert_base:
       // without the middle rungs D reaches 1024000 in 60 s but B, I and bert_base get worse.
-      std::vector<int64_t> targets, budgets;
+      // Only the bound itself, the tightest target, gets the cell search too: at rungs with
+      // room to waste it costs more per node and found less (D, J at 30 s).
+      std::vector<Target> targets;
       auto add = [&](int64_t target, int64_t b) {
         if (target >= lb && target < ub &&
-            std::find(targets.begin(), targets.end(), target) == targets.end()) {
-          targets.push_back(target);
-          budgets.push_back(std::max<int64_t>(b, 2 * in->n));
-        }
+            std::none_of(targets.begin(), targets.end(), [&](const Target& t) { return t.capacity == target; }))
+          targets.push_back({target, std::max<int64_t>(b, 2 * in->n), target == lb});
       };
       add(lb, 2 * budget);
       for (int64_t part : {8, 4, 2}) add(round_up(lb + gap / part, g), budget);
@@ -223,7 +236,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
       if (targets.empty() || deadline.expired()) break;
       std::vector<int64_t> offsets;
       int64_t target = 0;
-      const exact::Outcome o = prober.round(targets, budgets, offsets, target);
+      const exact::Outcome o = prober.round(targets, offsets, target);
       if (o == exact::Outcome::kFound) {
         best = plan_of(std::move(offsets));
         progress = true;  // re-derive the ladder at this budget
