@@ -6,6 +6,9 @@
 // structure (a segment tree over buffer pieces sorted by start, holding the largest end
 // among placed pieces), never through an O(n^2) interference graph: a query costs
 // O((k + 1) log n) for k live-overlapping placed pieces, and memory is O(n).
+// Small gap-free instances (<= kListMax buffers) use an array of the placed buffers kept in
+// increasing offset order instead: a query scans it from the bottom (its forbidden ranges
+// come out already sorted) and, for first-fit, stops at the first gap that fits.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +55,17 @@ class PlacementEngine {
     int64_t lo, hi;  // candidate offsets x in [lo, hi) collide with something
   };
   void collect_forbidden(int32_t i, std::vector<Forbidden>& out) const;
+  // Calls f(Forbidden) for the ranges of buffer i in increasing lo order until f returns false.
+  template <class F>
+  void scan_forbidden(int32_t i, F&& f) const;
+  template <class F>
+  void scan_list(int32_t i, F&& f) const;
+  int64_t first_fit_list(int32_t i) const;
+  void build_neighbours();
+  bool use_neighbours(int32_t i) const;
+  void collect_neighbours(int32_t i, std::vector<Forbidden>& out) const;
+  void list_insert(int32_t i);
+  void list_remove(int32_t i);
   void set_leaf(int32_t piece, int64_t value);
   static void sort_by_lo(std::vector<Forbidden>& v, std::vector<Forbidden>& tmp);
 
@@ -71,6 +85,18 @@ class PlacementEngine {
   int64_t peak_ = 0;
   int32_t placed_count_ = 0;
   mutable std::vector<Forbidden> scratch_, radix_scratch_;
+  // List mode: the placed buffers in increasing offset order (ties: insertion order).
+  struct Node {
+    int64_t off, top, start, end;  // address range [off, top) and lifetime [start, end)
+  };
+  bool list_mode_ = false;
+  std::vector<int32_t> by_offset_;  // placed buffer indices
+  std::vector<Node> nodes_;         // by buffer index
+  std::vector<int32_t> nbr_start_, nbr_;  // sparse instances: buffers live with each buffer
+  static constexpr size_t kSparseDegree = 48;
+
+ public:
+  static constexpr size_t kListMax = 1024;
 };
 
 // Places buffers in `order` (pre-placed buffers first, at their offsets, whatever the order)

@@ -51,6 +51,104 @@ PlacementEngine::PlacementEngine(const Problem& problem) : problem_(&problem) {
   tree_.assign(2 * static_cast<size_t>(leaves_), INT64_MIN);
   placed_.assign(m, {0, 0});
   offsets_.assign(n, -1);
+  list_mode_ = bufs.size() <= kListMax &&
+               std::all_of(bufs.begin(), bufs.end(), [](const Buffer& b) { return b.gaps.empty(); });
+  if (list_mode_) {
+    nodes_.assign(bufs.size(), {0, 0, 0, 0});
+    by_offset_.reserve(bufs.size());
+    build_neighbours();
+  }
+}
+
+// Neighbour lists (CSR; a buffer with a non-empty lifetime is its own neighbour) by a sweep
+// over the pieces, which are sorted by start and here one per buffer. Kept only when sparse
+// (at most kSparseDegree neighbours per buffer on average), else left empty.
+void PlacementEngine::build_neighbours() {
+  const size_t n = problem_->buffers.size(), cap = kSparseDegree * n;
+  std::vector<std::pair<int32_t, int32_t>> pairs;
+  for (size_t a = 0; a < pieces_.size(); ++a)
+    for (size_t b = a; b < pieces_.size() && pieces_[b].start < pieces_[a].end; ++b) {
+      if (pieces_[b].end <= pieces_[a].start) continue;
+      pairs.push_back({piece_owner_[a], piece_owner_[b]});
+      if (a != b) pairs.push_back({piece_owner_[b], piece_owner_[a]});
+      if (pairs.size() > cap) return;
+    }
+  nbr_start_.assign(n + 1, 0);
+  for (const auto& [u, v] : pairs) ++nbr_start_[size_t(u) + 1];
+  for (size_t u = 0; u < n; ++u) nbr_start_[u + 1] += nbr_start_[u];
+  nbr_.resize(pairs.size());
+  std::vector<int32_t> fill(nbr_start_.begin(), nbr_start_.end() - 1);
+  for (const auto& [u, v] : pairs) nbr_[size_t(fill[size_t(u)]++)] = v;
+}
+
+// x collides with a placed range [off, top) iff x + size > off and x < top: the forbidden
+// range is [off - size + 1, top), so increasing offset is increasing lo.
+template <class F>
+void PlacementEngine::scan_list(int32_t i, F&& f) const {
+  const Buffer& b = problem_->buffers[i];
+  for (const int32_t k : by_offset_) {
+    const Node& n = nodes_[k];
+    if (n.end <= b.start || n.start >= b.end) continue;  // not live at the same time
+    if (!f(Forbidden{n.off - b.size + 1, n.top})) return;
+  }
+}
+
+// Sparse instances: the placed buffers live with i, from its neighbour list, sorted.
+void PlacementEngine::collect_neighbours(int32_t i, std::vector<Forbidden>& out) const {
+  out.clear();
+  const int64_t size = problem_->buffers[i].size;
+  for (int32_t k = nbr_start_[i]; k < nbr_start_[i + 1]; ++k) {
+    const int32_t j = nbr_[k];
+    if (offsets_[j] >= 0) out.push_back({nodes_[j].off - size + 1, nodes_[j].top});
+  }
+  sort_by_lo(out, radix_scratch_);
+}
+
+bool PlacementEngine::use_neighbours(int32_t i) const {
+  return !nbr_start_.empty() && 4 * size_t(nbr_start_[i + 1] - nbr_start_[i]) < by_offset_.size();
+}
+
+template <class F>
+void PlacementEngine::scan_forbidden(int32_t i, F&& f) const {
+  if (list_mode_ && use_neighbours(i)) {
+    collect_neighbours(i, scratch_);
+    for (const Forbidden& r : scratch_)
+      if (!f(r)) return;
+    return;
+  }
+  if (list_mode_) return scan_list(i, f);
+  collect_forbidden(i, scratch_);
+  for (const Forbidden& r : scratch_)
+    if (!f(r)) return;
+}
+
+// The first-fit scan of list mode for alignment 1, with no data-dependent branch but the
+// final stop: placed buffers not live with i, or already below x, leave x unchanged.
+int64_t PlacementEngine::first_fit_list(int32_t i) const {
+  const Buffer& b = problem_->buffers[i];
+  int64_t x = 0;
+  for (const int32_t k : by_offset_) {
+    const Node& n = nodes_[k];
+    const bool live = (n.end > b.start) & (n.start < b.end);
+    if (live & (x + b.size <= n.off)) break;  // the gap below n fits
+    x = live ? std::max(x, n.top) : x;
+  }
+  return x;
+}
+
+void PlacementEngine::list_insert(int32_t i) {
+  Node& n = nodes_[i];
+  n.off = offsets_[i];
+  n.top = n.off + problem_->buffers[i].size;
+  n.start = problem_->buffers[i].start;
+  n.end = problem_->buffers[i].end;
+  const auto at = std::upper_bound(by_offset_.begin(), by_offset_.end(), n.off,
+                                   [&](int64_t off, int32_t k) { return off < nodes_[k].off; });
+  by_offset_.insert(at, i);
+}
+
+void PlacementEngine::list_remove(int32_t i) {
+  by_offset_.erase(std::find(by_offset_.begin(), by_offset_.end(), i));
 }
 
 void PlacementEngine::set_leaf(int32_t piece, int64_t value) {
@@ -147,41 +245,46 @@ void PlacementEngine::collect_forbidden(int32_t i, std::vector<Forbidden>& out) 
 
 int64_t PlacementEngine::find_offset(int32_t i, Fit fit) const {
   const int64_t align = problem_->buffers[i].alignment;
-  collect_forbidden(i, scratch_);
   int64_t x = 0;
+  if (fit == Fit::kFirst && list_mode_ && align == 1 && !use_neighbours(i)) return first_fit_list(i);
   if (fit == Fit::kFirst) {
-    for (const Forbidden& f : scratch_) {
-      if (x < f.lo) break;
+    scan_forbidden(i, [&](const Forbidden& f) {
+      if (x < f.lo) return false;
       if (x < f.hi) x = align_up(f.hi, align);
-    }
+      return true;
+    });
     return x;
   }
   // Best fit: among the bounded free ranges of feasible x, take the one with the fewest
   // feasible positions (the tightest hole); else the first position above everything.
   int64_t best = -1, best_slack = INT64_MAX;
-  for (const Forbidden& f : scratch_) {
+  scan_forbidden(i, [&](const Forbidden& f) {
     if (x < f.lo) {
       const int64_t slack = f.lo - x;
       if (slack < best_slack) best_slack = slack, best = x;
     }
     if (x < f.hi) x = align_up(f.hi, align);
-  }
+    return true;
+  });
   return best >= 0 ? best : x;
 }
 
 bool PlacementEngine::fits_at(int32_t i, int64_t offset) const {
-  collect_forbidden(i, scratch_);
-  for (const Forbidden& f : scratch_) {
-    if (f.lo > offset) break;
-    if (offset < f.hi) return false;
-  }
-  return true;
+  bool ok = true;
+  scan_forbidden(i, [&](const Forbidden& f) {
+    if (f.lo > offset) return false;
+    if (offset < f.hi) ok = false;
+    return ok;
+  });
+  return ok;
 }
 
 void PlacementEngine::place(int32_t i, int64_t offset) {
   if (offsets_[i] < 0) ++placed_count_;
+  else if (list_mode_) list_remove(i);
   offsets_[i] = offset;
   peak_ = std::max(peak_, offset + problem_->buffers[i].size);
+  if (list_mode_) return list_insert(i);
   for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
     const int32_t pc = piece_index_[k];
     placed_[pc] = {offset + pieces_[pc].lo, offset + pieces_[pc].hi};
@@ -191,7 +294,9 @@ void PlacementEngine::place(int32_t i, int64_t offset) {
 
 void PlacementEngine::clear() {
   const int32_t n = static_cast<int32_t>(offsets_.size());
-  if (placed_count_ * 8 > n) {
+  if (list_mode_) {
+    by_offset_.clear();
+  } else if (placed_count_ * 8 > n) {
     std::fill(tree_.begin(), tree_.end(), INT64_MIN);
   } else {
     for (int32_t i = 0; i < n; ++i) {
