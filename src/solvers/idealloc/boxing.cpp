@@ -238,18 +238,19 @@ struct Work {
 
 // The balanced-bisection group of a job live at some critical point: walk down the implicit
 // tree over points[lo, hi) splitting at index lo + ceil((len-2)/2); a job live at the split
-// point belongs to that node; slices of fewer than 3 points are leaves. Returns a node key.
-int64_t bisection_group(std::span<const int64_t> pts, const Job& j) {
-  int64_t lo = 0, hi = int64_t(pts.size());
-  const int64_t m1 = hi + 1;
+// point belongs to that node; slices of fewer than 3 points (1 or 2) are leaves. Returns a
+// node key < 4 (points + 1): 4 mid + 1 for a split node, 4 lo + len + 1 for a leaf, so that
+// keys order nodes by (first index, last index, leaf before split node).
+size_t bisection_group(std::span<const int64_t> pts, const Job& j) {
+  size_t lo = 0, hi = pts.size();
   while (hi - lo >= 3) {
-    const int64_t mid = lo + (hi - lo - 2 + 1) / 2;
-    const int64_t p = pts[size_t(mid)];
-    if (j.birth < p && p < j.death) return 2 * (mid * m1 + mid) + 1;
+    const size_t mid = lo + (hi - lo - 1) / 2;
+    const int64_t p = pts[mid];
+    if (j.birth < p && p < j.death) return 4 * mid + 1;
     if (j.death <= p) hi = mid;
     else lo = mid + 1;
   }
-  return 2 * (lo * m1 + hi);
+  return 4 * lo + (hi - lo) + 1;
 }
 
 }  // namespace
@@ -265,12 +266,15 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
   if (input.empty()) return;
   thread_local std::vector<int32_t> job_pool, live, unresolved, row_of, by_birth, row_jobs;
   thread_local std::vector<int64_t> point_pool, P, gaps;
-  thread_local std::vector<std::pair<int64_t, int32_t>> between, grouped;
+  thread_local std::vector<std::pair<int64_t, int32_t>> between, grouped, sorted;
+  thread_local std::vector<size_t> count, group_key;
   thread_local std::vector<int32_t> group;
   thread_local std::vector<size_t> start;
   thread_local std::vector<Work> stack;
   stack.clear();
   job_pool.assign(input.begin(), input.end());
+  // Only the random point below sees the input order; the steps depend on the set of jobs.
+  if (!std::is_sorted(job_pool.begin(), job_pool.end())) std::sort(job_pool.begin(), job_pool.end());
   point_pool.clear();
   {
     int64_t alpha = arena.jobs[input[0]].birth, omega = arena.jobs[input[0]].death;
@@ -300,9 +304,18 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
     job_pool.resize(w.jobs_at);
     point_pool.resize(w.points_at);
     // Step 2: group R by balanced bisection over the points; Step 3: Lemma 1 per group.
-    grouped.clear();
-    for (int32_t j : live) grouped.push_back({bisection_group(P, arena.jobs[j]), j});
-    std::sort(grouped.begin(), grouped.end());
+    // Groups by key, jobs by index within: `live` is in index order, so a counting sort.
+    count.assign(4 * P.size() + 5, 0);
+    for (int32_t j : live) {
+      const size_t key = bisection_group(P, arena.jobs[j]);
+      group_key.push_back(key);
+      ++count[key + 1];
+    }
+    for (size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
+    grouped.resize(live.size());
+    for (size_t x = 0; x < live.size(); ++x)
+      grouped[count[group_key[x]]++] = {int64_t(group_key[x]), live[x]};
+    group_key.clear();
     unresolved.clear();
     for (size_t a = 0; a < grouped.size();) {
       size_t b = a;
@@ -345,7 +358,14 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
     std::sort(gaps.begin(), gaps.end());
     gaps.erase(std::unique(gaps.begin(), gaps.end()), gaps.end());
     // Step 6: recurse into every X_q inside (p_q, p_{q+1}).
-    std::sort(between.begin(), between.end());
+    // By (q, job): every item's jobs are in increasing index order (the input is sorted
+    // below, children inherit it), so a stable counting sort by q does it in linear time.
+    count.assign(P.size() + 1, 0);
+    for (const auto& [q, j] : between) ++count[size_t(q) + 1];
+    for (size_t q = 1; q < count.size(); ++q) count[q] += count[q - 1];
+    sorted.resize(between.size());
+    for (const auto& e : between) sorted[count[size_t(e.first)]++] = e;
+    between.swap(sorted);
     for (size_t a = 0; a < between.size();) {
       size_t b = a;
       Work child{job_pool.size(), 0, point_pool.size(), 0};
