@@ -109,13 +109,25 @@ std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int
   return loose;
 }
 
+// A stable LSD radix sort (8-bit digits over the span of the offsets) of the indices.
 std::vector<int32_t> order_by_offset(const std::vector<int64_t>& loose) {
-  thread_local std::vector<std::pair<int64_t, int32_t>> keyed;
-  keyed.resize(loose.size());
-  for (size_t i = 0; i < loose.size(); ++i) keyed[i] = {loose[i], int32_t(i)};
-  std::sort(keyed.begin(), keyed.end());  // ties by index, as a stable sort would
-  std::vector<int32_t> order(loose.size());
-  for (size_t i = 0; i < keyed.size(); ++i) order[i] = keyed[i].second;
+  const size_t n = loose.size();
+  std::vector<int32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  if (n == 0) return order;
+  const auto [mn, mx] = std::minmax_element(loose.begin(), loose.end());
+  const int64_t lo = *mn;
+  const uint64_t span = uint64_t(*mx) - uint64_t(lo);
+  thread_local std::vector<int32_t> tmp;
+  tmp.resize(n);
+  for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += 8) {
+    size_t count[257] = {};
+    auto digit = [&](int32_t i) { return ((uint64_t(loose[size_t(i)]) - uint64_t(lo)) >> shift) & 255; };
+    for (int32_t i : order) ++count[digit(i) + 1];
+    for (size_t b = 0; b < 256; ++b) count[b + 1] += count[b];
+    for (int32_t i : order) tmp[count[digit(i)]++] = i;
+    order.swap(tmp);
+  }
   return order;
 }
 
