@@ -278,6 +278,27 @@ size_t bisection_group(std::span<const int64_t> pts, const Job& j) {
   return 4 * lo + (hi - lo) + 1;
 }
 
+// Stable sort of (key, job) pairs by key in [0, keys): a counting sort, or an insertion
+// sort when there are few pairs for many keys.
+void sort_by_key(std::vector<std::pair<int64_t, int32_t>>& v, size_t keys,
+                 std::vector<size_t>& count, std::vector<std::pair<int64_t, int32_t>>& tmp) {
+  if (v.size() * 4 < keys) {
+    for (size_t a = 1; a < v.size(); ++a) {
+      const auto e = v[a];
+      size_t b = a;
+      for (; b > 0 && v[b - 1].first > e.first; --b) v[b] = v[b - 1];
+      v[b] = e;
+    }
+    return;
+  }
+  count.assign(keys + 1, 0);
+  for (const auto& e : v) ++count[size_t(e.first) + 1];
+  for (size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
+  tmp.resize(v.size());
+  for (const auto& e : v) tmp[count[size_t(e.first)]++] = e;
+  v.swap(tmp);
+}
+
 }  // namespace
 
 // Theorem 2 (BKKRT): critical points split the jobs into those live at a point (R) and
@@ -292,7 +313,7 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
   thread_local std::vector<int32_t> job_pool, live, unresolved, row_of, by_birth, row_jobs;
   thread_local std::vector<int64_t> point_pool, P, gaps;
   thread_local std::vector<std::pair<int64_t, int32_t>> between, grouped, sorted;
-  thread_local std::vector<size_t> count, group_key;
+  thread_local std::vector<size_t> count;
   thread_local std::vector<int32_t> group;
   thread_local std::vector<size_t> start;
   thread_local std::vector<Work> stack;
@@ -330,17 +351,9 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
     point_pool.resize(w.points_at);
     // Step 2: group R by balanced bisection over the points; Step 3: Lemma 1 per group.
     // Groups by key, jobs by index within: `live` is in index order, so a counting sort.
-    count.assign(4 * P.size() + 5, 0);
-    for (int32_t j : live) {
-      const size_t key = bisection_group(P, arena.jobs[j]);
-      group_key.push_back(key);
-      ++count[key + 1];
-    }
-    for (size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
-    grouped.resize(live.size());
-    for (size_t x = 0; x < live.size(); ++x)
-      grouped[count[group_key[x]]++] = {int64_t(group_key[x]), live[x]};
-    group_key.clear();
+    grouped.clear();
+    for (int32_t j : live) grouped.push_back({int64_t(bisection_group(P, arena.jobs[j])), j});
+    sort_by_key(grouped, 4 * P.size() + 4, count, sorted);
     unresolved.clear();
     for (size_t a = 0; a < grouped.size();) {
       size_t b = a;
@@ -385,12 +398,7 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
     // Step 6: recurse into every X_q inside (p_q, p_{q+1}).
     // By (q, job): every item's jobs are in increasing index order (the input is sorted
     // below, children inherit it), so a stable counting sort by q does it in linear time.
-    count.assign(P.size() + 1, 0);
-    for (const auto& [q, j] : between) ++count[size_t(q) + 1];
-    for (size_t q = 1; q < count.size(); ++q) count[q] += count[q - 1];
-    sorted.resize(between.size());
-    for (const auto& e : between) sorted[count[size_t(e.first)]++] = e;
-    between.swap(sorted);
+    sort_by_key(between, P.size(), count, sorted);
     for (size_t a = 0; a < between.size();) {
       size_t b = a;
       Work child{job_pool.size(), 0, point_pool.size(), 0};
