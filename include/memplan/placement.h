@@ -85,13 +85,15 @@ class PlacementEngine {
   int64_t peak_ = 0;
   int32_t placed_count_ = 0;
   mutable std::vector<Forbidden> scratch_, radix_scratch_;
-  // List mode: the placed buffers in increasing offset order (ties: insertion order).
+  // List mode: the placed buffers in increasing offset order (ties: insertion order),
+  // stored in place so that a scan reads memory sequentially.
   struct Node {
-    int64_t off, top, start, end;  // address range [off, top) and lifetime [start, end)
+    int64_t off, top;        // address range [off, top)
+    int32_t start, end, id;  // lifetime as endpoint ranks; buffer index
   };
   bool list_mode_ = false;
-  std::vector<int32_t> by_offset_;  // placed buffer indices
-  std::vector<Node> nodes_;         // by buffer index
+  std::vector<Node> by_offset_;
+  std::vector<std::pair<int32_t, int32_t>> ranks_;  // by buffer: lifetime as endpoint ranks
   std::vector<int32_t> nbr_start_, nbr_;  // sparse instances: buffers live with each buffer
   static constexpr size_t kSparseDegree = 48;
 

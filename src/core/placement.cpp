@@ -54,7 +54,13 @@ PlacementEngine::PlacementEngine(const Problem& problem) : problem_(&problem) {
   list_mode_ = bufs.size() <= kListMax &&
                std::all_of(bufs.begin(), bufs.end(), [](const Buffer& b) { return b.gaps.empty(); });
   if (list_mode_) {
-    nodes_.assign(bufs.size(), {0, 0, 0, 0});
+    // Lifetimes as ranks among all endpoints (order-preserving, so overlaps are unchanged).
+    std::vector<int64_t> t;
+    for (const Buffer& b : bufs) t.push_back(b.start), t.push_back(b.end);
+    std::sort(t.begin(), t.end());
+    auto rank = [&](int64_t v) { return int32_t(std::lower_bound(t.begin(), t.end(), v) - t.begin()); };
+    ranks_.resize(bufs.size());
+    for (size_t k = 0; k < bufs.size(); ++k) ranks_[k] = {rank(bufs[k].start), rank(bufs[k].end)};
     by_offset_.reserve(bufs.size());
     build_neighbours();
   }
@@ -85,11 +91,11 @@ void PlacementEngine::build_neighbours() {
 // range is [off - size + 1, top), so increasing offset is increasing lo.
 template <class F>
 void PlacementEngine::scan_list(int32_t i, F&& f) const {
-  const Buffer& b = problem_->buffers[i];
-  for (const int32_t k : by_offset_) {
-    const Node& n = nodes_[k];
-    if (n.end <= b.start || n.start >= b.end) continue;  // not live at the same time
-    if (!f(Forbidden{n.off - b.size + 1, n.top})) return;
+  const int64_t size = problem_->buffers[i].size;
+  const auto [start, end] = ranks_[i];
+  for (const Node& n : by_offset_) {
+    if (n.end <= start || n.start >= end) continue;  // not live at the same time
+    if (!f(Forbidden{n.off - size + 1, n.top})) return;
   }
 }
 
@@ -99,7 +105,8 @@ void PlacementEngine::collect_neighbours(int32_t i, std::vector<Forbidden>& out)
   const int64_t size = problem_->buffers[i].size;
   for (int32_t k = nbr_start_[i]; k < nbr_start_[i + 1]; ++k) {
     const int32_t j = nbr_[k];
-    if (offsets_[j] >= 0) out.push_back({nodes_[j].off - size + 1, nodes_[j].top});
+    if (offsets_[j] >= 0)
+      out.push_back({offsets_[j] - size + 1, offsets_[j] + problem_->buffers[j].size});
   }
   sort_by_lo(out, radix_scratch_);
 }
@@ -125,30 +132,28 @@ void PlacementEngine::scan_forbidden(int32_t i, F&& f) const {
 // The first-fit scan of list mode for alignment 1, with no data-dependent branch but the
 // final stop: placed buffers not live with i, or already below x, leave x unchanged.
 int64_t PlacementEngine::first_fit_list(int32_t i) const {
-  const Buffer& b = problem_->buffers[i];
+  const int64_t size = problem_->buffers[i].size;
+  const auto [start, end] = ranks_[i];
   int64_t x = 0;
-  for (const int32_t k : by_offset_) {
-    const Node& n = nodes_[k];
-    const bool live = (n.end > b.start) & (n.start < b.end);
-    if (live & (x + b.size <= n.off)) break;  // the gap below n fits
+  for (const Node& n : by_offset_) {
+    const bool live = (n.end > start) & (n.start < end);
+    if (live & (x + size <= n.off)) break;  // the gap below n fits
     x = live ? std::max(x, n.top) : x;
   }
   return x;
 }
 
 void PlacementEngine::list_insert(int32_t i) {
-  Node& n = nodes_[i];
-  n.off = offsets_[i];
-  n.top = n.off + problem_->buffers[i].size;
-  n.start = problem_->buffers[i].start;
-  n.end = problem_->buffers[i].end;
-  const auto at = std::upper_bound(by_offset_.begin(), by_offset_.end(), n.off,
-                                   [&](int64_t off, int32_t k) { return off < nodes_[k].off; });
-  by_offset_.insert(at, i);
+  const int64_t off = offsets_[i];
+  const Node n{off, off + problem_->buffers[i].size, ranks_[i].first, ranks_[i].second, i};
+  const auto at = std::upper_bound(by_offset_.begin(), by_offset_.end(), off,
+                                   [](int64_t o, const Node& m) { return o < m.off; });
+  by_offset_.insert(at, n);
 }
 
 void PlacementEngine::list_remove(int32_t i) {
-  by_offset_.erase(std::find(by_offset_.begin(), by_offset_.end(), i));
+  by_offset_.erase(std::find_if(by_offset_.begin(), by_offset_.end(),
+                                [&](const Node& n) { return n.id == i; }));
 }
 
 void PlacementEngine::set_leaf(int32_t piece, int64_t value) {
