@@ -138,7 +138,8 @@ int64_t PlacementEngine::first_fit_list(int32_t i) const {
   for (const Node& n : by_offset_) {
     const bool live = (n.end > start) & (n.start < end);
     if (live & (x + size <= n.off)) break;  // the gap below n fits
-    x = live ? std::max(x, n.top) : x;
+    // x >= 0, so a buffer not live (masked to 0) never raises it: no branch on `live`.
+    x = std::max(x, n.top & -int64_t(live));
   }
   return x;
 }
