@@ -97,16 +97,20 @@ namespace {
 int bit_width_of(uint64_t x) { return int(std::bit_width(x)); }
 
 // Positions 0..n-1 of `jobs` by (birth, death descending, position) into `by_birth` and by
-// (death, position) into `by_death`. When times and positions fit, the keys are packed into
-// one integer each, which sorts several times faster than the comparison on records.
+// (death, position) into `by_death`, with their births and deaths in those orders. When
+// times and positions fit, the keys are packed into one integer each, which sorts several
+// times faster than the comparison on records.
 void event_orders(const Arena& arena, std::span<const int32_t> jobs, std::vector<int32_t>& by_birth,
-                  std::vector<int32_t>& by_death) {
+                  std::vector<int32_t>& by_death, std::vector<int64_t>& births,
+                  std::vector<int64_t>& deaths) {
   const size_t n = jobs.size();
   int64_t lo = 0, hi = 0;
   for (int32_t j : jobs) lo = std::min(lo, arena.jobs[j].birth), hi = std::max(hi, arena.jobs[j].death);
   const int tb = bit_width_of(uint64_t(hi)), ib = bit_width_of(n);
   by_birth.resize(n);
   by_death.resize(n);
+  births.resize(n);
+  deaths.resize(n);
   if (lo >= 0 && 2 * tb + ib <= 64) {
     thread_local std::vector<uint64_t> kb, kd;
     kb.resize(n);
@@ -119,7 +123,10 @@ void event_orders(const Arena& arena, std::span<const int32_t> jobs, std::vector
     std::sort(kb.begin(), kb.end());
     std::sort(kd.begin(), kd.end());
     const uint64_t mask = (uint64_t{1} << ib) - 1;
-    for (size_t i = 0; i < n; ++i) by_birth[i] = int32_t(kb[i] & mask), by_death[i] = int32_t(kd[i] & mask);
+    for (size_t i = 0; i < n; ++i) {
+      by_birth[i] = int32_t(kb[i] & mask), births[i] = int64_t(kb[i] >> (tb + ib));
+      by_death[i] = int32_t(kd[i] & mask), deaths[i] = int64_t(kd[i] >> ib);
+    }
     return;
   }
   for (size_t i = 0; i < n; ++i) by_birth[i] = by_death[i] = int32_t(i);
@@ -132,6 +139,7 @@ void event_orders(const Arena& arena, std::span<const int32_t> jobs, std::vector
   std::sort(by_death.begin(), by_death.end(), [&](int32_t a, int32_t b) {
     return J(a).death != J(b).death ? J(a).death < J(b).death : a < b;
   });
+  for (size_t i = 0; i < n; ++i) births[i] = J(by_birth[i]).birth, deaths[i] = J(by_death[i]).death;
 }
 
 }  // namespace
@@ -139,17 +147,18 @@ void event_orders(const Arena& arena, std::span<const int32_t> jobs, std::vector
 int32_t colour_into(const Arena& arena, std::span<const int32_t> jobs, std::vector<int32_t>& row,
                     std::vector<int32_t>& by_birth) {
   thread_local std::vector<int32_t> by_death;
+  thread_local std::vector<int64_t> births, deaths;
   thread_local std::vector<uint64_t> free_rows;  // bit r set: row r is free
   const size_t n = jobs.size();
-  event_orders(arena, jobs, by_birth, by_death);
+  event_orders(arena, jobs, by_birth, by_death, births, deaths);
   row.assign(n, -1);
   free_rows.clear();
   int32_t rows = 0;
   size_t d = 0;
-  for (const int32_t i : by_birth) {
-    const int64_t birth = arena.jobs[jobs[size_t(i)]].birth;
+  for (size_t e = 0; e < n; ++e) {
+    const int32_t i = by_birth[e];
     // Deaths at or before this birth come first (open intervals: death == birth is free).
-    for (; d < n && arena.jobs[jobs[size_t(by_death[d])]].death <= birth; ++d) {
+    for (; d < n && deaths[d] <= births[e]; ++d) {
       const int32_t r = row[size_t(by_death[d])];
       if (r >= 0) free_rows[size_t(r) >> 6] |= uint64_t{1} << (r & 63);
     }
@@ -278,6 +287,15 @@ size_t bisection_group(std::span<const int64_t> pts, const Job& j) {
   return 4 * lo + (hi - lo) + 1;
 }
 
+// The number of points <= v in sorted `pts` (std::upper_bound's index): a branch-free count
+// for the short point lists Theorem 2 mostly has.
+size_t upper_index(std::span<const int64_t> pts, int64_t v) {
+  if (pts.size() > 16) return size_t(std::upper_bound(pts.begin(), pts.end(), v) - pts.begin());
+  size_t c = 0;
+  for (int64_t p : pts) c += size_t(p <= v);
+  return c;
+}
+
 // Stable sort of (key, job) pairs by key in [0, keys): a counting sort, or an insertion
 // sort when there are few pairs for many keys.
 void sort_by_key(std::vector<std::pair<int64_t, int32_t>>& v, size_t keys,
@@ -343,7 +361,7 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
     for (size_t x = w.jobs_at; x < w.jobs_end; ++x) {
       const int32_t j = job_pool[x];
       const Job& J = arena.jobs[j];
-      const size_t idx = size_t(std::upper_bound(P.begin(), P.end(), J.birth) - P.begin());
+      const size_t idx = upper_index(P, J.birth);
       if (idx < P.size() && P[idx] < J.death) live.push_back(j);
       else between.push_back({int64_t(idx) - 1, j});
     }
@@ -416,7 +434,7 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
       if (g1 > g0) {
         for (int32_t j : cj) {
           const Job& J = arena.jobs[j];
-          auto it = std::upper_bound(g0, g1, J.birth);
+          const auto it = g0 + ptrdiff_t(upper_index(std::span(g0, g1), J.birth));
           if (it != g1 && *it < J.death) {
             any_live = true;
             break;
