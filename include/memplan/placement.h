@@ -61,6 +61,7 @@ class PlacementEngine {
   template <class F>
   void scan_list(int32_t i, F&& f) const;
   int64_t first_fit_list(int32_t i) const;
+  int64_t best_fit_list(int32_t i) const;
   void build_neighbours();
   bool use_neighbours(int32_t i) const;
   void collect_neighbours(int32_t i, std::vector<Forbidden>& out) const;

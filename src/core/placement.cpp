@@ -144,6 +144,23 @@ int64_t PlacementEngine::first_fit_list(int32_t i) const {
   return x;
 }
 
+// The best-fit scan of list mode for alignment 1, likewise without branches on the data.
+int64_t PlacementEngine::best_fit_list(int32_t i) const {
+  const int64_t size = problem_->buffers[i].size;
+  const auto [start, end] = ranks_[i];
+  int64_t x = 0, best = -1, best_slack = INT64_MAX;
+  for (const Node& n : by_offset_) {
+    const bool live = (n.end > start) & (n.start < end);
+    const int64_t lo = n.off - size + 1;
+    // A hole [x, lo) below a live buffer: keep the tightest (the first among equals).
+    const bool better = live & (x < lo) & (lo - x < best_slack);
+    best_slack = better ? lo - x : best_slack;
+    best = better ? x : best;
+    x = std::max(x, n.top & -int64_t(live));
+  }
+  return best >= 0 ? best : x;
+}
+
 void PlacementEngine::list_insert(int32_t i) {
   const int64_t off = offsets_[i];
   const Node n{off, off + problem_->buffers[i].size, ranks_[i].first, ranks_[i].second, i};
@@ -252,7 +269,8 @@ void PlacementEngine::collect_forbidden(int32_t i, std::vector<Forbidden>& out) 
 int64_t PlacementEngine::find_offset(int32_t i, Fit fit) const {
   const int64_t align = problem_->buffers[i].alignment;
   int64_t x = 0;
-  if (fit == Fit::kFirst && list_mode_ && align == 1 && !use_neighbours(i)) return first_fit_list(i);
+  if (list_mode_ && align == 1 && !use_neighbours(i))
+    return fit == Fit::kFirst ? first_fit_list(i) : best_fit_list(i);
   if (fit == Fit::kFirst) {
     scan_forbidden(i, [&](const Forbidden& f) {
       if (x < f.lo) return false;
