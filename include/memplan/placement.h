@@ -99,7 +99,7 @@ class PlacementEngine {
   static constexpr size_t kSparseDegree = 48;
 
  public:
-  static constexpr size_t kListMax = 1024;
+  static constexpr size_t kListMax = 2048;
 };
 
 // Places buffers in `order` (pre-placed buffers first, at their offsets, whatever the order)
