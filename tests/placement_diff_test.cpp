@@ -145,5 +145,43 @@ TEST(PlacementDiff, MatchesReferenceOnLargerGapFreeInstances) {
   }
 }
 
+// Moving a placed buffer (place() again) must leave the engine consistent: half of each
+// instance is placed, some placed buffers are moved far up, and the rest is checked.
+TEST(PlacementDiff, MovedBuffersAreSeenAtTheirNewOffsets) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 40; ++trial) {
+    testing::RandomSpec spec;
+    spec.buffers = 80 + trial % 4 * 40;
+    spec.horizon = trial % 2 == 0 ? 20 : 600;
+    spec.max_size = 1 + trial % 30;
+    Problem p = testing::random_problem(rng, spec);
+    for (Buffer& b : p.buffers) {
+      b.offset.reset();
+      if (spec.horizon > 20) b.end = std::min(b.end, b.start + 1 + (b.end - b.start) % 25);
+    }
+    const int32_t n = static_cast<int32_t>(p.buffers.size());
+    const Fit fit = trial % 4 < 2 ? Fit::kFirst : Fit::kBest;
+    std::vector<int32_t> order(n);
+    for (int32_t k = 0; k < n; ++k) order[k] = k;
+    std::shuffle(order.begin(), order.end(), rng);
+    PlacementEngine engine(p);
+    std::vector<int64_t> off(n, -1);
+    for (int32_t x = 0; x < n; ++x) {
+      const int32_t k = order[x];
+      if (x == n / 2)
+        for (int32_t m = 0; m < 6; ++m) {  // move six placed buffers far up
+          const int32_t v = order[(m * 7 + trial) % x];
+          off[v] = 100000 * (m + 1);
+          engine.place(v, off[v]);
+        }
+      const int64_t want = ref_offset(p, off, k, fit);
+      ASSERT_EQ(engine.find_offset(k, fit), want) << "trial " << trial << " buffer " << k;
+      engine.place(k, want);
+      off[k] = want;
+    }
+    ASSERT_TRUE(testing::brute_force_valid(p, off)) << "trial " << trial;
+  }
+}
+
 }  // namespace
 }  // namespace memplan

@@ -96,6 +96,8 @@ class PlacementEngine {
   std::vector<Node> by_offset_;
   std::vector<std::pair<int32_t, int32_t>> ranks_;  // by buffer: lifetime as endpoint ranks
   std::vector<int32_t> nbr_start_, nbr_;  // sparse instances: buffers live with each buffer
+  std::vector<int32_t> placed_nbr_;        // same layout: the placed ones, in placement order
+  std::vector<int32_t> placed_nbr_count_;
   static constexpr size_t kSparseDegree = 48;
 
  public:

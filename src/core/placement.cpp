@@ -85,6 +85,8 @@ void PlacementEngine::build_neighbours() {
   nbr_.resize(pairs.size());
   std::vector<int32_t> fill(nbr_start_.begin(), nbr_start_.end() - 1);
   for (const auto& [u, v] : pairs) nbr_[size_t(fill[size_t(u)]++)] = v;
+  placed_nbr_.resize(pairs.size());
+  placed_nbr_count_.assign(n, 0);
 }
 
 // x collides with a placed range [off, top) iff x + size > off and x < top: the forbidden
@@ -103,10 +105,13 @@ void PlacementEngine::scan_list(int32_t i, F&& f) const {
 void PlacementEngine::collect_neighbours(int32_t i, std::vector<Forbidden>& out) const {
   out.clear();
   const int64_t size = problem_->buffers[i].size;
-  for (int32_t k = nbr_start_[i]; k < nbr_start_[i + 1]; ++k) {
-    const int32_t j = nbr_[k];
-    if (offsets_[j] >= 0)
-      out.push_back({offsets_[j] - size + 1, offsets_[j] + problem_->buffers[j].size});
+  // The placed neighbours in placement order, which the squeeze's order keeps close to
+  // offset order, so the insertion sort below has little to do.
+  const int32_t* j = placed_nbr_.data() + nbr_start_[i];
+  out.resize(size_t(placed_nbr_count_[i]));
+  for (Forbidden& f : out) {
+    f = {offsets_[*j] - size + 1, offsets_[*j] + problem_->buffers[*j].size};
+    ++j;
   }
   sort_by_lo(out, radix_scratch_);
 }
@@ -167,11 +172,24 @@ void PlacementEngine::list_insert(int32_t i) {
   const auto at = std::upper_bound(by_offset_.begin(), by_offset_.end(), off,
                                    [](int64_t o, const Node& m) { return o < m.off; });
   by_offset_.insert(at, n);
+  if (nbr_start_.empty()) return;
+  for (int32_t k = nbr_start_[i]; k < nbr_start_[i + 1]; ++k) {
+    const int32_t u = nbr_[k];
+    placed_nbr_[size_t(nbr_start_[u] + placed_nbr_count_[u]++)] = i;
+  }
 }
 
 void PlacementEngine::list_remove(int32_t i) {
   by_offset_.erase(std::find_if(by_offset_.begin(), by_offset_.end(),
                                 [&](const Node& n) { return n.id == i; }));
+  if (nbr_start_.empty()) return;
+  for (int32_t k = nbr_start_[i]; k < nbr_start_[i + 1]; ++k) {
+    const int32_t u = nbr_[k];
+    const auto first = placed_nbr_.begin() + nbr_start_[u];
+    const auto last = first + placed_nbr_count_[u]--;
+    const auto at = std::find(first, last, i);
+    std::copy(at + 1, last, at);
+  }
 }
 
 void PlacementEngine::set_leaf(int32_t piece, int64_t value) {
@@ -320,6 +338,7 @@ void PlacementEngine::clear() {
   const int32_t n = static_cast<int32_t>(offsets_.size());
   if (list_mode_) {
     by_offset_.clear();
+    std::fill(placed_nbr_count_.begin(), placed_nbr_count_.end(), 0);
   } else if (placed_count_ * 8 > n) {
     std::fill(tree_.begin(), tree_.end(), INT64_MIN);
   } else {
