@@ -150,6 +150,11 @@ int32_t colour_into(const Arena& arena, std::span<const int32_t> jobs, std::vect
   thread_local std::vector<int64_t> births, deaths;
   thread_local std::vector<uint64_t> free_rows;  // bit r set: row r is free
   const size_t n = jobs.size();
+  if (n <= 1) {  // nothing to order
+    row.assign(n, 0);
+    by_birth.assign(n, 0);
+    return int32_t(n);
+  }
   event_orders(arena, jobs, by_birth, by_death, births, deaths);
   row.assign(n, -1);
   free_rows.clear();
