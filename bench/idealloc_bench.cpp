@@ -4,6 +4,7 @@
 // Usage: idealloc_bench [iterations for A-K, default 10000] [threads, default 1]
 //                       [buffers of the synthetic instance, default 1000000; 0 = skip]
 //                       [solver, default idealloc; idealloc-ff = first-fit squeeze only]
+//                       [rows, default all; ak = the MiniMalloc rows A-K only]
 // Run from the repository root (reads benchmarks/...). Each row runs in a forked child so
 // that its peak RSS (getrusage) is its own.
 #include <sys/resource.h>
@@ -119,6 +120,7 @@ int main(int argc, char** argv) {
   const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
   const int64_t synth = argc > 3 ? std::atoll(argv[3]) : 1000000;
   const std::string algo = argc > 4 ? argv[4] : "idealloc";  // or idealloc-ff
+  const bool only_ak = argc > 5 && std::string(argv[5]) == "ak";
   const std::string mm = "benchmarks/minimalloc/", ia = "benchmarks/idealloc/";
   const double targets[] = {1.218, 1.274, 1.351, 1.247, 1.333, 1.275,
                             1.305, 1.231, 1.410, 1.269, 1.277};
@@ -130,11 +132,13 @@ int main(int argc, char** argv) {
     rows.push_back({c, mm + c + ".1048576.csv", n, targets[i],
                     std::string(times[i]) + " @10k it", 3, 3});
   }
-  rows.push_back({"resnet50", ia + "somas_tensors/resnet50.csv", 100, 1.0031, "0.60 s, 10 MB", 4});
-  rows.push_back({"pangu_2.6B", ia + "somas_tensors/pangu_2.6B.csv", 100, 1.0261, "28.7 s, 300 MB", 4});
-  rows.push_back({"iopddl S_1", ia + "iopddl/S_1.csv", 10, 1.0140, "11.9 s, 0.93 GB", 4});
-  rows.push_back({"iopddl Y_1", ia + "iopddl/Y_1.csv", 1, 1.0036, "26.3 s, 3.6 GB", 4});
-  if (synth > 0)
+  if (!only_ak) {
+    rows.push_back({"resnet50", ia + "somas_tensors/resnet50.csv", 100, 1.0031, "0.60 s, 10 MB", 4});
+    rows.push_back({"pangu_2.6B", ia + "somas_tensors/pangu_2.6B.csv", 100, 1.0261, "28.7 s, 300 MB", 4});
+    rows.push_back({"iopddl S_1", ia + "iopddl/S_1.csv", 10, 1.0140, "11.9 s, 0.93 GB", 4});
+    rows.push_back({"iopddl Y_1", ia + "iopddl/Y_1.csv", 1, 1.0036, "26.3 s, 3.6 GB", 4});
+  }
+  if (synth > 0 && !only_ak)
     rows.push_back({"dnn " + std::to_string(synth), "", 1, 0, "target < 60 s, < 2 GB"});
   std::printf("idealloc bench: solver %s, A-K at %lld iterations (seeds 1-3, median), "
               "real sets seed 1, threads=%d\n\n",

@@ -70,6 +70,44 @@ int64_t ref_offset(const Problem& p, const std::vector<int64_t>& off, int32_t i,
   return best >= 0 ? best : holes.back().x;
 }
 
+// Places every buffer of p in a random order, checking find_offset against the reference
+// and fits_at at every x up to the answer (or, when `probe` is 0, at no x), then replays the
+// order through place_in_order. Returns the number of placements checked.
+int check_instance(const Problem& p, Fit fit, std::mt19937_64& rng, int trial, int64_t probe) {
+  const int32_t n = static_cast<int32_t>(p.buffers.size());
+  std::vector<int32_t> order(n);
+  for (int32_t k = 0; k < n; ++k) order[k] = k;
+  std::shuffle(order.begin(), order.end(), rng);
+  PlacementEngine engine(p);
+  std::vector<int64_t> off(n, -1);
+  int checked = 0;
+  // Pre-placed buffers first (the reference treats them like any placed buffer).
+  for (int32_t k = 0; k < n; ++k)
+    if (p.buffers[k].offset) {
+      engine.place(k, *p.buffers[k].offset);
+      off[k] = *p.buffers[k].offset;
+    }
+  for (int32_t k : order) {
+    if (off[k] >= 0) continue;
+    const int64_t want = ref_offset(p, off, k, fit);
+    EXPECT_EQ(engine.find_offset(k, fit), want) << "trial " << trial << " buffer " << k;
+    if (engine.find_offset(k, fit) != want) return checked;
+    const auto f = forbidden(p, off, k);
+    for (int64_t x = std::max<int64_t>(0, want - probe); x < want + 3 && probe > 0; ++x) {
+      EXPECT_EQ(engine.fits_at(k, x), feasible(f, x)) << "trial " << trial << " x " << x;
+      if (engine.fits_at(k, x) != feasible(f, x)) return checked;
+    }
+    engine.place(k, want);
+    off[k] = want;
+    ++checked;
+  }
+  EXPECT_TRUE(testing::brute_force_valid(p, off)) << "trial " << trial;
+  const auto again = place_in_order(engine, order, fit);
+  EXPECT_TRUE(again.complete);
+  EXPECT_EQ(again.solution.offsets, off) << "trial " << trial;
+  return checked;
+}
+
 TEST(PlacementDiff, MatchesReferenceOnRandomInstances) {
   std::mt19937_64 rng(2026);
   int checked = 0;
@@ -81,6 +119,46 @@ TEST(PlacementDiff, MatchesReferenceOnRandomInstances) {
     spec.alignment = trial % 3 != 0;
     spec.gaps = trial % 2 == 0;
     Problem p = testing::random_problem(rng, spec);
+    const Fit fit = trial % 4 < 2 ? Fit::kFirst : Fit::kBest;
+    checked += check_instance(p, fit, rng, trial, INT64_MAX);
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(checked, 20000);
+}
+
+// Larger gap-free instances, sparse (long horizon) and dense: they exercise both paths of
+// the engine's small-instance mode (the offset-ordered scan and the neighbour lists).
+TEST(PlacementDiff, MatchesReferenceOnLargerGapFreeInstances) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 60; ++trial) {
+    testing::RandomSpec spec;
+    spec.buffers = 60 + trial % 5 * 30;
+    spec.horizon = trial % 3 == 0 ? 20 : 400 + 200 * (trial % 4);
+    spec.max_size = 1 + trial % 40;
+    spec.alignment = trial % 5 == 0;
+    Problem p = testing::random_problem(rng, spec);
+    if (spec.horizon > 20)  // short lifetimes: few buffers live together
+      for (Buffer& b : p.buffers) b.end = std::min(b.end, b.start + 1 + (b.end - b.start) % 25);
+    const Fit fit = trial % 2 == 0 ? Fit::kFirst : Fit::kBest;
+    check_instance(p, fit, rng, trial, 64);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// Moving a placed buffer (place() again) must leave the engine consistent: half of each
+// instance is placed, some placed buffers are moved far up, and the rest is checked.
+TEST(PlacementDiff, MovedBuffersAreSeenAtTheirNewOffsets) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 40; ++trial) {
+    testing::RandomSpec spec;
+    spec.buffers = 80 + trial % 4 * 40;
+    spec.horizon = trial % 2 == 0 ? 20 : 600;
+    spec.max_size = 1 + trial % 30;
+    Problem p = testing::random_problem(rng, spec);
+    for (Buffer& b : p.buffers) {
+      b.offset.reset();
+      if (spec.horizon > 20) b.end = std::min(b.end, b.start + 1 + (b.end - b.start) % 25);
+    }
     const int32_t n = static_cast<int32_t>(p.buffers.size());
     const Fit fit = trial % 4 < 2 ? Fit::kFirst : Fit::kBest;
     std::vector<int32_t> order(n);
@@ -88,29 +166,21 @@ TEST(PlacementDiff, MatchesReferenceOnRandomInstances) {
     std::shuffle(order.begin(), order.end(), rng);
     PlacementEngine engine(p);
     std::vector<int64_t> off(n, -1);
-    // Pre-placed buffers first (the reference treats them like any placed buffer).
-    for (int32_t k = 0; k < n; ++k)
-      if (p.buffers[k].offset) {
-        engine.place(k, *p.buffers[k].offset);
-        off[k] = *p.buffers[k].offset;
-      }
-    for (int32_t k : order) {
-      if (off[k] >= 0) continue;
+    for (int32_t x = 0; x < n; ++x) {
+      const int32_t k = order[x];
+      if (x == n / 2)
+        for (int32_t m = 0; m < 6; ++m) {  // move six placed buffers far up
+          const int32_t v = order[(m * 7 + trial) % x];
+          off[v] = 100000 * (m + 1);
+          engine.place(v, off[v]);
+        }
       const int64_t want = ref_offset(p, off, k, fit);
       ASSERT_EQ(engine.find_offset(k, fit), want) << "trial " << trial << " buffer " << k;
-      const auto f = forbidden(p, off, k);
-      for (int64_t x = 0; x < want + 3; ++x)
-        ASSERT_EQ(engine.fits_at(k, x), feasible(f, x)) << "trial " << trial << " x " << x;
       engine.place(k, want);
       off[k] = want;
-      ++checked;
     }
     ASSERT_TRUE(testing::brute_force_valid(p, off)) << "trial " << trial;
-    const auto again = place_in_order(engine, order, fit);
-    ASSERT_TRUE(again.complete);
-    ASSERT_EQ(again.solution.offsets, off) << "trial " << trial;
   }
-  EXPECT_GT(checked, 20000);
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
 // structure (a segment tree over buffer pieces sorted by start, holding the largest end
 // among placed pieces), never through an O(n^2) interference graph: a query costs
 // O((k + 1) log n) for k live-overlapping placed pieces, and memory is O(n).
+// Small gap-free instances (<= kListMax buffers) use an array of the placed buffers kept in
+// increasing offset order instead: a query scans it from the bottom (its forbidden ranges
+// come out already sorted) and, for first-fit, stops at the first gap that fits.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +55,18 @@ class PlacementEngine {
     int64_t lo, hi;  // candidate offsets x in [lo, hi) collide with something
   };
   void collect_forbidden(int32_t i, std::vector<Forbidden>& out) const;
+  // Calls f(Forbidden) for the ranges of buffer i in increasing lo order until f returns false.
+  template <class F>
+  void scan_forbidden(int32_t i, F&& f) const;
+  template <class F>
+  void scan_list(int32_t i, F&& f) const;
+  int64_t first_fit_list(int32_t i) const;
+  int64_t best_fit_list(int32_t i) const;
+  void build_neighbours();
+  bool use_neighbours(int32_t i) const;
+  void collect_neighbours(int32_t i, std::vector<Forbidden>& out) const;
+  void list_insert(int32_t i);
+  void list_remove(int32_t i);
   void set_leaf(int32_t piece, int64_t value);
   static void sort_by_lo(std::vector<Forbidden>& v, std::vector<Forbidden>& tmp);
 
@@ -71,6 +86,22 @@ class PlacementEngine {
   int64_t peak_ = 0;
   int32_t placed_count_ = 0;
   mutable std::vector<Forbidden> scratch_, radix_scratch_;
+  // List mode: the placed buffers in increasing offset order (ties: insertion order),
+  // stored in place so that a scan reads memory sequentially.
+  struct Node {
+    int64_t off, top;        // address range [off, top)
+    int32_t start, end, id;  // lifetime as endpoint ranks; buffer index
+  };
+  bool list_mode_ = false;
+  std::vector<Node> by_offset_;
+  std::vector<std::pair<int32_t, int32_t>> ranks_;  // by buffer: lifetime as endpoint ranks
+  std::vector<int32_t> nbr_start_, nbr_;  // sparse instances: buffers live with each buffer
+  std::vector<int32_t> placed_nbr_;        // same layout: the placed ones, in placement order
+  std::vector<int32_t> placed_nbr_count_;
+  static constexpr size_t kSparseDegree = 48;
+
+ public:
+  static constexpr size_t kListMax = 2048;
 };
 
 // Places buffers in `order` (pre-placed buffers first, at their offsets, whatever the order)

@@ -51,6 +51,145 @@ PlacementEngine::PlacementEngine(const Problem& problem) : problem_(&problem) {
   tree_.assign(2 * static_cast<size_t>(leaves_), INT64_MIN);
   placed_.assign(m, {0, 0});
   offsets_.assign(n, -1);
+  list_mode_ = bufs.size() <= kListMax &&
+               std::all_of(bufs.begin(), bufs.end(), [](const Buffer& b) { return b.gaps.empty(); });
+  if (list_mode_) {
+    // Lifetimes as ranks among all endpoints (order-preserving, so overlaps are unchanged).
+    std::vector<int64_t> t;
+    for (const Buffer& b : bufs) t.push_back(b.start), t.push_back(b.end);
+    std::sort(t.begin(), t.end());
+    auto rank = [&](int64_t v) { return int32_t(std::lower_bound(t.begin(), t.end(), v) - t.begin()); };
+    ranks_.resize(bufs.size());
+    for (size_t k = 0; k < bufs.size(); ++k) ranks_[k] = {rank(bufs[k].start), rank(bufs[k].end)};
+    by_offset_.reserve(bufs.size());
+    build_neighbours();
+  }
+}
+
+// Neighbour lists (CSR; a buffer with a non-empty lifetime is its own neighbour) by a sweep
+// over the pieces, which are sorted by start and here one per buffer. Kept only when sparse
+// (at most kSparseDegree neighbours per buffer on average), else left empty.
+void PlacementEngine::build_neighbours() {
+  const size_t n = problem_->buffers.size(), cap = kSparseDegree * n;
+  std::vector<std::pair<int32_t, int32_t>> pairs;
+  for (size_t a = 0; a < pieces_.size(); ++a)
+    for (size_t b = a; b < pieces_.size() && pieces_[b].start < pieces_[a].end; ++b) {
+      if (pieces_[b].end <= pieces_[a].start) continue;
+      pairs.push_back({piece_owner_[a], piece_owner_[b]});
+      if (a != b) pairs.push_back({piece_owner_[b], piece_owner_[a]});
+      if (pairs.size() > cap) return;
+    }
+  nbr_start_.assign(n + 1, 0);
+  for (const auto& [u, v] : pairs) ++nbr_start_[size_t(u) + 1];
+  for (size_t u = 0; u < n; ++u) nbr_start_[u + 1] += nbr_start_[u];
+  nbr_.resize(pairs.size());
+  std::vector<int32_t> fill(nbr_start_.begin(), nbr_start_.end() - 1);
+  for (const auto& [u, v] : pairs) nbr_[size_t(fill[size_t(u)]++)] = v;
+  placed_nbr_.resize(pairs.size());
+  placed_nbr_count_.assign(n, 0);
+}
+
+// x collides with a placed range [off, top) iff x + size > off and x < top: the forbidden
+// range is [off - size + 1, top), so increasing offset is increasing lo.
+template <class F>
+void PlacementEngine::scan_list(int32_t i, F&& f) const {
+  const int64_t size = problem_->buffers[i].size;
+  const auto [start, end] = ranks_[i];
+  for (const Node& n : by_offset_) {
+    if (n.end <= start || n.start >= end) continue;  // not live at the same time
+    if (!f(Forbidden{n.off - size + 1, n.top})) return;
+  }
+}
+
+// Sparse instances: the placed buffers live with i, from its neighbour list, sorted.
+void PlacementEngine::collect_neighbours(int32_t i, std::vector<Forbidden>& out) const {
+  out.clear();
+  const int64_t size = problem_->buffers[i].size;
+  // The placed neighbours in placement order, which the squeeze's order keeps close to
+  // offset order, so the insertion sort below has little to do.
+  const int32_t* j = placed_nbr_.data() + nbr_start_[i];
+  out.resize(size_t(placed_nbr_count_[i]));
+  for (Forbidden& f : out) {
+    f = {offsets_[*j] - size + 1, offsets_[*j] + problem_->buffers[*j].size};
+    ++j;
+  }
+  sort_by_lo(out, radix_scratch_);
+}
+
+bool PlacementEngine::use_neighbours(int32_t i) const {
+  return !nbr_start_.empty() && 4 * size_t(nbr_start_[i + 1] - nbr_start_[i]) < by_offset_.size();
+}
+
+template <class F>
+void PlacementEngine::scan_forbidden(int32_t i, F&& f) const {
+  if (list_mode_ && use_neighbours(i)) {
+    collect_neighbours(i, scratch_);
+    for (const Forbidden& r : scratch_)
+      if (!f(r)) return;
+    return;
+  }
+  if (list_mode_) return scan_list(i, f);
+  collect_forbidden(i, scratch_);
+  for (const Forbidden& r : scratch_)
+    if (!f(r)) return;
+}
+
+// The first-fit scan of list mode for alignment 1, with no data-dependent branch but the
+// final stop: placed buffers not live with i, or already below x, leave x unchanged.
+int64_t PlacementEngine::first_fit_list(int32_t i) const {
+  const int64_t size = problem_->buffers[i].size;
+  const auto [start, end] = ranks_[i];
+  int64_t x = 0;
+  for (const Node& n : by_offset_) {
+    const bool live = (n.end > start) & (n.start < end);
+    if (live & (x + size <= n.off)) break;  // the gap below n fits
+    // x >= 0, so a buffer not live (masked to 0) never raises it: no branch on `live`.
+    x = std::max(x, n.top & -int64_t(live));
+  }
+  return x;
+}
+
+// The best-fit scan of list mode for alignment 1, likewise without branches on the data.
+int64_t PlacementEngine::best_fit_list(int32_t i) const {
+  const int64_t size = problem_->buffers[i].size;
+  const auto [start, end] = ranks_[i];
+  int64_t x = 0, best = -1, best_slack = INT64_MAX;
+  for (const Node& n : by_offset_) {
+    const bool live = (n.end > start) & (n.start < end);
+    const int64_t lo = n.off - size + 1;
+    // A hole [x, lo) below a live buffer: keep the tightest (the first among equals).
+    const bool better = live & (x < lo) & (lo - x < best_slack);
+    best_slack = better ? lo - x : best_slack;
+    best = better ? x : best;
+    x = std::max(x, n.top & -int64_t(live));
+  }
+  return best >= 0 ? best : x;
+}
+
+void PlacementEngine::list_insert(int32_t i) {
+  const int64_t off = offsets_[i];
+  const Node n{off, off + problem_->buffers[i].size, ranks_[i].first, ranks_[i].second, i};
+  const auto at = std::upper_bound(by_offset_.begin(), by_offset_.end(), off,
+                                   [](int64_t o, const Node& m) { return o < m.off; });
+  by_offset_.insert(at, n);
+  if (nbr_start_.empty()) return;
+  for (int32_t k = nbr_start_[i]; k < nbr_start_[i + 1]; ++k) {
+    const int32_t u = nbr_[k];
+    placed_nbr_[size_t(nbr_start_[u] + placed_nbr_count_[u]++)] = i;
+  }
+}
+
+void PlacementEngine::list_remove(int32_t i) {
+  by_offset_.erase(std::find_if(by_offset_.begin(), by_offset_.end(),
+                                [&](const Node& n) { return n.id == i; }));
+  if (nbr_start_.empty()) return;
+  for (int32_t k = nbr_start_[i]; k < nbr_start_[i + 1]; ++k) {
+    const int32_t u = nbr_[k];
+    const auto first = placed_nbr_.begin() + nbr_start_[u];
+    const auto last = first + placed_nbr_count_[u]--;
+    const auto at = std::find(first, last, i);
+    std::copy(at + 1, last, at);
+  }
 }
 
 void PlacementEngine::set_leaf(int32_t piece, int64_t value) {
@@ -147,41 +286,47 @@ void PlacementEngine::collect_forbidden(int32_t i, std::vector<Forbidden>& out) 
 
 int64_t PlacementEngine::find_offset(int32_t i, Fit fit) const {
   const int64_t align = problem_->buffers[i].alignment;
-  collect_forbidden(i, scratch_);
   int64_t x = 0;
+  if (list_mode_ && align == 1 && !use_neighbours(i))
+    return fit == Fit::kFirst ? first_fit_list(i) : best_fit_list(i);
   if (fit == Fit::kFirst) {
-    for (const Forbidden& f : scratch_) {
-      if (x < f.lo) break;
+    scan_forbidden(i, [&](const Forbidden& f) {
+      if (x < f.lo) return false;
       if (x < f.hi) x = align_up(f.hi, align);
-    }
+      return true;
+    });
     return x;
   }
   // Best fit: among the bounded free ranges of feasible x, take the one with the fewest
   // feasible positions (the tightest hole); else the first position above everything.
   int64_t best = -1, best_slack = INT64_MAX;
-  for (const Forbidden& f : scratch_) {
+  scan_forbidden(i, [&](const Forbidden& f) {
     if (x < f.lo) {
       const int64_t slack = f.lo - x;
       if (slack < best_slack) best_slack = slack, best = x;
     }
     if (x < f.hi) x = align_up(f.hi, align);
-  }
+    return true;
+  });
   return best >= 0 ? best : x;
 }
 
 bool PlacementEngine::fits_at(int32_t i, int64_t offset) const {
-  collect_forbidden(i, scratch_);
-  for (const Forbidden& f : scratch_) {
-    if (f.lo > offset) break;
-    if (offset < f.hi) return false;
-  }
-  return true;
+  bool ok = true;
+  scan_forbidden(i, [&](const Forbidden& f) {
+    if (f.lo > offset) return false;
+    if (offset < f.hi) ok = false;
+    return ok;
+  });
+  return ok;
 }
 
 void PlacementEngine::place(int32_t i, int64_t offset) {
   if (offsets_[i] < 0) ++placed_count_;
+  else if (list_mode_) list_remove(i);
   offsets_[i] = offset;
   peak_ = std::max(peak_, offset + problem_->buffers[i].size);
+  if (list_mode_) return list_insert(i);
   for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
     const int32_t pc = piece_index_[k];
     placed_[pc] = {offset + pieces_[pc].lo, offset + pieces_[pc].hi};
@@ -191,7 +336,10 @@ void PlacementEngine::place(int32_t i, int64_t offset) {
 
 void PlacementEngine::clear() {
   const int32_t n = static_cast<int32_t>(offsets_.size());
-  if (placed_count_ * 8 > n) {
+  if (list_mode_) {
+    by_offset_.clear();
+    std::fill(placed_nbr_count_.begin(), placed_nbr_count_.end(), 0);
+  } else if (placed_count_ * 8 > n) {
     std::fill(tree_.begin(), tree_.end(), INT64_MIN);
   } else {
     for (int32_t i = 0; i < n; ++i) {

@@ -3,9 +3,8 @@
 // (size classes) -> Theorem 2 (critical points, recursion) -> Lemma 1 (strips).
 // See shared/research/idealloc.md §3.4-3.6 and docs/idealloc.md.
 #include <algorithm>
+#include <bit>
 #include <cmath>
-#include <functional>
-#include <queue>
 
 #include "solvers/idealloc/idealloc.h"
 
@@ -16,6 +15,7 @@ namespace memplan::idealloc {
 // height H, which raises h_min and so shrinks r = h_max / h_min.
 std::vector<int32_t> rogue(Arena& arena, std::vector<int32_t> jobs, double eps,
                            std::mt19937_64& rng) {
+  thread_local std::vector<int32_t> small, next;
   for (int round = 0; round < 64 && !jobs.empty(); ++round) {
     int64_t h_min = arena.jobs[jobs[0]].height, h_max = h_min;
     for (int32_t j : jobs) {
@@ -24,13 +24,12 @@ std::vector<int32_t> rogue(Arena& arena, std::vector<int32_t> jobs, double eps,
     }
     const RogueStep s = rogue_step(eps, h_min, h_max);
     if (!s.safe) break;
-    std::vector<int32_t> small, next;
+    small.clear();
+    next.clear();
     for (int32_t j : jobs) (arena.jobs[j].height <= s.target ? small : next).push_back(j);
     if (small.empty()) break;
-    const std::vector<int32_t> boxes =
-        corollary15(arena, small, double(s.box_height), s.mu, rng);
-    next.insert(next.end(), boxes.begin(), boxes.end());
-    jobs = std::move(next);
+    corollary15_into(arena, small, double(s.box_height), s.mu, rng, next);
+    jobs.swap(next);
   }
   return jobs;
 }
@@ -46,33 +45,92 @@ int size_class(int64_t h, double mu) {
 // Corollary 15 (BKKRT p. 561): round heights up to powers of (1+mu); a class with key
 // h_i = floor((1+mu)^i) is a unit-height instance of which k = floor(H / h_i) rows fit in
 // one box of height floor(H) (k h_i <= H, and h_i >= every height in the class).
-std::vector<int32_t> corollary15(Arena& arena, std::span<const int32_t> jobs, double H, double mu,
-                                 std::mt19937_64& rng) {
-  std::vector<std::pair<int, int32_t>> keyed;
-  keyed.reserve(jobs.size());
-  for (int32_t j : jobs) keyed.push_back({size_class(arena.jobs[j].height, mu), j});
+void corollary15_into(Arena& arena, std::span<const int32_t> jobs, double H, double mu,
+                      std::mt19937_64& rng, std::vector<int32_t>& out) {
+  if (jobs.empty()) return;
+  thread_local std::vector<std::pair<int, int32_t>> keyed;
+  thread_local std::vector<double> powers;
+  thread_local std::vector<int32_t> bucket;
+  int64_t h_min = arena.jobs[jobs[0]].height, h_max = h_min;
+  for (int32_t j : jobs) {
+    h_min = std::min(h_min, arena.jobs[j].height);
+    h_max = std::max(h_max, arena.jobs[j].height);
+  }
+  // The classes lie in [lo, hi]; when that range is short, size_class (the least i with
+  // (1+mu)^i >= h) is a lower_bound over the same powers, computed once.
+  const int lo = size_class(h_min, mu), hi = size_class(h_max, mu);
+  const bool table = size_t(hi - lo) < jobs.size();
+  if (table) {
+    powers.clear();
+    for (int i = lo; i <= hi; ++i) powers.push_back(std::pow(1.0 + mu, i));
+  }
+  keyed.clear();
+  for (int32_t j : jobs) {
+    const int64_t h = arena.jobs[j].height;
+    const int c = table ? lo + int(std::lower_bound(powers.begin(), powers.end(), double(h)) -
+                                   powers.begin())
+                        : size_class(h, mu);
+    keyed.push_back({c, j});
+  }
   std::sort(keyed.begin(), keyed.end());
   const int64_t box_height = std::max<int64_t>(1, int64_t(std::floor(H)));
-  std::vector<int32_t> out;
   for (size_t a = 0; a < keyed.size();) {
     size_t b = a;
-    std::vector<int32_t> bucket;
+    bucket.clear();
     while (b < keyed.size() && keyed[b].first == keyed[a].first) bucket.push_back(keyed[b++].second);
-    const double hi = std::floor(std::pow(1.0 + mu, keyed[a].first));
-    const int64_t k = std::max<int64_t>(1, int64_t(std::floor(H / std::max(1.0, hi))));
-    std::vector<int32_t> boxes = theorem2(arena, std::move(bucket), k, box_height, mu, rng);
-    out.insert(out.end(), boxes.begin(), boxes.end());
+    const double hi_key = std::floor(std::pow(1.0 + mu, keyed[a].first));
+    const int64_t k = std::max<int64_t>(1, int64_t(std::floor(H / std::max(1.0, hi_key))));
+    theorem2_into(arena, bucket, k, box_height, mu, rng, out);
     a = b;
   }
+}
+
+std::vector<int32_t> corollary15(Arena& arena, std::span<const int32_t> jobs, double H, double mu,
+                                 std::mt19937_64& rng) {
+  std::vector<int32_t> out;
+  corollary15_into(arena, jobs, H, mu, rng, out);
   return out;
 }
 
-std::vector<int32_t> interval_colouring(const Arena& arena, std::span<const int32_t> jobs,
-                                        int32_t& rows) {
+namespace {
+
+int bit_width_of(uint64_t x) { return int(std::bit_width(x)); }
+
+// Positions 0..n-1 of `jobs` by (birth, death descending, position) into `by_birth` and by
+// (death, position) into `by_death`, with their births and deaths in those orders. When
+// times and positions fit, the keys are packed into one integer each, which sorts several
+// times faster than the comparison on records.
+void event_orders(const Arena& arena, std::span<const int32_t> jobs, std::vector<int32_t>& by_birth,
+                  std::vector<int32_t>& by_death, std::vector<int64_t>& births,
+                  std::vector<int64_t>& deaths) {
   const size_t n = jobs.size();
-  std::vector<int32_t> by_birth(n), by_death(n);
+  int64_t lo = 0, hi = 0;
+  for (int32_t j : jobs) lo = std::min(lo, arena.jobs[j].birth), hi = std::max(hi, arena.jobs[j].death);
+  const int tb = bit_width_of(uint64_t(hi)), ib = bit_width_of(n);
+  by_birth.resize(n);
+  by_death.resize(n);
+  births.resize(n);
+  deaths.resize(n);
+  if (lo >= 0 && 2 * tb + ib <= 64) {
+    thread_local std::vector<uint64_t> kb, kd;
+    kb.resize(n);
+    kd.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Job& j = arena.jobs[jobs[i]];
+      kb[i] = (uint64_t(j.birth) << (tb + ib)) | (uint64_t(hi - j.death) << ib) | i;
+      kd[i] = (uint64_t(j.death) << ib) | i;
+    }
+    std::sort(kb.begin(), kb.end());
+    std::sort(kd.begin(), kd.end());
+    const uint64_t mask = (uint64_t{1} << ib) - 1;
+    for (size_t i = 0; i < n; ++i) {
+      by_birth[i] = int32_t(kb[i] & mask), births[i] = int64_t(kb[i] >> (tb + ib));
+      by_death[i] = int32_t(kd[i] & mask), deaths[i] = int64_t(kd[i] >> ib);
+    }
+    return;
+  }
   for (size_t i = 0; i < n; ++i) by_birth[i] = by_death[i] = int32_t(i);
-  auto J = [&](int32_t i) -> const Job& { return arena.jobs[jobs[i]]; };
+  auto J = [&](int32_t i) -> const Job& { return arena.jobs[jobs[size_t(i)]]; };
   std::sort(by_birth.begin(), by_birth.end(), [&](int32_t a, int32_t b) {
     if (J(a).birth != J(b).birth) return J(a).birth < J(b).birth;
     if (J(a).death != J(b).death) return J(a).death > J(b).death;  // long jobs lower rows
@@ -81,41 +139,72 @@ std::vector<int32_t> interval_colouring(const Arena& arena, std::span<const int3
   std::sort(by_death.begin(), by_death.end(), [&](int32_t a, int32_t b) {
     return J(a).death != J(b).death ? J(a).death < J(b).death : a < b;
   });
-  std::vector<int32_t> row(n, -1);
-  std::priority_queue<int32_t, std::vector<int32_t>, std::greater<>> free_rows;
-  rows = 0;
+  for (size_t i = 0; i < n; ++i) births[i] = J(by_birth[i]).birth, deaths[i] = J(by_death[i]).death;
+}
+
+}  // namespace
+
+int32_t colour_into(const Arena& arena, std::span<const int32_t> jobs, std::vector<int32_t>& row,
+                    std::vector<int32_t>& by_birth) {
+  thread_local std::vector<int32_t> by_death;
+  thread_local std::vector<int64_t> births, deaths;
+  thread_local std::vector<uint64_t> free_rows;  // bit r set: row r is free
+  const size_t n = jobs.size();
+  if (n <= 1) {  // nothing to order
+    row.assign(n, 0);
+    by_birth.assign(n, 0);
+    return int32_t(n);
+  }
+  event_orders(arena, jobs, by_birth, by_death, births, deaths);
+  row.assign(n, -1);
+  free_rows.clear();
+  int32_t rows = 0;
   size_t d = 0;
-  for (int32_t i : by_birth) {
+  for (size_t e = 0; e < n; ++e) {
+    const int32_t i = by_birth[e];
     // Deaths at or before this birth come first (open intervals: death == birth is free).
-    while (d < n && J(by_death[d]).death <= J(i).birth) {
-      if (row[by_death[d]] >= 0) free_rows.push(row[by_death[d]]);
-      ++d;
+    for (; d < n && deaths[d] <= births[e]; ++d) {
+      const int32_t r = row[size_t(by_death[d])];
+      if (r >= 0) free_rows[size_t(r) >> 6] |= uint64_t{1} << (r & 63);
     }
-    if (free_rows.empty()) {
-      row[i] = rows++;
+    // The lowest free row, else a new one.
+    size_t w = 0;
+    while (w < free_rows.size() && free_rows[w] == 0) ++w;
+    if (w == free_rows.size()) {
+      row[size_t(i)] = rows++;
+      if (size_t(rows) > 64 * free_rows.size()) free_rows.push_back(0);
     } else {
-      row[i] = free_rows.top();
-      free_rows.pop();
+      row[size_t(i)] = int32_t(64 * w + size_t(std::countr_zero(free_rows[w])));
+      free_rows[w] &= free_rows[w] - 1;
     }
   }
+  return rows;
+}
+
+std::vector<int32_t> interval_colouring(const Arena& arena, std::span<const int32_t> jobs,
+                                        int32_t& rows) {
+  std::vector<int32_t> row, by_birth;
+  rows = colour_into(arena, jobs, row, by_birth);
   return row;
 }
 
 // Lemma 1 (BKKRT): for jobs crossing one vertical line, outer strips (earliest births,
 // latest deaths) of k ceil(1/mu^2) jobs each are left unresolved; the rest is peeled in
 // alternating inner strips of k ceil(1/mu) jobs, each cut into boxes of <= k jobs.
-Lemma1Result lemma1(Arena& arena, std::span<const int32_t> group, int64_t k, int64_t box_height,
-                    double mu) {
-  Lemma1Result r;
+void lemma1_into(Arena& arena, std::span<const int32_t> group, int64_t k, int64_t box_height,
+                 double mu, std::vector<int32_t>& boxes, std::vector<int32_t>& unresolved) {
   const int64_t g = int64_t(group.size());
   const double outer_d = double(k) * std::ceil(1.0 / (mu * mu));
   const double inner_d = double(k) * std::ceil(1.0 / mu);
   if (outer_d * 2 >= double(g)) {
-    r.unresolved.assign(group.begin(), group.end());
-    return r;
+    unresolved.insert(unresolved.end(), group.begin(), group.end());
+    return;
   }
   const int64_t outer = int64_t(outer_d), inner = std::max<int64_t>(1, int64_t(inner_d));
-  std::vector<int32_t> by_birth(group.begin(), group.end()), by_death = by_birth;
+  thread_local std::vector<int32_t> by_birth, by_death, strip;
+  thread_local std::vector<char> taken;  // by job index; all 0 between calls
+  by_birth.assign(group.begin(), group.end());
+  by_death.assign(group.begin(), group.end());
   auto J = [&](int32_t j) -> const Job& { return arena.jobs[j]; };
   std::sort(by_birth.begin(), by_birth.end(), [&](int32_t a, int32_t b) {
     return J(a).birth != J(b).birth ? J(a).birth < J(b).birth : a < b;
@@ -123,13 +212,7 @@ Lemma1Result lemma1(Arena& arena, std::span<const int32_t> group, int64_t k, int
   std::sort(by_death.begin(), by_death.end(), [&](int32_t a, int32_t b) {
     return J(a).death != J(b).death ? J(a).death > J(b).death : a < b;
   });
-  // Local "taken" marks, keyed by position in by_birth.
-  std::vector<int32_t> sorted_ids = by_birth;
-  std::sort(sorted_ids.begin(), sorted_ids.end());
-  std::vector<char> taken(size_t(g), 0);
-  auto slot = [&](int32_t j) {
-    return size_t(std::lower_bound(sorted_ids.begin(), sorted_ids.end(), j) - sorted_ids.begin());
-  };
+  if (taken.size() < arena.jobs.size()) taken.resize(arena.jobs.size(), 0);
   size_t pb = 0, pd = 0;
   int64_t left = g;
   auto take = [&](bool from_birth, int64_t count, std::vector<int32_t>& into) {
@@ -137,7 +220,7 @@ Lemma1Result lemma1(Arena& arena, std::span<const int32_t> group, int64_t k, int
     size_t& p = from_birth ? pb : pd;
     while (count > 0 && p < src.size()) {
       const int32_t j = src[p++];
-      char& t = taken[slot(j)];
+      char& t = taken[size_t(j)];
       if (t) continue;
       t = 1;
       into.push_back(j);
@@ -145,9 +228,8 @@ Lemma1Result lemma1(Arena& arena, std::span<const int32_t> group, int64_t k, int
       --left;
     }
   };
-  take(true, outer, r.unresolved);
-  take(false, outer, r.unresolved);
-  std::vector<int32_t> strip;
+  take(true, outer, unresolved);
+  take(false, outer, unresolved);
   for (bool vertical = true; left > 0; vertical = !vertical) {
     strip.clear();
     take(vertical, inner, strip);
@@ -163,9 +245,16 @@ Lemma1Result lemma1(Arena& arena, std::span<const int32_t> group, int64_t k, int
       });
     for (size_t a = 0; a < strip.size(); a += size_t(k)) {
       const size_t b = std::min(strip.size(), a + size_t(k));
-      r.boxes.push_back(arena.add_box(std::span(strip).subspan(a, b - a), box_height));
+      boxes.push_back(arena.add_box(std::span(strip).subspan(a, b - a), box_height));
     }
   }
+  for (int32_t j : group) taken[size_t(j)] = 0;
+}
+
+Lemma1Result lemma1(Arena& arena, std::span<const int32_t> group, int64_t k, int64_t box_height,
+                    double mu) {
+  Lemma1Result r;
+  lemma1_into(arena, group, k, box_height, mu, r.boxes, r.unresolved);
   return r;
 }
 
@@ -180,25 +269,57 @@ int64_t random_point(const Arena& arena, std::span<const int32_t> jobs, std::mt1
   return (c % 2 == 0) ? j.birth + 1 : j.death - 1;
 }
 
+// One pending interval of Theorem 2's recursion: its jobs and sorted critical points
+// (front = alpha, back = omega) are slices of two shared pools, in stack order.
 struct Work {
-  std::vector<int32_t> jobs;
-  std::vector<int64_t> points;  // sorted critical points; front = alpha, back = omega
+  size_t jobs_at, jobs_end, points_at, points_end;
 };
 
 // The balanced-bisection group of a job live at some critical point: walk down the implicit
 // tree over points[lo, hi) splitting at index lo + ceil((len-2)/2); a job live at the split
-// point belongs to that node; slices of fewer than 3 points are leaves. Returns a node key.
-int64_t bisection_group(const std::vector<int64_t>& pts, const Job& j) {
-  int64_t lo = 0, hi = int64_t(pts.size());
-  const int64_t m1 = hi + 1;
+// point belongs to that node; slices of fewer than 3 points (1 or 2) are leaves. Returns a
+// node key < 4 (points + 1): 4 mid + 1 for a split node, 4 lo + len + 1 for a leaf, so that
+// keys order nodes by (first index, last index, leaf before split node).
+size_t bisection_group(std::span<const int64_t> pts, const Job& j) {
+  size_t lo = 0, hi = pts.size();
   while (hi - lo >= 3) {
-    const int64_t mid = lo + (hi - lo - 2 + 1) / 2;
-    const int64_t p = pts[size_t(mid)];
-    if (j.birth < p && p < j.death) return 2 * (mid * m1 + mid) + 1;
+    const size_t mid = lo + (hi - lo - 1) / 2;
+    const int64_t p = pts[mid];
+    if (j.birth < p && p < j.death) return 4 * mid + 1;
     if (j.death <= p) hi = mid;
     else lo = mid + 1;
   }
-  return 2 * (lo * m1 + hi);
+  return 4 * lo + (hi - lo) + 1;
+}
+
+// The number of points <= v in sorted `pts` (std::upper_bound's index): a branch-free count
+// for the short point lists Theorem 2 mostly has.
+size_t upper_index(std::span<const int64_t> pts, int64_t v) {
+  if (pts.size() > 16) return size_t(std::upper_bound(pts.begin(), pts.end(), v) - pts.begin());
+  size_t c = 0;
+  for (int64_t p : pts) c += size_t(p <= v);
+  return c;
+}
+
+// Stable sort of (key, job) pairs by key in [0, keys): a counting sort, or an insertion
+// sort when there are few pairs for many keys.
+void sort_by_key(std::vector<std::pair<int64_t, int32_t>>& v, size_t keys,
+                 std::vector<size_t>& count, std::vector<std::pair<int64_t, int32_t>>& tmp) {
+  if (v.size() * 4 < keys) {
+    for (size_t a = 1; a < v.size(); ++a) {
+      const auto e = v[a];
+      size_t b = a;
+      for (; b > 0 && v[b - 1].first > e.first; --b) v[b] = v[b - 1];
+      v[b] = e;
+    }
+    return;
+  }
+  count.assign(keys + 1, 0);
+  for (const auto& e : v) ++count[size_t(e.first) + 1];
+  for (size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
+  tmp.resize(v.size());
+  for (const auto& e : v) tmp[count[size_t(e.first)]++] = e;
+  v.swap(tmp);
 }
 
 }  // namespace
@@ -209,74 +330,73 @@ int64_t bisection_group(const std::vector<int64_t>& pts, const Job& j) {
 // at a time into boxes; the gaps of those rows give the next critical points, and each X_q
 // is handled the same way inside its interval. idealloc's choice of points: one random
 // point (uniform over {birth+1, death-1}) plus the gap points.
-std::vector<int32_t> theorem2(Arena& arena, std::vector<int32_t> jobs, int64_t k,
-                              int64_t box_height, double mu, std::mt19937_64& rng) {
-  std::vector<int32_t> out;
-  if (jobs.empty()) return out;
-  std::vector<Work> stack;
+void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int64_t box_height,
+                   double mu, std::mt19937_64& rng, std::vector<int32_t>& out) {
+  if (input.empty()) return;
+  thread_local std::vector<int32_t> job_pool, live, unresolved, row_of, by_birth, row_jobs;
+  thread_local std::vector<int64_t> point_pool, P, gaps;
+  thread_local std::vector<std::pair<int64_t, int32_t>> between, grouped, sorted;
+  thread_local std::vector<size_t> count;
+  thread_local std::vector<int32_t> group;
+  thread_local std::vector<size_t> start;
+  thread_local std::vector<Work> stack;
+  stack.clear();
+  job_pool.assign(input.begin(), input.end());
+  // Only the random point below sees the input order; the steps depend on the set of jobs.
+  if (!std::is_sorted(job_pool.begin(), job_pool.end())) std::sort(job_pool.begin(), job_pool.end());
+  point_pool.clear();
   {
-    Work w;
-    int64_t alpha = arena.jobs[jobs[0]].birth, omega = arena.jobs[jobs[0]].death;
-    for (int32_t j : jobs) {
+    int64_t alpha = arena.jobs[input[0]].birth, omega = arena.jobs[input[0]].death;
+    for (int32_t j : input) {
       alpha = std::min(alpha, arena.jobs[j].birth);
       omega = std::max(omega, arena.jobs[j].death);
     }
-    w.points = {alpha, random_point(arena, jobs, rng), omega};
-    w.jobs = std::move(jobs);
-    stack.push_back(std::move(w));
+    point_pool = {alpha, random_point(arena, input, rng), omega};
+    stack.push_back({0, job_pool.size(), 0, point_pool.size()});
   }
-  std::vector<int32_t> live;
-  std::vector<std::pair<int64_t, int32_t>> between, grouped;
-  std::vector<int32_t> unresolved, row_of, row_jobs;
-  std::vector<int64_t> gaps;
   while (!stack.empty()) {
-    Work w = std::move(stack.back());
+    const Work w = stack.back();
     stack.pop_back();
-    const std::vector<int64_t>& P = w.points;
+    // The top item's slices are the pools' tails: take them, then free them for the children.
+    P.assign(point_pool.begin() + ptrdiff_t(w.points_at), point_pool.begin() + ptrdiff_t(w.points_end));
     const int64_t alpha = P.front(), omega = P.back();
     // Step 1: live at a critical point -> R; otherwise inside one segment -> X_q.
     live.clear();
     between.clear();
-    for (int32_t j : w.jobs) {
+    for (size_t x = w.jobs_at; x < w.jobs_end; ++x) {
+      const int32_t j = job_pool[x];
       const Job& J = arena.jobs[j];
-      const size_t idx = size_t(std::upper_bound(P.begin(), P.end(), J.birth) - P.begin());
+      const size_t idx = upper_index(P, J.birth);
       if (idx < P.size() && P[idx] < J.death) live.push_back(j);
       else between.push_back({int64_t(idx) - 1, j});
     }
-    std::vector<int32_t>().swap(w.jobs);
+    job_pool.resize(w.jobs_at);
+    point_pool.resize(w.points_at);
     // Step 2: group R by balanced bisection over the points; Step 3: Lemma 1 per group.
+    // Groups by key, jobs by index within: `live` is in index order, so a counting sort.
     grouped.clear();
-    for (int32_t j : live) grouped.push_back({bisection_group(P, arena.jobs[j]), j});
-    std::sort(grouped.begin(), grouped.end());
+    for (int32_t j : live) grouped.push_back({int64_t(bisection_group(P, arena.jobs[j])), j});
+    sort_by_key(grouped, 4 * P.size() + 4, count, sorted);
     unresolved.clear();
-    std::vector<int32_t> group;
     for (size_t a = 0; a < grouped.size();) {
       size_t b = a;
       group.clear();
       while (b < grouped.size() && grouped[b].first == grouped[a].first)
         group.push_back(grouped[b++].second);
-      Lemma1Result l = lemma1(arena, group, k, box_height, mu);
-      out.insert(out.end(), l.boxes.begin(), l.boxes.end());
-      unresolved.insert(unresolved.end(), l.unresolved.begin(), l.unresolved.end());
+      lemma1_into(arena, group, k, box_height, mu, out, unresolved);
       a = b;
     }
     // Step 4: colour the unresolved jobs; every k consecutive rows make one box.
-    int32_t rows = 0;
-    row_of = interval_colouring(arena, unresolved, rows);
-    // Rows in CSR form: unresolved jobs sorted by (row, birth); row r is [start[r], start[r+1]).
-    std::vector<int32_t> perm(unresolved.size());
-    for (size_t i = 0; i < perm.size(); ++i) perm[i] = int32_t(i);
-    std::sort(perm.begin(), perm.end(), [&](int32_t a, int32_t b) {
-      if (row_of[size_t(a)] != row_of[size_t(b)]) return row_of[size_t(a)] < row_of[size_t(b)];
-      return arena.jobs[unresolved[size_t(a)]].birth < arena.jobs[unresolved[size_t(b)]].birth;
-    });
-    row_jobs.resize(perm.size());
-    std::vector<size_t> start(size_t(rows) + 1, 0);
-    for (size_t i = 0; i < perm.size(); ++i) {
-      row_jobs[i] = unresolved[size_t(perm[i])];
-      ++start[size_t(row_of[size_t(perm[i])]) + 1];
-    }
+    const int32_t rows = colour_into(arena, unresolved, row_of, by_birth);
+    // Rows in CSR form: unresolved jobs by (row, birth); row r is [start[r], start[r+1]).
+    // The colouring visits jobs by increasing birth, so filling rows in that order sorts them.
+    row_jobs.resize(unresolved.size());
+    start.assign(size_t(rows) + 1, 0);
+    for (int32_t r : row_of) ++start[size_t(r) + 1];
     for (size_t r = 0; r < size_t(rows); ++r) start[r + 1] += start[r];
+    for (int32_t i : by_birth) row_jobs[start[size_t(row_of[size_t(i)])]++] = unresolved[size_t(i)];
+    for (size_t r = size_t(rows); r > 0; --r) start[r] = start[r - 1];
+    start[0] = 0;
     for (int64_t r0 = 0; r0 < rows; r0 += k) {
       const size_t a = start[size_t(r0)], b = start[size_t(std::min<int64_t>(rows, r0 + k))];
       out.push_back(arena.add_box(std::span(row_jobs).subspan(a, b - a), box_height));
@@ -299,23 +419,27 @@ std::vector<int32_t> theorem2(Arena& arena, std::vector<int32_t> jobs, int64_t k
     std::sort(gaps.begin(), gaps.end());
     gaps.erase(std::unique(gaps.begin(), gaps.end()), gaps.end());
     // Step 6: recurse into every X_q inside (p_q, p_{q+1}).
-    std::sort(between.begin(), between.end());
+    // By (q, job): every item's jobs are in increasing index order (the input is sorted
+    // below, children inherit it), so a stable counting sort by q does it in linear time.
+    sort_by_key(between, P.size(), count, sorted);
     for (size_t a = 0; a < between.size();) {
       size_t b = a;
-      Work child;
+      Work child{job_pool.size(), 0, point_pool.size(), 0};
       const int64_t q = between[a].first;
-      while (b < between.size() && between[b].first == q) child.jobs.push_back(between[b++].second);
+      while (b < between.size() && between[b].first == q) job_pool.push_back(between[b++].second);
+      child.jobs_end = job_pool.size();
+      const std::span<const int32_t> cj(job_pool.data() + child.jobs_at, child.jobs_end - child.jobs_at);
       const int64_t lo = P[size_t(q)], hi = P[size_t(q) + 1];
-      child.points.push_back(lo);
+      point_pool.push_back(lo);
       auto g0 = std::upper_bound(gaps.begin(), gaps.end(), lo);
       auto g1 = std::lower_bound(gaps.begin(), gaps.end(), hi);
-      child.points.insert(child.points.end(), g0, g1);
-      child.points.push_back(hi);
+      point_pool.insert(point_pool.end(), g0, g1);
+      point_pool.push_back(hi);
       bool any_live = false;
       if (g1 > g0) {
-        for (int32_t j : child.jobs) {
+        for (int32_t j : cj) {
           const Job& J = arena.jobs[j];
-          auto it = std::upper_bound(g0, g1, J.birth);
+          const auto it = g0 + ptrdiff_t(upper_index(std::span(g0, g1), J.birth));
           if (it != g1 && *it < J.death) {
             any_live = true;
             break;
@@ -324,13 +448,21 @@ std::vector<int32_t> theorem2(Arena& arena, std::vector<int32_t> jobs, int64_t k
       }
       if (!any_live) {
         // The main source of randomness: guarantees progress (some job is live there).
-        const int64_t t = random_point(arena, child.jobs, rng);
-        child.points.insert(std::lower_bound(child.points.begin(), child.points.end(), t), t);
+        const int64_t t = random_point(arena, cj, rng);
+        const auto first = point_pool.begin() + ptrdiff_t(child.points_at);
+        point_pool.insert(std::lower_bound(first, point_pool.end(), t), t);
       }
-      stack.push_back(std::move(child));
+      child.points_end = point_pool.size();
+      stack.push_back(child);
       a = b;
     }
   }
+}
+
+std::vector<int32_t> theorem2(Arena& arena, std::vector<int32_t> jobs, int64_t k,
+                              int64_t box_height, double mu, std::mt19937_64& rng) {
+  std::vector<int32_t> out;
+  theorem2_into(arena, jobs, k, box_height, mu, rng, out);
   return out;
 }
 

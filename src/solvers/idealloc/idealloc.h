@@ -106,6 +106,9 @@ EpsilonChoice epsilon_search(const std::vector<int64_t>& heights);
 // k = floor(H / h_i) rows per box. All returned boxes have height floor(H).
 std::vector<int32_t> corollary15(Arena& arena, std::span<const int32_t> jobs, double H, double mu,
                                  std::mt19937_64& rng);
+// The same, appending the boxes to `out` (per-thread scratch, no allocation once warm).
+void corollary15_into(Arena& arena, std::span<const int32_t> jobs, double H, double mu,
+                      std::mt19937_64& rng, std::vector<int32_t>& out);
 
 // Size class index of height h: the least i with h <= (1+mu)^i.
 int size_class(int64_t h, double mu);
@@ -115,6 +118,8 @@ int size_class(int64_t h, double mu);
 // the intervals between critical points. Iterative (explicit work stack).
 std::vector<int32_t> theorem2(Arena& arena, std::vector<int32_t> jobs, int64_t k,
                               int64_t box_height, double mu, std::mt19937_64& rng);
+void theorem2_into(Arena& arena, std::span<const int32_t> jobs, int64_t k, int64_t box_height,
+                   double mu, std::mt19937_64& rng, std::vector<int32_t>& out);
 
 // Lemma 1 (BKKRT): jobs sharing a live point. Peels outer strips of k*ceil(1/mu^2) earliest
 // births and latest deaths (returned in `unresolved`), then alternately inner strips of
@@ -125,12 +130,19 @@ struct Lemma1Result {
 };
 Lemma1Result lemma1(Arena& arena, std::span<const int32_t> group, int64_t k, int64_t box_height,
                     double mu);
+// The same, appending to `boxes` and `unresolved`.
+void lemma1_into(Arena& arena, std::span<const int32_t> group, int64_t k, int64_t box_height,
+                 double mu, std::vector<int32_t>& boxes, std::vector<int32_t>& unresolved);
 
 // Interval-graph colouring in event order (deaths before births at equal times, among equal
 // births the later death first), each birth taking the lowest free row. Returns the row of
 // each input job (parallel to `jobs`) and sets `rows` to the number of rows used.
 std::vector<int32_t> interval_colouring(const Arena& arena, std::span<const int32_t> jobs,
                                         int32_t& rows);
+// The same into `row`, also giving the positions of `jobs` in the colouring's birth order
+// (`by_birth`); returns the number of rows. Lowest free row: a bitmap, not a heap.
+int32_t colour_into(const Arena& arena, std::span<const int32_t> jobs, std::vector<int32_t>& row,
+                    std::vector<int32_t>& by_birth);
 
 // §3.7: loose offsets of the original buffers (index = buffer; the dummy is skipped).
 // Top-level boxes are coloured into rows of their common height; each box's contents are

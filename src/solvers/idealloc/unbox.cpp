@@ -42,15 +42,17 @@ void put(const Arena& arena, int32_t job, int64_t offset, std::vector<int64_t>& 
 std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int32_t buffers,
                            std::mt19937_64& rng) {
   std::vector<int64_t> loose(size_t(buffers), std::numeric_limits<int64_t>::max());
-  std::vector<Pending> stack;
+  thread_local std::vector<Pending> stack;
+  thread_local std::vector<int32_t> kids, row, by_birth;
+  thread_local std::vector<std::pair<size_t, size_t>> classes;
+  stack.clear();
   {
-    int32_t rows = 0;
-    const std::vector<int32_t> row = interval_colouring(arena, top, rows);
+    const int32_t rows = colour_into(arena, top, row, by_birth);
+    (void)rows;
     int64_t h = 0;
     for (int32_t b : top) h = std::max(h, arena.jobs[b].height);
     for (size_t i = 0; i < top.size(); ++i) put(arena, top[i], sat_mul_nonneg(row[i], h), loose, stack);
   }
-  std::vector<int32_t> kids, cls;
   while (!stack.empty()) {
     const Pending p = stack.back();
     stack.pop_back();
@@ -59,34 +61,34 @@ std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int
       put(arena, s[0], p.offset, loose, stack);
       continue;
     }
+    // Non-overlapping siblings: all at the box's offset. (Checked on the children by birth;
+    // the order of equal births does not change the answer.)
     kids.assign(s.begin(), s.end());
+    std::sort(kids.begin(), kids.end(), [&](int32_t a, int32_t b) {
+      const Job &x = arena.jobs[a], &y = arena.jobs[b];
+      if (x.birth != y.birth) return x.birth < y.birth;
+      return a < b;
+    });
+    bool disjoint = true;
+    int64_t reach = std::numeric_limits<int64_t>::min();
+    for (int32_t c : kids) {
+      if (arena.jobs[c].birth < reach) {
+        disjoint = false;
+        break;
+      }
+      reach = std::max(reach, arena.jobs[c].death);
+    }
     std::sort(kids.begin(), kids.end(), [&](int32_t a, int32_t b) {
       const Job &x = arena.jobs[a], &y = arena.jobs[b];
       if (x.height != y.height) return x.height < y.height;
       return x.birth != y.birth ? x.birth < y.birth : a < b;
     });
-    // Non-overlapping siblings: all at the box's offset.
-    {
-      std::vector<int32_t> by_birth = kids;
-      std::sort(by_birth.begin(), by_birth.end(), [&](int32_t a, int32_t b) {
-        return arena.jobs[a].birth < arena.jobs[b].birth;
-      });
-      bool disjoint = true;
-      int64_t reach = std::numeric_limits<int64_t>::min();
-      for (int32_t c : by_birth) {
-        if (arena.jobs[c].birth < reach) {
-          disjoint = false;
-          break;
-        }
-        reach = std::max(reach, arena.jobs[c].death);
-      }
-      if (disjoint) {
-        for (int32_t c : kids) put(arena, c, p.offset, loose, stack);
-        continue;
-      }
+    if (disjoint) {
+      for (int32_t c : kids) put(arena, c, p.offset, loose, stack);
+      continue;
     }
     // Exact-size classes, in random order, each coloured into rows.
-    std::vector<std::pair<size_t, size_t>> classes;
+    classes.clear();
     for (size_t a = 0; a < kids.size();) {
       size_t b = a;
       while (b < kids.size() && arena.jobs[kids[b]].height == arena.jobs[kids[a]].height) ++b;
@@ -96,10 +98,9 @@ std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int
     std::shuffle(classes.begin(), classes.end(), rng);
     int64_t base = p.offset;
     for (const auto& [a, b] : classes) {
-      cls.assign(kids.begin() + int64_t(a), kids.begin() + int64_t(b));
+      const std::span<const int32_t> cls(kids.data() + a, b - a);
       const int64_t h = arena.jobs[cls[0]].height;
-      int32_t rows = 0;
-      const std::vector<int32_t> row = interval_colouring(arena, cls, rows);
+      const int32_t rows = colour_into(arena, cls, row, by_birth);
       for (size_t i = 0; i < cls.size(); ++i)
         put(arena, cls[i], sat_add(base, sat_mul_nonneg(row[i], h)), loose, stack);
       base = sat_add(base, sat_mul_nonneg(rows, h));
@@ -108,23 +109,42 @@ std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int
   return loose;
 }
 
+// A stable LSD radix sort (8-bit digits over the span of the offsets) of the indices.
 std::vector<int32_t> order_by_offset(const std::vector<int64_t>& loose) {
-  std::vector<int32_t> order(loose.size());
+  const size_t n = loose.size();
+  std::vector<int32_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return loose[size_t(a)] < loose[size_t(b)]; });
+  if (n == 0) return order;
+  const auto [mn, mx] = std::minmax_element(loose.begin(), loose.end());
+  const int64_t lo = *mn;
+  const uint64_t span = uint64_t(*mx) - uint64_t(lo);
+  thread_local std::vector<int32_t> tmp;
+  tmp.resize(n);
+  for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += 8) {
+    size_t count[257] = {};
+    auto digit = [&](int32_t i) { return ((uint64_t(loose[size_t(i)]) - uint64_t(lo)) >> shift) & 255; };
+    for (int32_t i : order) ++count[digit(i) + 1];
+    for (size_t b = 0; b < 256; ++b) count[b + 1] += count[b];
+    for (int32_t i : order) tmp[count[digit(i)]++] = i;
+    order.swap(tmp);
+  }
   return order;
 }
 
 IterationOrder iteration_order(const Prepared& prep, const EpsilonChoice& eps,
                                std::mt19937_64& rng) {
-  Arena arena = prep.base;
-  std::vector<int32_t> jobs(arena.jobs.size());
+  // Per-thread arena: copying the base keeps the capacity of earlier iterations.
+  thread_local Arena arena;
+  thread_local std::vector<int32_t> jobs, top;
+  arena.jobs.assign(prep.base.jobs.begin(), prep.base.jobs.end());
+  arena.children.assign(prep.base.children.begin(), prep.base.children.end());
+  jobs.resize(arena.jobs.size());
   std::iota(jobs.begin(), jobs.end(), 0);
   // Theorem 16's first phase while safe, then one final Corollary 15 with H = h_max / mu_f
   // (idealloc's replacement for Theorem 16's second phase).
-  std::vector<int32_t> pre = rogue(arena, std::move(jobs), eps.eps, rng);
-  const std::vector<int32_t> top = corollary15(arena, pre, eps.final_height, eps.mu_final, rng);
+  jobs = rogue(arena, std::move(jobs), eps.eps, rng);
+  top.clear();
+  corollary15_into(arena, jobs, eps.final_height, eps.mu_final, rng, top);
   IterationOrder out;
   out.boxes = int64_t(top.size());
   out.order = order_by_offset(unbox(arena, top, prep.originals, rng));
