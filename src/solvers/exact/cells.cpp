@@ -62,21 +62,11 @@ class CellDfs {
   }
 
   SearchResult run() {
-    SearchResult r;
-    const int status = solve(0, in_.n);
-    r.nodes = nodes_;
-    if (status == kSolved) {
-      r.outcome = Outcome::kFound;
-      r.offsets = offset_;
-    } else {
-      r.outcome = status == kFail ? Outcome::kInfeasible : Outcome::kBudget;
-    }
-    return r;
+    const int status = solve(0, in_.n);  // before reading nodes_ and offset_
+    return result_of(status, nodes_, offset_);
   }
 
  private:
-  enum { kFail = 0, kSolved = 1, kAbort = 2 };
-
   // Lowest aligned offset at or above every floor of i's sections.
   int64_t min_offset(int32_t i) const {
     int64_t x = 0;
@@ -84,24 +74,10 @@ class CellDfs {
     return align_up(x, in_.align[i]);
   }
 
-  // Dynamic decomposition, as in the canonical search: unplaced buffers at positions [a, b)
-  // of the start order split where none of them crosses a time point; the parts share no
-  // section and are solved one after the other (a failing part fails the node).
+  // Dynamic decomposition (for_each_part), then each part on its own.
   int solve(int32_t a, int32_t b) {
-    int32_t first = -1;
-    int64_t reach = INT64_MIN;
-    for (int32_t k = a; k < b; ++k) {
-      const int32_t i = in_.by_start[k];
-      if (placed_[i]) continue;
-      if (first >= 0 && in_.start[i] >= reach) {
-        const int status = solve_single(first, k);
-        if (status != kSolved) return status;
-        first = k;
-      }
-      if (first < 0) first = k;
-      reach = std::max(reach, in_.end[i]);
-    }
-    return first < 0 ? kSolved : solve_single(first, b);
+    return for_each_part(in_, placed_, a, b,
+                         [&](int32_t first, int32_t last) { return solve_single(first, last); });
   }
 
   int solve_single(int32_t a, int32_t b) {

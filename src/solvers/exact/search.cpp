@@ -10,7 +10,7 @@
 //  - hatless pruning: if the placed buffer overlaps no unplaced one, its position cannot
 //    influence the rest, so the alternatives at this node are equivalent and skipped;
 //  - symmetry breaking: identical buffers are placed in rank order;
-//  - dynamic decomposition into independent time ranges (see solve()).
+//  - dynamic decomposition into independent time ranges (for_each_part in search.h).
 #include <algorithm>
 #include <climits>
 
@@ -51,26 +51,13 @@ class Dfs {
   }
 
   SearchResult run() {
-    SearchResult r;
     for (int32_t i = 0; i < in_.n; ++i)
-      if (in_.fixed[i] && in_.fixed_offset[i] + in_.size[i] > cap_) {
-        r.outcome = Outcome::kInfeasible;
-        return r;
-      }
-    const int status = solve(0, in_.n, 0, -1);
-    r.nodes = nodes_;
-    if (status == kSolved) {
-      r.outcome = Outcome::kFound;
-      r.offsets = offset_;
-    } else {
-      r.outcome = status == kFail ? Outcome::kInfeasible : Outcome::kBudget;
-    }
-    return r;
+      if (in_.fixed[i] && in_.fixed_offset[i] + in_.size[i] > cap_) return result_of(kFail, 0, {});
+    const int status = solve(0, in_.n, 0, -1);  // before reading nodes_ and offset_
+    return result_of(status, nodes_, offset_);
   }
 
  private:
-  enum { kFail = 0, kSolved = 1, kAbort = 2 };
-
   // Lowest aligned offset >= floor_[i] that clears the pre-placed buffers around i.
   int64_t min_offset(int32_t i) const {
     int64_t x = align_up(floor_[i], in_.align[i]);
@@ -82,26 +69,10 @@ class Dfs {
     return x;
   }
 
-  // Unplaced buffers whose position in start order lies in [a, b) form the current
-  // sub-problem. Dynamic decomposition: where no unplaced buffer crosses a time point, the
-  // two sides no longer interact (the placed buffers are fixed), so each side is solved on
-  // its own and a failure of one side fails the node without trying interleavings. A
-  // sub-problem is just an index range, so decomposing costs no memory.
+  // Dynamic decomposition (for_each_part), then each part on its own.
   int solve(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank) {
-    int32_t first = -1;
-    int64_t reach = INT64_MIN;
-    for (int32_t k = a; k < b; ++k) {
-      const int32_t i = in_.by_start[k];
-      if (placed_[i]) continue;
-      if (first >= 0 && in_.start[i] >= reach) {
-        const int status = solve_single(first, k, x_cur, last_rank);
-        if (status != kSolved) return status;
-        first = k;
-      }
-      if (first < 0) first = k;
-      reach = std::max(reach, in_.end[i]);
-    }
-    return first < 0 ? kSolved : solve_single(first, b, x_cur, last_rank);
+    return for_each_part(in_, placed_, a, b,
+                         [&](int32_t first, int32_t last) { return solve_single(first, last, x_cur, last_rank); });
   }
 
   int solve_single(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank) {

@@ -2,6 +2,8 @@
 // solutions, after Moffitt's MiniMalloc (ASPLOS'23, §4-5) as our research notes describe it.
 #pragma once
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -49,6 +51,42 @@ struct SearchResult {
   std::vector<int64_t> offsets;
   int64_t nodes = 0;
 };
+// Node results shared by both searches.
+enum Status { kFail = 0, kSolved = 1, kAbort = 2 };
+
+inline SearchResult result_of(int status, int64_t nodes, const std::vector<int64_t>& offsets) {
+  SearchResult r;
+  r.nodes = nodes;
+  r.outcome = status == kSolved ? Outcome::kFound : status == kFail ? Outcome::kInfeasible : Outcome::kBudget;
+  if (status == kSolved) r.offsets = offsets;
+  return r;
+}
+
+// Dynamic decomposition, shared by both searches. The unplaced buffers whose position in
+// start order lies in [a, b) form the current sub-problem. Where none of them crosses a
+// time point, the two sides no longer interact (the placed buffers are fixed), so each
+// part is solved on its own, one after the other, and a failure of one part fails the node
+// without trying interleavings. A part is just an index range, so decomposing costs no
+// memory. `solve_part(first, last)` returns a Status; the first one not solved is returned.
+template <class SolvePart>
+int for_each_part(const Instance& in, const std::vector<char>& placed, int32_t a, int32_t b,
+                  SolvePart&& solve_part) {
+  int32_t first = -1;
+  int64_t reach = INT64_MIN;
+  for (int32_t k = a; k < b; ++k) {
+    const int32_t i = in.by_start[k];
+    if (placed[i]) continue;
+    if (first >= 0 && in.start[i] >= reach) {
+      const int status = solve_part(first, k);
+      if (status != kSolved) return status;
+      first = k;
+    }
+    if (first < 0) first = k;
+    reach = std::max(reach, in.end[i]);
+  }
+  return first < 0 ? kSolved : solve_part(first, b);
+}
+
 SearchResult search(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
                     int64_t node_budget, const Deadline& deadline);
 
