@@ -33,7 +33,8 @@ class CellDfs {
  public:
   CellDfs(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
           CellChoice choice, int64_t budget, const Deadline& deadline)
-      : in_(in), cap_(capacity), choice_(choice), budget_(budget), deadline_(deadline) {
+      : in_(in), cap_(capacity), choice_(choice), budget_(budget), deadline_(deadline),
+        memo_(budget) {
     const int32_t n = in.n;
     rank_.resize(n);
     for (int32_t k = 0; k < n; ++k) rank_[order[k]] = k;
@@ -52,10 +53,6 @@ class CellDfs {
       for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) ++live_begin_[s + 1];
     for (int32_t s = 0; s < in.sections; ++s) live_begin_[s + 1] += live_begin_[s];
     live_.resize(live_begin_[in.sections]);
-    // One table entry per node of budget, up to 2^20 (16 MB).
-    size_t slots = 1024;
-    while (slots < (size_t{1} << 20) && static_cast<int64_t>(slots) < budget) slots <<= 1;
-    failed_.assign(slots, Key{});
     std::vector<int32_t> fill(live_begin_.begin(), live_begin_.end() - 1);
     for (int32_t i : order)
       for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) live_[fill[s]++] = i;
@@ -95,12 +92,12 @@ class CellDfs {
     if (scratch_.size() == ubase) return kSolved;
     // A sub-problem is its unplaced buffers and its sections' floors: if that state already
     // failed (reached before through other decisions elsewhere), it fails again.
-    const Key key = state_key(ubase, s_lo, s_hi);
-    const bool feasible = !known_failure(key) && infer(ubase, s_lo, s_hi);
+    const FailureMemo::Key key = state_key(ubase, s_lo, s_hi);
+    const bool feasible = !memo_.failed(key) && infer(ubase, s_lo, s_hi);
     scratch_.resize(ubase);
     if (!feasible) return kFail;
     const int status = branch(a, b, s_lo, s_hi);
-    if (status == kFail) remember_failure(key);
+    if (status == kFail) memo_.remember(key);
     return status;
   }
 
@@ -141,36 +138,13 @@ class CellDfs {
     return result;
   }
 
-  // Failed states, as two independent 64-bit hashes (a false match needs both to collide),
-  // in a fixed-size table that overwrites old entries: memory stays flat.
-  struct Key {
-    uint64_t h1 = 0, h2 = 0;
-  };
-  static uint64_t mix(uint64_t x) {  // splitmix64 finalizer
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-  }
-  Key state_key(size_t ubase, int32_t s_lo, int32_t s_hi) const {
-    Key k;
-    for (size_t u = ubase; u < scratch_.size(); ++u) {
-      const uint64_t i = static_cast<uint64_t>(scratch_[u]);
-      k.h1 += mix(i), k.h2 += mix(i ^ 0x5bd1e995ULL << 32);
-    }
-    for (int32_t s = s_lo; s < s_hi; ++s) {
-      const uint64_t f = mix(static_cast<uint64_t>(floor_[s]) ^ static_cast<uint64_t>(s) << 48);
-      k.h1 += mix(f), k.h2 += mix(f + 0x2545f4914f6cdd1dULL);
-    }
+  // A sub-problem's state: its unplaced buffers and its sections' floors.
+  FailureMemo::Key state_key(size_t ubase, int32_t s_lo, int32_t s_hi) const {
+    FailureMemo::Key k;
+    for (size_t u = ubase; u < scratch_.size(); ++u) k.add(static_cast<uint64_t>(scratch_[u]), 0);
+    for (int32_t s = s_lo; s < s_hi; ++s)
+      k.add(static_cast<uint64_t>(in_.n) + static_cast<uint64_t>(s), static_cast<uint64_t>(floor_[s]));
     return k;
-  }
-  bool known_failure(const Key& k) const {
-    if (failed_.empty()) return false;
-    const Key& e = failed_[k.h1 & (failed_.size() - 1)];
-    return e.h1 == k.h1 && e.h2 == k.h2;
-  }
-  void remember_failure(const Key& k) {
-    if (!failed_.empty()) failed_[k.h1 & (failed_.size() - 1)] = k;
   }
 
   // The cell to branch on: a section at the lowest floor h (required for completeness);
@@ -255,7 +229,7 @@ class CellDfs {
   std::vector<char> placed_;
   std::vector<int64_t> offset_, mo_, floor_, remaining_, low_;
   std::vector<std::pair<int32_t, int64_t>> trail_;  // (section, floor before)
-  std::vector<Key> failed_;
+  FailureMemo memo_;
   int64_t nodes_ = 0;
 };
 

@@ -25,7 +25,7 @@ class Dfs {
   Dfs(const Instance& in, int64_t capacity, const std::vector<int32_t>& order, int64_t budget,
       const Deadline& deadline, const std::vector<int64_t>* target = nullptr)
       : in_(in), cap_(capacity), order_(order), budget_(budget), deadline_(deadline),
-        target_(target) {
+        target_(target), memo_(budget) {
     const int32_t n = in.n;
     rank_.resize(n);
     for (int32_t k = 0; k < n; ++k) rank_[order[k]] = k;
@@ -75,9 +75,24 @@ class Dfs {
                          [&](int32_t first, int32_t last) { return solve_single(first, last, x_cur, last_rank); });
   }
 
+  // A sub-problem's state is its unplaced buffers with their floors, the monotonic floor
+  // and the last rank placed; a state that failed once fails again.
   int solve_single(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank) {
     if (++nodes_ > budget_ || ((nodes_ & 15) == 0 && deadline_.expired())) return kAbort;
+    FailureMemo::Key key;
+    key.add(UINT64_MAX, static_cast<uint64_t>(x_cur));
+    key.add(UINT64_MAX - 1, static_cast<uint64_t>(last_rank));
+    for (int32_t k = a; k < b; ++k) {
+      const int32_t i = in_.by_start[k];
+      if (!placed_[i]) key.add(static_cast<uint64_t>(i), static_cast<uint64_t>(floor_[i]));
+    }
+    if (memo_.failed(key)) return kFail;
+    const int status = branch(a, b, x_cur, last_rank);
+    if (status == kFail) memo_.remember(key);
+    return status;
+  }
 
+  int branch(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank) {
     // Section inference. In each section the unplaced buffers are pairwise live together, so
     // they stack disjointly, each at or above its minimum offset and the monotonic floor
     // x_cur. Stacking them in increasing minimum offset gives the lowest possible top (the
@@ -242,6 +257,7 @@ class Dfs {
   std::vector<int32_t> stack_, cands_, unplaced_scratch_;
   std::vector<uint64_t> keys_;
   int32_t unplaced_ = 0;
+  FailureMemo memo_;
   int64_t nodes_ = 0;
 };
 

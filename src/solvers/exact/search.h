@@ -40,6 +40,42 @@ enum class Outcome { kFound, kInfeasible, kBudget };
 // (any plan can swap identical buffers into that order).
 std::vector<int32_t> twins(const Instance& in, const std::vector<int32_t>& order);
 
+// Failed sub-problem states, remembered so a search that meets the same state again
+// (reached through other decisions elsewhere) fails it at once. A state is hashed twice,
+// independently, into 64 bits each (a false match needs both to collide, about 2^-128 per
+// lookup), and stored in a fixed-size table that overwrites old entries: memory stays flat.
+class FailureMemo {
+ public:
+  struct Key {
+    uint64_t h1 = 0, h2 = 0;
+    // Adds one element (an id and a value) to the state; the order of adds does not matter.
+    void add(uint64_t id, uint64_t value) {
+      const uint64_t x = mix(id * 0x9e3779b97f4a7c15ULL ^ mix(value));
+      h1 += mix(x), h2 += mix(x + 0x2545f4914f6cdd1dULL);
+    }
+  };
+  // One slot per node of budget, up to 2^20 slots (16 MB).
+  explicit FailureMemo(int64_t budget) {
+    size_t slots = 1024;
+    while (slots < (size_t{1} << 20) && static_cast<int64_t>(slots) < budget) slots <<= 1;
+    table_.assign(slots, Key{});
+  }
+  bool failed(const Key& k) const {
+    const Key& e = table_[k.h1 & (table_.size() - 1)];
+    return e.h1 == k.h1 && e.h2 == k.h2;
+  }
+  void remember(const Key& k) { table_[k.h1 & (table_.size() - 1)] = k; }
+
+ private:
+  static uint64_t mix(uint64_t x) {  // splitmix64's finalizer
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  }
+  std::vector<Key> table_;
+};
+
 // Static preorder keys (MiniMalloc's letters): W = lifetime length, A = area, T = largest
 // section total during the lifetime, Z = size, L = start. All descending except L.
 std::vector<int32_t> preorder(const Instance& in, const std::string& keys);
