@@ -18,6 +18,7 @@ namespace {
 
 constexpr int64_t kMaxPairs = 40'000'000;  // ~320 MB of overlap lists at most
 const char* const kPreorders[] = {"WAT", "TAW", "TWA"};
+constexpr int64_t kCellSpans = 1 << 20;  // cell search only below this many section entries
 
 bool has_gaps(const Problem& p) {
   for (const Buffer& b : p.buffers)
@@ -72,7 +73,12 @@ std::vector<Strategy> strategies(const exact::Instance& in) {
   std::vector<std::vector<int32_t>> orders;
   for (const char* keys : kPreorders) orders.push_back(exact::preorder(in, keys));
   for (const auto& order : orders) out.push_back({Strategy::kCanonical, order});
-  if (fixed) return out;  // the cell search does not take pre-placed buffers
+  // The cell search does not take pre-placed buffers, and each of its nodes costs the sum
+  // of the unplaced buffers' spans: on large models (bert_base: 5 ms a node) it would only
+  // hold up the rounds.
+  int64_t spans = 0;
+  for (int32_t i = 0; i < in.n; ++i) spans += in.sec_hi[i] - in.sec_lo[i];
+  if (fixed || spans > kCellSpans) return out;
   for (auto kind : {Strategy::kCellsLeastSlack, Strategy::kCellsFewestBranches})
     for (const auto& order : orders) out.push_back({kind, order});
   return out;
