@@ -106,3 +106,36 @@ TEST(ExactCells, DeclinesPreplacedBuffers) {
 
 }  // namespace
 }  // namespace memplan
+
+#include "solvers/exact/stacking.h"
+
+namespace memplan {
+namespace {
+
+TEST(ExactStacking, TreeAgreesWithDirectStacking) {
+  // The segment-tree form of section inference must give the direct stacking's answer.
+  std::mt19937_64 rng(4242);
+  int fits = 0, fails = 0;
+  std::vector<int64_t> low(64), tree;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int32_t s_lo = static_cast<int32_t>(rng() % 8), s_hi = s_lo + 1 + static_cast<int32_t>(rng() % 40);
+    std::vector<exact::StackItem> items(1 + rng() % 30);
+    for (auto& it : items) {
+      it.lo = s_lo + static_cast<int32_t>(rng() % (s_hi - s_lo));
+      it.hi = it.lo + 1 + static_cast<int32_t>(rng() % (s_hi - it.lo));
+      it.release = static_cast<int64_t>(rng() % 40);
+      it.size = 1 + static_cast<int64_t>(rng() % 12);
+    }
+    std::sort(items.begin(), items.end(),
+              [](const exact::StackItem& a, const exact::StackItem& b) { return a.release < b.release; });
+    const int64_t base = static_cast<int64_t>(rng() % 20), cap = 20 + static_cast<int64_t>(rng() % 80);
+    const bool direct = exact::stacks_fit_direct(items, s_lo, s_hi, base, cap, low);
+    ASSERT_EQ(exact::stacks_fit_tree(items, s_lo, s_hi, base, cap, tree), direct) << "trial " << trial;
+    (direct ? fits : fails)++;
+  }
+  EXPECT_GT(fits, 2000);
+  EXPECT_GT(fails, 2000);
+}
+
+}  // namespace
+}  // namespace memplan

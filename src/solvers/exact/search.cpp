@@ -16,6 +16,7 @@
 
 #include "core/arith.h"
 #include "solvers/exact/search.h"
+#include "solvers/exact/stacking.h"
 
 namespace memplan::exact {
 namespace {
@@ -151,20 +152,21 @@ class Dfs {
       std::sort(unplaced_scratch_.begin() + ubase, unplaced_scratch_.end(),
                 [&](int32_t x, int32_t y) { return eff_[x] < eff_[y]; });
     }
-    if (s_lo < s_hi) std::fill(low_.begin() + s_lo, low_.begin() + s_hi, x_cur);
-    bool over = false;
-    for (size_t u = ubase; u < unplaced_scratch_.size() && !over; ++u) {
+    items_.clear();
+    int64_t span_sum = 0;
+    for (size_t u = ubase; u < unplaced_scratch_.size(); ++u) {
       const int32_t i = unplaced_scratch_[u];
-      for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) {
-        low_[s] = std::max(low_[s], eff_[i]) + in_.size[i];
-        if (low_[s] > cap_) {
-          over = true;
-          break;
-        }
-      }
+      items_.push_back({in_.sec_lo[i], in_.sec_hi[i], eff_[i], in_.size[i]});
+      span_sum += in_.sec_hi[i] - in_.sec_lo[i];
     }
     unplaced_scratch_.resize(ubase);
-    if (over) return kFail;
+    // Stacking every buffer in every section costs the sum of spans; the tree costs
+    // k log S + S. Long lifetimes (bert_base: 2.5M section entries a node) take the tree.
+    const int64_t k = static_cast<int64_t>(items_.size());
+    const bool fits = span_sum > 16 * k + (s_hi - s_lo)
+                          ? stacks_fit_tree(items_, s_lo, s_hi, x_cur, cap_, tree_)
+                          : stacks_fit_direct(items_, s_lo, s_hi, x_cur, cap_, low_);
+    if (!fits) return kFail;
 
     const size_t base = cands_.size();
     for (int32_t k = a; k < b; ++k) {
@@ -256,6 +258,8 @@ class Dfs {
   std::vector<Undo> trail_;
   std::vector<int32_t> stack_, cands_, unplaced_scratch_;
   std::vector<uint64_t> keys_;
+  std::vector<StackItem> items_;
+  std::vector<int64_t> tree_;
   int32_t unplaced_ = 0;
   FailureMemo memo_;
   int64_t nodes_ = 0;
