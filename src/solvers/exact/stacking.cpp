@@ -17,30 +17,45 @@ bool stacks_fit_direct(std::span<const StackItem> items, int32_t s_lo, int32_t s
 
 namespace {
 
-// Max segment tree with lazy range add over positions [0, n): node v covers [l, r); its
-// entry holds the max of its range including its own pending add (tree[2*size + v]).
+// Max segment tree with range add over positions [0, m), bottom-up without recursion:
+// leaves at [m, 2m); t[v] = max of v's subtree including every add stored at v or below;
+// d[v] = an add pending for all of v's subtree (internal nodes only).
 struct MaxAdd {
-  std::vector<int64_t>& t;  // [0, 2m): max; [2m, 4m): pending add
-  int32_t n, m;
+  int64_t* t;
+  int64_t* d;
+  int32_t m, h;  // m = 2^h
 
-  void add(int32_t v, int32_t l, int32_t r, int32_t ql, int32_t qr, int64_t x) {
-    if (qr <= l || r <= ql) return;
-    if (ql <= l && r <= qr) {
-      t[v] += x;
-      t[2 * m + v] += x;
-      return;
-    }
-    const int32_t mid = (l + r) / 2;
-    add(2 * v, l, mid, ql, qr, x);
-    add(2 * v + 1, mid, r, ql, qr, x);
-    t[v] = std::max(t[2 * v], t[2 * v + 1]) + t[2 * m + v];
+  void apply(int32_t v, int64_t x) {
+    t[v] += x;
+    if (v < m) d[v] += x;
   }
-  int64_t max(int32_t v, int32_t l, int32_t r, int32_t ql, int32_t qr) const {
-    if (qr <= l || r <= ql) return INT64_MIN;
-    if (ql <= l && r <= qr) return t[v];
-    const int32_t mid = (l + r) / 2;
-    const int64_t inner = std::max(max(2 * v, l, mid, ql, qr), max(2 * v + 1, mid, r, ql, qr));
-    return inner == INT64_MIN ? inner : inner + t[2 * m + v];
+  void rebuild(int32_t v) {  // v's ancestors, after adds below them
+    for (v >>= 1; v >= 1; v >>= 1) t[v] = std::max(t[2 * v], t[2 * v + 1]) + d[v];
+  }
+  void push(int32_t v) {  // hands the pending adds on v's ancestors down, top first
+    for (int32_t s = h; s > 0; --s) {
+      const int32_t i = v >> s;
+      if (d[i] != 0) apply(2 * i, d[i]), apply(2 * i + 1, d[i]), d[i] = 0;
+    }
+  }
+  void add(int32_t l, int32_t r, int64_t x) {
+    l += m, r += m;
+    const int32_t l0 = l, r0 = r;
+    for (; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) apply(l++, x);
+      if (r & 1) apply(--r, x);
+    }
+    rebuild(l0), rebuild(r0 - 1);
+  }
+  int64_t max(int32_t l, int32_t r) {
+    l += m, r += m;
+    push(l), push(r - 1);
+    int64_t best = INT64_MIN;
+    for (; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) best = std::max(best, t[l++]);
+      if (r & 1) best = std::max(best, t[--r]);
+    }
+    return best;
   }
 };
 
@@ -50,22 +65,22 @@ bool stacks_fit_tree(std::span<const StackItem> items, int32_t s_lo, int32_t s_h
                      int64_t cap, std::vector<int64_t>& tree) {
   const int32_t n = s_hi - s_lo;
   if (n <= 0) return true;
-  int32_t m = 1;
-  while (m < n) m <<= 1;
+  int32_t m = 1, h = 0;
+  while (m < n) m <<= 1, ++h;
   tree.assign(4 * static_cast<size_t>(m), 0);
-  MaxAdd t{tree, n, m};
+  MaxAdd t{tree.data(), tree.data() + 2 * m, m, h};
   // Decreasing release; a group of equal releases is added whole before it is checked
   // (release + everything released at or after it).
   for (size_t end = items.size(); end > 0;) {
     size_t begin = end - 1;
     while (begin > 0 && items[begin - 1].release == items[end - 1].release) --begin;
     for (size_t k = begin; k < end; ++k)
-      t.add(1, 0, m, items[k].lo - s_lo, items[k].hi - s_lo, items[k].size);
+      t.add(items[k].lo - s_lo, items[k].hi - s_lo, items[k].size);
     for (size_t k = begin; k < end; ++k)
-      if (items[k].release + t.max(1, 0, m, items[k].lo - s_lo, items[k].hi - s_lo) > cap) return false;
+      if (items[k].release + t.max(items[k].lo - s_lo, items[k].hi - s_lo) > cap) return false;
     end = begin;
   }
-  return base + t.max(1, 0, m, 0, n) <= cap;
+  return base + t.max(0, n) <= cap;
 }
 
 }  // namespace memplan::exact
