@@ -77,7 +77,9 @@ bool stacks_fit_tree(std::span<const StackItem> items, int32_t s_lo, int32_t s_h
     for (size_t k = begin; k < end; ++k)
       t.add(items[k].lo - s_lo, items[k].hi - s_lo, items[k].size);
     for (size_t k = begin; k < end; ++k)
-      if (items[k].release + t.max(items[k].lo - s_lo, items[k].hi - s_lo) > cap) return false;
+      if (items[k].release + t.t[1] > cap &&  // the overall max (root) first: O(1)
+          items[k].release + t.max(items[k].lo - s_lo, items[k].hi - s_lo) > cap)
+        return false;
     end = begin;
   }
   return base + t.max(0, n) <= cap;
