@@ -357,6 +357,16 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
   while (!stack.empty()) {
     const Work w = stack.back();
     stack.pop_back();
+    // A lone job is live at one of the item's points (its parent made sure of that), so
+    // Lemma 1 leaves it unresolved (2 k ceil(1/mu^2) >= 1) and the colouring gives it one
+    // row: one box of its own, and no X_q to recurse into.
+    if (w.jobs_end - w.jobs_at == 1) {
+      const int32_t j = job_pool[w.jobs_at];
+      job_pool.resize(w.jobs_at);
+      point_pool.resize(w.points_at);
+      out.push_back(arena.add_box(std::span(&j, 1), box_height));
+      continue;
+    }
     // The top item's slices are the pools' tails: take them, then free them for the children.
     P.assign(point_pool.begin() + ptrdiff_t(w.points_at), point_pool.begin() + ptrdiff_t(w.points_end));
     const int64_t alpha = P.front(), omega = P.back();
@@ -401,6 +411,7 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
       const size_t a = start[size_t(r0)], b = start[size_t(std::min<int64_t>(rows, r0 + k))];
       out.push_back(arena.add_box(std::span(row_jobs).subspan(a, b - a), box_height));
     }
+    if (between.empty()) continue;  // no X_q: the gaps below would go unused
     // Step 5: gap points of the rows within (alpha, omega).
     gaps.clear();
     for (size_t r = 0; r < size_t(rows); ++r) {
