@@ -431,14 +431,19 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
     gaps.erase(std::unique(gaps.begin(), gaps.end()), gaps.end());
     // Step 6: recurse into every X_q inside (p_q, p_{q+1}).
     // By (q, job): every item's jobs are in increasing index order (the input is sorted
-    // below, children inherit it), so a stable counting sort by q does it in linear time.
-    sort_by_key(between, P.size(), count, sorted);
-    for (size_t a = 0; a < between.size();) {
-      size_t b = a;
-      Work child{job_pool.size(), 0, point_pool.size(), 0};
-      const int64_t q = between[a].first;
-      while (b < between.size() && between[b].first == q) job_pool.push_back(between[b++].second);
-      child.jobs_end = job_pool.size();
+    // below, children inherit it), so a stable counting sort by q, written straight into
+    // the job pool, lays out the X_q one after another in linear time.
+    const size_t base = job_pool.size();
+    count.assign(P.size() + 1, 0);
+    for (const auto& e : between) ++count[size_t(e.first) + 1];
+    for (size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
+    job_pool.resize(base + between.size());
+    for (const auto& e : between) job_pool[base + count[size_t(e.first)]++] = e.second;
+    // Now count[q] is the end of X_q, and count[q - 1] its start.
+    for (size_t q = 0; q + 1 < P.size(); ++q) {
+      const size_t a = q == 0 ? 0 : count[q - 1], b = count[q];
+      if (a == b) continue;
+      Work child{base + a, base + b, point_pool.size(), 0};
       const std::span<const int32_t> cj(job_pool.data() + child.jobs_at, child.jobs_end - child.jobs_at);
       const int64_t lo = P[size_t(q)], hi = P[size_t(q) + 1];
       point_pool.push_back(lo);
@@ -465,7 +470,6 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
       }
       child.points_end = point_pool.size();
       stack.push_back(child);
-      a = b;
     }
   }
 }
