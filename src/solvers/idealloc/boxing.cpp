@@ -72,7 +72,20 @@ void corollary15_into(Arena& arena, std::span<const int32_t> jobs, double H, dou
                         : size_class(h, mu);
     keyed.push_back({c, j});
   }
-  std::sort(keyed.begin(), keyed.end());
+  // By (class, job). The callers pass jobs in increasing index order, so then a stable
+  // counting sort by class over [lo, hi] is enough.
+  if (table && std::is_sorted(jobs.begin(), jobs.end())) {
+    thread_local std::vector<size_t> count;
+    thread_local std::vector<std::pair<int, int32_t>> tmp;
+    count.assign(size_t(hi - lo) + 2, 0);
+    for (const auto& e : keyed) ++count[size_t(e.first - lo) + 1];
+    for (size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
+    tmp.resize(keyed.size());
+    for (const auto& e : keyed) tmp[count[size_t(e.first - lo)]++] = e;
+    keyed.swap(tmp);
+  } else {
+    std::sort(keyed.begin(), keyed.end());
+  }
   const int64_t box_height = std::max<int64_t>(1, int64_t(std::floor(H)));
   for (size_t a = 0; a < keyed.size();) {
     size_t b = a;
