@@ -2,7 +2,9 @@
 // iterations (see idealloc.h), each squeezed by first-fit in loose-offset order with an early
 // abort once its running peak passes the best so far. The best plan wins (ties: the lowest
 // iteration index, the bootstrap counting as -1), so the result depends on the seed only,
-// not on the thread count (unless the time limit cuts the run short).
+// not on the thread count (unless the time limit cuts the run short). Not quite for
+// `idealloc` with several threads: the abort compares with re-squeezed peaks, which an
+// aborted iteration might have undercut (docs/idealloc.md, "Abort rule").
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
