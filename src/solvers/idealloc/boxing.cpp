@@ -72,7 +72,20 @@ void corollary15_into(Arena& arena, std::span<const int32_t> jobs, double H, dou
                         : size_class(h, mu);
     keyed.push_back({c, j});
   }
-  std::sort(keyed.begin(), keyed.end());
+  // By (class, job). The callers pass jobs in increasing index order, so then a stable
+  // counting sort by class over [lo, hi] is enough.
+  if (table && std::is_sorted(jobs.begin(), jobs.end())) {
+    thread_local std::vector<size_t> count;
+    thread_local std::vector<std::pair<int, int32_t>> tmp;
+    count.assign(size_t(hi - lo) + 2, 0);
+    for (const auto& e : keyed) ++count[size_t(e.first - lo) + 1];
+    for (size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
+    tmp.resize(keyed.size());
+    for (const auto& e : keyed) tmp[count[size_t(e.first - lo)]++] = e;
+    keyed.swap(tmp);
+  } else {
+    std::sort(keyed.begin(), keyed.end());
+  }
   const int64_t box_height = std::max<int64_t>(1, int64_t(std::floor(H)));
   for (size_t a = 0; a < keyed.size();) {
     size_t b = a;
@@ -357,6 +370,16 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
   while (!stack.empty()) {
     const Work w = stack.back();
     stack.pop_back();
+    // A lone job is live at one of the item's points (its parent made sure of that), so
+    // Lemma 1 leaves it unresolved (2 k ceil(1/mu^2) >= 1) and the colouring gives it one
+    // row: one box of its own, and no X_q to recurse into.
+    if (w.jobs_end - w.jobs_at == 1) {
+      const int32_t j = job_pool[w.jobs_at];
+      job_pool.resize(w.jobs_at);
+      point_pool.resize(w.points_at);
+      out.push_back(arena.add_box(std::span(&j, 1), box_height));
+      continue;
+    }
     // The top item's slices are the pools' tails: take them, then free them for the children.
     P.assign(point_pool.begin() + ptrdiff_t(w.points_at), point_pool.begin() + ptrdiff_t(w.points_end));
     const int64_t alpha = P.front(), omega = P.back();
@@ -401,6 +424,7 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
       const size_t a = start[size_t(r0)], b = start[size_t(std::min<int64_t>(rows, r0 + k))];
       out.push_back(arena.add_box(std::span(row_jobs).subspan(a, b - a), box_height));
     }
+    if (between.empty()) continue;  // no X_q: the gaps below would go unused
     // Step 5: gap points of the rows within (alpha, omega).
     gaps.clear();
     for (size_t r = 0; r < size_t(rows); ++r) {
@@ -420,14 +444,19 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
     gaps.erase(std::unique(gaps.begin(), gaps.end()), gaps.end());
     // Step 6: recurse into every X_q inside (p_q, p_{q+1}).
     // By (q, job): every item's jobs are in increasing index order (the input is sorted
-    // below, children inherit it), so a stable counting sort by q does it in linear time.
-    sort_by_key(between, P.size(), count, sorted);
-    for (size_t a = 0; a < between.size();) {
-      size_t b = a;
-      Work child{job_pool.size(), 0, point_pool.size(), 0};
-      const int64_t q = between[a].first;
-      while (b < between.size() && between[b].first == q) job_pool.push_back(between[b++].second);
-      child.jobs_end = job_pool.size();
+    // below, children inherit it), so a stable counting sort by q, written straight into
+    // the job pool, lays out the X_q one after another in linear time.
+    const size_t base = job_pool.size();
+    count.assign(P.size() + 1, 0);
+    for (const auto& e : between) ++count[size_t(e.first) + 1];
+    for (size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
+    job_pool.resize(base + between.size());
+    for (const auto& e : between) job_pool[base + count[size_t(e.first)]++] = e.second;
+    // Now count[q] is the end of X_q, and count[q - 1] its start.
+    for (size_t q = 0; q + 1 < P.size(); ++q) {
+      const size_t a = q == 0 ? 0 : count[q - 1], b = count[q];
+      if (a == b) continue;
+      Work child{base + a, base + b, point_pool.size(), 0};
       const std::span<const int32_t> cj(job_pool.data() + child.jobs_at, child.jobs_end - child.jobs_at);
       const int64_t lo = P[size_t(q)], hi = P[size_t(q) + 1];
       point_pool.push_back(lo);
@@ -454,7 +483,6 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
       }
       child.points_end = point_pool.size();
       stack.push_back(child);
-      a = b;
     }
   }
 }

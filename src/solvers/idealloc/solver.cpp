@@ -2,7 +2,9 @@
 // iterations (see idealloc.h), each squeezed by first-fit in loose-offset order with an early
 // abort once its running peak passes the best so far. The best plan wins (ties: the lowest
 // iteration index, the bootstrap counting as -1), so the result depends on the seed only,
-// not on the thread count (unless the time limit cuts the run short).
+// not on the thread count (unless the time limit cuts the run short). Not quite for
+// `idealloc` with several threads: the abort compares with re-squeezed peaks, which an
+// aborted iteration might have undercut (docs/idealloc.md, "Abort rule").
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -119,7 +121,23 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
     for (const Job& j : prep.base.jobs) heights.push_back(j.height);
     eps = epsilon_search(heights);
 
-    std::atomic<int64_t> shared_best{best.plan->peak};
+    // The best (peak, index) found so far by any thread, the bootstrap counting as index -1.
+    // Without recompaction, an iteration i can only win with a lower squeeze peak than a best
+    // of lower index (ties go to the lower index), so it is abandoned as soon as its running
+    // peak reaches that. Recompaction may still lower a plan, so then only a peak above the
+    // best is abandoned.
+    struct Bar {
+      int64_t peak, index;
+    } bar{best.plan->peak, -1};
+    std::mutex bar_mu;
+    auto abort_above = [&](int64_t i) {
+      std::lock_guard<std::mutex> lock(bar_mu);
+      return bar.index < i && !squeeze_best_fit ? bar.peak - 1 : bar.peak;
+    };
+    auto offer = [&](int64_t peak, int64_t i) {
+      std::lock_guard<std::mutex> lock(bar_mu);
+      if (peak < bar.peak || (peak == bar.peak && i < bar.index)) bar = {peak, i};
+    };
     std::atomic<int64_t> next{0}, stop_at{budget}, count{0};
     std::mutex mu;
     auto worker = [&] {
@@ -132,14 +150,17 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
         if (i >= stop_at.load() || deadline.expired()) break;
         std::mt19937_64 rng = iteration_rng(opt.seed, uint64_t(i));
         IterationOrder io = iteration_order(prep, eps, rng);
-        // Abort only when strictly above the best so far: an equal peak may still win a tie
-        // by a lower index, so every plan that could win completes.
-        GreedyResult g = place_in_order(engine, io.order, Fit::kFirst, shared_best.load(), &deadline);
+        // Every plan that could still win completes: the abort is above the best peak, or
+        // at it when the best so far has a lower index.
+        const int64_t bar_i = abort_above(i);
+        GreedyResult g = place_in_order(engine, io.order, Fit::kFirst, bar_i, &deadline);
         // Our addition (docs/idealloc.md): the same order is also squeezed by best-fit, and
         // the lower of the two kept (first-fit on ties). idealloc squeezes by first-fit only.
+        // Best-fit only counts when strictly below a complete first-fit plan.
         bool best_fit = false;
         if (squeeze_best_fit) {
-          GreedyResult h = place_in_order(engine, io.order, Fit::kBest, shared_best.load(), &deadline);
+          const int64_t bar_h = g.complete ? std::min(bar_i, g.solution.peak - 1) : bar_i;
+          GreedyResult h = place_in_order(engine, io.order, Fit::kBest, bar_h, &deadline);
           if (h.complete && (!g.complete || h.solution.peak < g.solution.peak)) {
             g = std::move(h);
             best_fit = true;
@@ -151,8 +172,7 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
         Candidate c{i, io.boxes, std::move(g.solution), best_fit};
         const int64_t peak = c.plan->peak;
         if (c.better_than(local)) local = std::move(c);
-        for (int64_t cur = shared_best.load(); peak < cur && !shared_best.compare_exchange_weak(cur, peak);) {
-        }
+        offer(peak, i);
         if (peak <= load)
           for (int64_t cur = stop_at.load(); i + 1 < cur && !stop_at.compare_exchange_weak(cur, i + 1);) {
           }

@@ -43,7 +43,7 @@ std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int
                            std::mt19937_64& rng) {
   std::vector<int64_t> loose(size_t(buffers), std::numeric_limits<int64_t>::max());
   thread_local std::vector<Pending> stack;
-  thread_local std::vector<int32_t> kids, row, by_birth;
+  thread_local std::vector<int32_t> kids, births, row, by_birth;
   thread_local std::vector<std::pair<size_t, size_t>> classes;
   stack.clear();
   {
@@ -61,28 +61,33 @@ std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int
       put(arena, s[0], p.offset, loose, stack);
       continue;
     }
-    // Non-overlapping siblings: all at the box's offset. (Checked on the children by birth;
-    // the order of equal births does not change the answer.)
+    // The children by (height, birth, index): the order of the classes below.
     kids.assign(s.begin(), s.end());
     std::sort(kids.begin(), kids.end(), [&](int32_t a, int32_t b) {
       const Job &x = arena.jobs[a], &y = arena.jobs[b];
-      if (x.birth != y.birth) return x.birth < y.birth;
-      return a < b;
+      if (x.height != y.height) return x.height < y.height;
+      return x.birth != y.birth ? x.birth < y.birth : a < b;
     });
+    // Non-overlapping siblings: all at the box's offset. Checked on the children by birth
+    // (the order of equal births does not change the answer); when all heights are equal
+    // (boxes of boxes, one size class) `kids` is already in that order.
+    const std::vector<int32_t>* by_start = &kids;
+    if (arena.jobs[kids.front()].height != arena.jobs[kids.back()].height) {
+      births.assign(kids.begin(), kids.end());
+      std::sort(births.begin(), births.end(), [&](int32_t a, int32_t b) {
+        return arena.jobs[a].birth < arena.jobs[b].birth;
+      });
+      by_start = &births;
+    }
     bool disjoint = true;
     int64_t reach = std::numeric_limits<int64_t>::min();
-    for (int32_t c : kids) {
+    for (int32_t c : *by_start) {
       if (arena.jobs[c].birth < reach) {
         disjoint = false;
         break;
       }
       reach = std::max(reach, arena.jobs[c].death);
     }
-    std::sort(kids.begin(), kids.end(), [&](int32_t a, int32_t b) {
-      const Job &x = arena.jobs[a], &y = arena.jobs[b];
-      if (x.height != y.height) return x.height < y.height;
-      return x.birth != y.birth ? x.birth < y.birth : a < b;
-    });
     if (disjoint) {
       for (int32_t c : kids) put(arena, c, p.offset, loose, stack);
       continue;
