@@ -1,12 +1,12 @@
 // The `idealloc` solver: a size-then-lifetime first-fit bootstrap, then randomized boxing
 // iterations (see idealloc.h), each squeezed by first-fit in loose-offset order with an early
 // abort once its running peak passes the best so far. The best plan wins (ties: the lowest
-// iteration index, the bootstrap counting as -1), so the result depends on the seed only,
-// not on the thread count (unless the time limit cuts the run short). Not quite for
-// `idealloc` with several threads: the abort compares with re-squeezed peaks, which an
-// aborted iteration might have undercut (docs/idealloc.md, "Abort rule").
+// iteration index, the bootstrap counting as -1). The abort bar moves only between rounds
+// of iterations, so the result depends on the seed only, not on the thread count or timing
+// (unless the time limit cuts the run short).
 #include <algorithm>
 #include <atomic>
+#include <barrier>
 #include <cstdio>
 #include <mutex>
 #include <numeric>
@@ -121,66 +121,76 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
     for (const Job& j : prep.base.jobs) heights.push_back(j.height);
     eps = epsilon_search(heights);
 
-    // The best (peak, index) found so far by any thread, the bootstrap counting as index -1.
-    // Without recompaction, an iteration i can only win with a lower squeeze peak than a best
-    // of lower index (ties go to the lower index), so it is abandoned as soon as its running
-    // peak reaches that. Recompaction may still lower a plan, so then only a peak above the
-    // best is abandoned.
+    // Iterations run in rounds of kRound. An iteration is abandoned as soon as its running
+    // peak passes the bar: the best (peak, index) of the rounds before its own, the
+    // bootstrap counting as index -1. The bar never depends on timing, so neither does the
+    // result: the same seed gives the same plan for any thread count. Without recompaction
+    // (idealloc-ff) a plan can only win with a peak below the bar (ties go to the lower
+    // index), so it is abandoned on reaching the bar's peak; with recompaction a squeezed plan
+    // may still come down, so only a peak above the bar is abandoned.
+    constexpr int64_t kRound = 32;
     struct Bar {
       int64_t peak, index;
-    } bar{best.plan->peak, -1};
-    std::mutex bar_mu;
-    auto abort_above = [&](int64_t i) {
-      std::lock_guard<std::mutex> lock(bar_mu);
-      return bar.index < i && !squeeze_best_fit ? bar.peak - 1 : bar.peak;
-    };
-    auto offer = [&](int64_t peak, int64_t i) {
-      std::lock_guard<std::mutex> lock(bar_mu);
-      if (peak < bar.peak || (peak == bar.peak && i < bar.index)) bar = {peak, i};
-    };
-    std::atomic<int64_t> next{0}, stop_at{budget}, count{0};
+    } bar{best.plan->peak, -1}, round_best = bar;
+    const int64_t abort_margin = squeeze_best_fit ? 0 : 1;
     std::mutex mu;
+    std::atomic<int64_t> next{0}, stop_at{budget}, count{0};
+    int64_t round_end = std::min(kRound, budget);
+    bool finished = false;
+    const int threads = int(std::max<int64_t>(1, std::min<int64_t>(opt.threads, budget)));
+    // Between rounds (all threads arrived): publish the round's best as the new bar.
+    std::barrier sync(threads, [&]() noexcept {
+      bar = round_best;
+      next = round_end;
+      round_end = std::min(round_end + kRound, budget);
+      finished = next >= std::min(stop_at.load(), budget) || deadline.expired();
+    });
     auto worker = [&] {
       PlacementEngine engine(p);
       Candidate local;
-      for (;;) {
-        const int64_t i = next.fetch_add(1);
-        // Iterations are claimed in increasing order, so when iteration j reaches LOAD every
-        // i < j has been claimed and will finish: the winner does not depend on threads.
-        if (i >= stop_at.load() || deadline.expired()) break;
-        std::mt19937_64 rng = iteration_rng(opt.seed, uint64_t(i));
-        IterationOrder io = iteration_order(prep, eps, rng);
-        // Every plan that could still win completes: the abort is above the best peak, or
-        // at it when the best so far has a lower index.
-        const int64_t bar_i = abort_above(i);
-        GreedyResult g = place_in_order(engine, io.order, Fit::kFirst, bar_i, &deadline);
-        // Our addition (docs/idealloc.md): the same order is also squeezed by best-fit, and
-        // the lower of the two kept (first-fit on ties). idealloc squeezes by first-fit only.
-        // Best-fit only counts when strictly below a complete first-fit plan.
-        bool best_fit = false;
-        if (squeeze_best_fit) {
-          const int64_t bar_h = g.complete ? std::min(bar_i, g.solution.peak - 1) : bar_i;
-          GreedyResult h = place_in_order(engine, io.order, Fit::kBest, bar_h, &deadline);
-          if (h.complete && (!g.complete || h.solution.peak < g.solution.peak)) {
-            g = std::move(h);
-            best_fit = true;
+      while (!finished) {
+        for (;;) {
+          const int64_t i = next.fetch_add(1);
+          // Iterations are claimed in increasing order, so when iteration j reaches LOAD
+          // every i < j has been claimed and will finish: the winner does not depend on
+          // threads.
+          if (i >= round_end || i >= stop_at.load() || deadline.expired()) break;
+          std::mt19937_64 rng = iteration_rng(opt.seed, uint64_t(i));
+          IterationOrder io = iteration_order(prep, eps, rng);
+          const int64_t bar_i = bar.peak - abort_margin;
+          GreedyResult g = place_in_order(engine, io.order, Fit::kFirst, bar_i, &deadline);
+          // Our addition (docs/idealloc.md): the same order is also squeezed by best-fit, and
+          // the lower of the two kept (first-fit on ties). idealloc squeezes by first-fit
+          // only. Best-fit only counts when strictly below a complete first-fit plan.
+          bool best_fit = false;
+          if (squeeze_best_fit) {
+            const int64_t bar_h = g.complete ? std::min(bar_i, g.solution.peak - 1) : bar_i;
+            GreedyResult h = place_in_order(engine, io.order, Fit::kBest, bar_h, &deadline);
+            if (h.complete && (!g.complete || h.solution.peak < g.solution.peak)) {
+              g = std::move(h);
+              best_fit = true;
+            }
           }
+          count.fetch_add(1);
+          if (!g.complete) continue;
+          recompact(engine, g.solution, squeeze_best_fit, deadline);
+          Candidate c{i, io.boxes, std::move(g.solution), best_fit};
+          const int64_t peak = c.plan->peak;
+          if (c.better_than(local)) local = std::move(c);
+          {
+            std::lock_guard<std::mutex> lock(mu);
+            if (peak < round_best.peak || (peak == round_best.peak && i < round_best.index))
+              round_best = {peak, i};
+          }
+          if (peak <= load)
+            for (int64_t cur = stop_at.load(); i + 1 < cur && !stop_at.compare_exchange_weak(cur, i + 1);) {
+            }
         }
-        count.fetch_add(1);
-        if (!g.complete) continue;
-        recompact(engine, g.solution, squeeze_best_fit, deadline);
-        Candidate c{i, io.boxes, std::move(g.solution), best_fit};
-        const int64_t peak = c.plan->peak;
-        if (c.better_than(local)) local = std::move(c);
-        offer(peak, i);
-        if (peak <= load)
-          for (int64_t cur = stop_at.load(); i + 1 < cur && !stop_at.compare_exchange_weak(cur, i + 1);) {
-          }
+        sync.arrive_and_wait();
       }
       std::lock_guard<std::mutex> lock(mu);
       if (local.better_than(best)) best = std::move(local);
     };
-    const int threads = int(std::max<int64_t>(1, std::min<int64_t>(opt.threads, budget)));
     std::vector<std::thread> pool;
     for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
     worker();
