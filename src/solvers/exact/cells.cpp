@@ -20,11 +20,10 @@
 // Pre-placed buffers are not supported here (the canonical search handles them).
 #include <algorithm>
 #include <climits>
-#include <map>
-#include <tuple>
 
 #include "core/arith.h"
 #include "solvers/exact/search.h"
+#include "solvers/exact/stacking.h"
 
 namespace memplan::exact {
 namespace {
@@ -36,8 +35,6 @@ class CellDfs {
       : in_(in), cap_(capacity), choice_(choice), budget_(budget), deadline_(deadline),
         memo_(budget) {
     const int32_t n = in.n;
-    rank_.resize(n);
-    for (int32_t k = 0; k < n; ++k) rank_[order[k]] = k;
     placed_.assign(n, 0);
     offset_.assign(n, 0);
     mo_.assign(n, 0);
@@ -182,15 +179,14 @@ class CellDfs {
     std::sort(scratch_.begin() + ubase, scratch_.end(), [&](int32_t x, int32_t y) {
       return mo_[x] != mo_[y] ? mo_[x] < mo_[y] : x < y;
     });
-    std::copy(floor_.begin() + s_lo, floor_.begin() + s_hi, low_.begin() + s_lo);
+    // Every minimum offset is at or above the floors of its buffer's sections, so stacking
+    // from 0 gives the same tops as stacking from the floors.
+    items_.clear();
     for (size_t u = ubase; u < scratch_.size(); ++u) {
       const int32_t i = scratch_[u];
-      for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) {
-        low_[s] = std::max(low_[s], mo_[i]) + in_.size[i];
-        if (low_[s] > cap_) return false;
-      }
+      items_.push_back({in_.sec_lo[i], in_.sec_hi[i], mo_[i], in_.size[i]});
     }
-    return true;
+    return stacks_fit(items_, s_lo, s_hi, 0, cap_, low_, tree_);
   }
 
   void place(int32_t i, int64_t at) {
@@ -225,10 +221,12 @@ class CellDfs {
   const CellChoice choice_;
   const int64_t budget_;
   const Deadline& deadline_;
-  std::vector<int32_t> rank_, twin_prev_, live_begin_, live_, scratch_, stack_;
+  std::vector<int32_t> twin_prev_, live_begin_, live_, scratch_, stack_;
   std::vector<char> placed_;
   std::vector<int64_t> offset_, mo_, floor_, remaining_, low_;
   std::vector<std::pair<int32_t, int64_t>> trail_;  // (section, floor before)
+  std::vector<StackItem> items_;
+  std::vector<int64_t> tree_;
   FailureMemo memo_;
   int64_t nodes_ = 0;
 };

@@ -153,20 +153,13 @@ class Dfs {
                 [&](int32_t x, int32_t y) { return eff_[x] < eff_[y]; });
     }
     items_.clear();
-    int64_t span_sum = 0;
     for (size_t u = ubase; u < unplaced_scratch_.size(); ++u) {
       const int32_t i = unplaced_scratch_[u];
       items_.push_back({in_.sec_lo[i], in_.sec_hi[i], eff_[i], in_.size[i]});
-      span_sum += in_.sec_hi[i] - in_.sec_lo[i];
     }
     unplaced_scratch_.resize(ubase);
-    // Stacking every buffer in every section costs the sum of spans; the tree costs
-    // k log S + S. Long lifetimes (bert_base: 2.5M section entries a node) take the tree.
-    const int64_t k = static_cast<int64_t>(items_.size());
-    const bool fits = span_sum > 16 * k + (s_hi - s_lo)
-                          ? stacks_fit_tree(items_, s_lo, s_hi, x_cur, cap_, tree_)
-                          : stacks_fit_direct(items_, s_lo, s_hi, x_cur, cap_, low_);
-    if (!fits) return kFail;
+    // Long lifetimes (bert_base: 2.5M section entries a node) take the segment tree.
+    if (!stacks_fit(items_, s_lo, s_hi, x_cur, cap_, low_, tree_)) return kFail;
 
     const size_t base = cands_.size();
     for (int32_t k = a; k < b; ++k) {

@@ -85,4 +85,13 @@ bool stacks_fit_tree(std::span<const StackItem> items, int32_t s_lo, int32_t s_h
   return base + t.max(0, n) <= cap;
 }
 
+bool stacks_fit(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
+                int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree) {
+  int64_t span_sum = 0;
+  for (const StackItem& it : items) span_sum += it.hi - it.lo;
+  const int64_t k = static_cast<int64_t>(items.size());
+  return span_sum > 16 * k + (s_hi - s_lo) ? stacks_fit_tree(items, s_lo, s_hi, base, cap, tree)
+                                           : stacks_fit_direct(items, s_lo, s_hi, base, cap, low);
+}
+
 }  // namespace memplan::exact

@@ -29,4 +29,9 @@ bool stacks_fit_direct(std::span<const StackItem> items, int32_t s_lo, int32_t s
 bool stacks_fit_tree(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
                      int64_t cap, std::vector<int64_t>& tree);
 
+// Picks one of the two by cost: direct while the sum of spans is small against k log S + S.
+// `low` has at least s_hi entries; both vectors are scratch.
+bool stacks_fit(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
+                int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree);
+
 }  // namespace memplan::exact
