@@ -1,7 +1,8 @@
 // Solver `exact`: decides "does a plan with peak <= C exist?" and, without a capacity,
-// minimizes the peak with proof. Restarts across static preorders with doubling node
-// budgets (MiniMalloc's round robin); every probe is its own search, and a probe that runs
-// out of budget or time is "unknown", never "infeasible".
+// minimizes the peak with proof. Restarts across strategies (the canonical and the
+// lowest-cell search, each under MiniMalloc's static preorders) with doubling node budgets
+// (MiniMalloc's round robin); every probe is its own search, and a probe that runs out of
+// budget or time is "unknown", never "infeasible".
 #include <algorithm>
 #include <atomic>
 #include <numeric>
