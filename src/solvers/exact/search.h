@@ -49,9 +49,11 @@ class FailureMemo {
   struct Key {
     uint64_t h1 = 0, h2 = 0;
     // Adds one element (an id and a value) to the state; the order of adds does not matter.
+    // h2 is computed from (id, value) apart from h1, so one 64-bit collision of an
+    // element's hash cannot fool both.
     void add(uint64_t id, uint64_t value) {
-      const uint64_t x = mix(id * 0x9e3779b97f4a7c15ULL ^ mix(value));
-      h1 += mix(x), h2 += mix(x + 0x2545f4914f6cdd1dULL);
+      h1 += mix(mix(id * 0x9e3779b97f4a7c15ULL ^ mix(value)));
+      h2 += mix(mix(id * 0xc2b2ae3d27d4eb4fULL + 0x2545f4914f6cdd1dULL) ^ mix(value ^ 0x165667b19e3779f9ULL));
     }
   };
   // One slot per node of budget, up to 2^20 slots (16 MB).
