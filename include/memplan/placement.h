@@ -8,7 +8,8 @@
 // O((k + 1) log n) for k live-overlapping placed pieces, and memory is O(n).
 // Small gap-free instances (<= kListMax buffers) use an array of the placed buffers kept in
 // increasing offset order instead: a query scans it from the bottom (its forbidden ranges
-// come out already sorted) and, for first-fit, stops at the first gap that fits.
+// come out already sorted) and, for first-fit, stops at the first gap that fits. The scan
+// tests liveness 16 placed buffers at a time into a bit mask and visits only the live ones.
 #pragma once
 
 #include <cstdint>
@@ -62,9 +63,6 @@ class PlacementEngine {
   void scan_list(int32_t i, F&& f) const;
   int64_t first_fit_list(int32_t i) const;
   int64_t best_fit_list(int32_t i) const;
-  void build_neighbours();
-  bool use_neighbours(int32_t i) const;
-  void collect_neighbours(int32_t i, std::vector<Forbidden>& out) const;
   void list_insert(int32_t i);
   void list_remove(int32_t i);
   void set_leaf(int32_t piece, int64_t value);
@@ -87,21 +85,23 @@ class PlacementEngine {
   int32_t placed_count_ = 0;
   mutable std::vector<Forbidden> scratch_, radix_scratch_;
   // List mode: the placed buffers in increasing offset order (ties: insertion order),
-  // stored in place so that a scan reads memory sequentially.
+  // stored in place so that a scan reads memory sequentially. Their lifetimes (as endpoint
+  // ranks, < 2 kListMax) sit in two parallel arrays whose unused entries are never live, so
+  // that the liveness test runs on whole blocks of kPad (SIMD where available).
   struct Node {
-    int64_t off, top;        // address range [off, top)
-    int32_t start, end, id;  // lifetime as endpoint ranks; buffer index
+    int64_t off, top;  // address range [off, top)
   };
+  static constexpr size_t kPad = 16;
   bool list_mode_ = false;
-  std::vector<Node> by_offset_;
+  size_t list_count_ = 0;                       // placed buffers in the list
+  std::vector<Node> by_offset_;                 // n entries, the first list_count_ in use
+  std::vector<int16_t> list_start_, list_end_;  // n + kPad entries, never live past count
+  template <class F>
+  void for_each_live(int32_t i, F&& f) const;
   std::vector<std::pair<int32_t, int32_t>> ranks_;  // by buffer: lifetime as endpoint ranks
-  std::vector<int32_t> nbr_start_, nbr_;  // sparse instances: buffers live with each buffer
-  std::vector<int32_t> placed_nbr_;        // same layout: the placed ones, in placement order
-  std::vector<int32_t> placed_nbr_count_;
-  static constexpr size_t kSparseDegree = 48;
 
  public:
-  static constexpr size_t kListMax = 2048;
+  static constexpr size_t kListMax = 2048;  // ranks < 2 kListMax fit in int16_t
 };
 
 // Places buffers in `order` (pre-placed buffers first, at their offsets, whatever the order)

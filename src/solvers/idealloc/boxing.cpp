@@ -157,6 +157,47 @@ void event_orders(const Arena& arena, std::span<const int32_t> jobs, std::vector
 
 }  // namespace
 
+namespace {
+
+// colour_into for a few jobs (n <= 16), with the same result: jobs by (birth, death
+// descending, position) by insertion sort, and each takes the lowest row that no job
+// coloured before it still occupies (one whose death is after its birth; every earlier job
+// was born no later, and a death at the birth frees the row).
+int32_t colour_small(const Arena& arena, std::span<const int32_t> jobs, std::vector<int32_t>& row,
+                     std::vector<int32_t>& by_birth) {
+  const size_t n = jobs.size();
+  int64_t birth[16], death[16];
+  by_birth.resize(n);
+  row.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Job& j = arena.jobs[jobs[i]];
+    size_t at = i;
+    for (; at > 0; --at) {
+      const int32_t o = by_birth[at - 1];
+      if (birth[o] < j.birth || (birth[o] == j.birth && death[o] >= j.death)) break;
+      by_birth[at] = o;
+    }
+    by_birth[at] = int32_t(i);
+    birth[i] = j.birth;
+    death[i] = j.death;
+  }
+  int32_t rows = 0;
+  for (size_t e = 0; e < n; ++e) {
+    const int32_t i = by_birth[e];
+    uint32_t occupied = 0;
+    for (size_t f = 0; f < e; ++f) {
+      const int32_t o = by_birth[f];
+      occupied |= uint32_t(death[o] > birth[i]) << row[size_t(o)];
+    }
+    const int32_t r = std::countr_zero(~occupied);
+    row[size_t(i)] = r;
+    rows = std::max(rows, r + 1);
+  }
+  return rows;
+}
+
+}  // namespace
+
 int32_t colour_into(const Arena& arena, std::span<const int32_t> jobs, std::vector<int32_t>& row,
                     std::vector<int32_t>& by_birth) {
   thread_local std::vector<int32_t> by_death;
@@ -168,6 +209,7 @@ int32_t colour_into(const Arena& arena, std::span<const int32_t> jobs, std::vect
     by_birth.assign(n, 0);
     return int32_t(n);
   }
+  if (n <= 16) return colour_small(arena, jobs, row, by_birth);
   event_orders(arena, jobs, by_birth, by_death, births, deaths);
   row.assign(n, -1);
   free_rows.clear();
@@ -305,13 +347,18 @@ size_t bisection_group(std::span<const int64_t> pts, const Job& j) {
   return 4 * lo + (hi - lo) + 1;
 }
 
-// The number of points <= v in sorted `pts` (std::upper_bound's index): a branch-free count
-// for the short point lists Theorem 2 mostly has.
+// The number of points <= v in sorted `pts` (std::upper_bound's index), by a binary search
+// whose steps are conditional moves, not branches: the points are few and the outcome of
+// each comparison is a coin flip.
 size_t upper_index(std::span<const int64_t> pts, int64_t v) {
-  if (pts.size() > 16) return size_t(std::upper_bound(pts.begin(), pts.end(), v) - pts.begin());
-  size_t c = 0;
-  for (int64_t p : pts) c += size_t(p <= v);
-  return c;
+  if (pts.empty()) return 0;
+  const int64_t* base = pts.data();
+  for (size_t n = pts.size(); n > 1;) {
+    const size_t half = n / 2;
+    base = base[half] <= v ? base + half : base;
+    n -= half;
+  }
+  return size_t(base - pts.data()) + size_t(*base <= v);
 }
 
 // Stable sort of (key, job) pairs by key in [0, keys): a counting sort, or an insertion
