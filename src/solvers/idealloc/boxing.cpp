@@ -109,6 +109,22 @@ namespace {
 
 int bit_width_of(uint64_t x) { return int(std::bit_width(x)); }
 
+// Sorts keys: an LSD radix sort with 8-bit digits over the keys' span (no mispredicted
+// comparisons, which dominate a comparison sort of random keys), or std::sort for a few.
+void sort_keys(std::vector<uint64_t>& v, std::vector<uint64_t>& tmp) {
+  if (v.size() < 48) return std::sort(v.begin(), v.end());
+  const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
+  const uint64_t lo = *mn, span = *mx - lo;
+  tmp.resize(v.size());
+  for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += 8) {
+    size_t count[257] = {};
+    for (uint64_t k : v) ++count[((k - lo) >> shift & 255) + 1];
+    for (size_t b = 0; b < 256; ++b) count[b + 1] += count[b];
+    for (uint64_t k : v) tmp[count[(k - lo) >> shift & 255]++] = k;
+    v.swap(tmp);
+  }
+}
+
 // Positions 0..n-1 of `jobs` by (birth, death descending, position) into `by_birth` and by
 // (death, position) into `by_death`, with their births and deaths in those orders. When
 // times and positions fit, the keys are packed into one integer each, which sorts several
@@ -133,8 +149,9 @@ void event_orders(const Arena& arena, std::span<const int32_t> jobs, std::vector
       kb[i] = (uint64_t(j.birth) << (tb + ib)) | (uint64_t(hi - j.death) << ib) | i;
       kd[i] = (uint64_t(j.death) << ib) | i;
     }
-    std::sort(kb.begin(), kb.end());
-    std::sort(kd.begin(), kd.end());
+    thread_local std::vector<uint64_t> scratch;
+    sort_keys(kb, scratch);
+    sort_keys(kd, scratch);
     const uint64_t mask = (uint64_t{1} << ib) - 1;
     for (size_t i = 0; i < n; ++i) {
       by_birth[i] = int32_t(kb[i] & mask), births[i] = int64_t(kb[i] >> (tb + ib));
@@ -159,14 +176,14 @@ void event_orders(const Arena& arena, std::span<const int32_t> jobs, std::vector
 
 namespace {
 
-// colour_into for a few jobs (n <= 16), with the same result: jobs by (birth, death
+// colour_into for a few jobs (n <= 32), with the same result: jobs by (birth, death
 // descending, position) by insertion sort, and each takes the lowest row that no job
 // coloured before it still occupies (one whose death is after its birth; every earlier job
 // was born no later, and a death at the birth frees the row).
 int32_t colour_small(const Arena& arena, std::span<const int32_t> jobs, std::vector<int32_t>& row,
                      std::vector<int32_t>& by_birth) {
   const size_t n = jobs.size();
-  int64_t birth[16], death[16];
+  int64_t birth[32], death[32];
   by_birth.resize(n);
   row.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -184,10 +201,10 @@ int32_t colour_small(const Arena& arena, std::span<const int32_t> jobs, std::vec
   int32_t rows = 0;
   for (size_t e = 0; e < n; ++e) {
     const int32_t i = by_birth[e];
-    uint32_t occupied = 0;
+    uint64_t occupied = 0;
     for (size_t f = 0; f < e; ++f) {
       const int32_t o = by_birth[f];
-      occupied |= uint32_t(death[o] > birth[i]) << row[size_t(o)];
+      occupied |= uint64_t(death[o] > birth[i]) << row[size_t(o)];
     }
     const int32_t r = std::countr_zero(~occupied);
     row[size_t(i)] = r;
@@ -209,7 +226,7 @@ int32_t colour_into(const Arena& arena, std::span<const int32_t> jobs, std::vect
     by_birth.assign(n, 0);
     return int32_t(n);
   }
-  if (n <= 16) return colour_small(arena, jobs, row, by_birth);
+  if (n <= 32) return colour_small(arena, jobs, row, by_birth);
   event_orders(arena, jobs, by_birth, by_death, births, deaths);
   row.assign(n, -1);
   free_rows.clear();
@@ -347,11 +364,15 @@ size_t bisection_group(std::span<const int64_t> pts, const Job& j) {
   return 4 * lo + (hi - lo) + 1;
 }
 
-// The number of points <= v in sorted `pts` (std::upper_bound's index), by a binary search
-// whose steps are conditional moves, not branches: the points are few and the outcome of
-// each comparison is a coin flip.
+// The number of points <= v in sorted `pts` (std::upper_bound's index). Theorem 2's items
+// mostly have a handful of points: a branch-free count then has no chain of dependent loads;
+// longer lists take a binary search whose steps are conditional moves.
 size_t upper_index(std::span<const int64_t> pts, int64_t v) {
-  if (pts.empty()) return 0;
+  if (pts.size() <= 8) {
+    size_t c = 0;
+    for (int64_t p : pts) c += size_t(p <= v);
+    return c;
+  }
   const int64_t* base = pts.data();
   for (size_t n = pts.size(); n > 1;) {
     const size_t half = n / 2;
@@ -393,9 +414,12 @@ void sort_by_key(std::vector<std::pair<int64_t, int32_t>>& v, size_t keys,
 void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int64_t box_height,
                    double mu, std::mt19937_64& rng, std::vector<int32_t>& out) {
   if (input.empty()) return;
-  thread_local std::vector<int32_t> job_pool, live, unresolved, row_of, by_birth, row_jobs;
+  thread_local std::vector<int32_t> job_pool, unresolved, row_of, by_birth, row_jobs;
   thread_local std::vector<int64_t> point_pool, P, gaps;
-  thread_local std::vector<std::pair<int64_t, int32_t>> between, grouped, sorted;
+  thread_local std::vector<std::pair<int64_t, int32_t>> grouped, sorted;
+  // Step 1's two lists, only ever grown: slots [0, nl) of live_buf and [0, nb) of the
+  // between arrays are in use.
+  thread_local std::vector<int32_t> live_buf, between_job, between_q;
   thread_local std::vector<size_t> count;
   thread_local std::vector<int32_t> group;
   thread_local std::vector<size_t> start;
@@ -430,16 +454,31 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
     // The top item's slices are the pools' tails: take them, then free them for the children.
     P.assign(point_pool.begin() + ptrdiff_t(w.points_at), point_pool.begin() + ptrdiff_t(w.points_end));
     const int64_t alpha = P.front(), omega = P.back();
-    // Step 1: live at a critical point -> R; otherwise inside one segment -> X_q.
-    live.clear();
-    between.clear();
+    // Step 1: live at a critical point -> R; otherwise inside one segment -> X_q. Without a
+    // branch on the outcome (a coin flip): both lists get the job, only one's length grows.
+    const std::span<const int64_t> interior(P.data() + 1, P.size() - 2);
+    const size_t m = w.jobs_end - w.jobs_at;
+    if (live_buf.size() < m) {
+      live_buf.resize(m);
+      between_job.resize(m);
+      between_q.resize(m);
+    }
+    size_t nl = 0, nb = 0;
     for (size_t x = w.jobs_at; x < w.jobs_end; ++x) {
       const int32_t j = job_pool[x];
       const Job& J = arena.jobs[j];
-      const size_t idx = upper_index(P, J.birth);
-      if (idx < P.size() && P[idx] < J.death) live.push_back(j);
-      else between.push_back({int64_t(idx) - 1, j});
+      // Every job of the item lies in [alpha, omega] (the top item's hull; a child's jobs
+      // lie between two of its parent's points), so alpha <= birth < omega: only the
+      // interior points need counting, and P[idx] exists.
+      const size_t idx = 1 + upper_index(interior, J.birth);
+      const bool is_live = P[idx] < J.death;
+      live_buf[nl] = j;
+      between_job[nb] = j;
+      between_q[nb] = int32_t(idx) - 1;
+      nl += size_t(is_live);
+      nb += size_t(!is_live);
     }
+    const std::span<const int32_t> live(live_buf.data(), nl);
     job_pool.resize(w.jobs_at);
     point_pool.resize(w.points_at);
     // Step 2: group R by balanced bisection over the points; Step 3: Lemma 1 per group.
@@ -471,7 +510,7 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
       const size_t a = start[size_t(r0)], b = start[size_t(std::min<int64_t>(rows, r0 + k))];
       out.push_back(arena.add_box(std::span(row_jobs).subspan(a, b - a), box_height));
     }
-    if (between.empty()) continue;  // no X_q: the gaps below would go unused
+    if (nb == 0) continue;  // no X_q: the gaps below would go unused
     // Step 5: gap points of the rows within (alpha, omega).
     gaps.clear();
     for (size_t r = 0; r < size_t(rows); ++r) {
@@ -491,14 +530,30 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
     gaps.erase(std::unique(gaps.begin(), gaps.end()), gaps.end());
     // Step 6: recurse into every X_q inside (p_q, p_{q+1}).
     // By (q, job): every item's jobs are in increasing index order (the input is sorted
-    // below, children inherit it), so a stable counting sort by q, written straight into
-    // the job pool, lays out the X_q one after another in linear time.
-    const size_t base = job_pool.size();
+    // below, children inherit it), so a stable sort by q, written straight into the job
+    // pool, lays out the X_q one after another. With few segments, one branch-free pass
+    // per segment; else a counting sort (whose increments of the same counter would
+    // otherwise wait on each other through memory).
+    const size_t base = job_pool.size(), segments = P.size() - 1;
     count.assign(P.size() + 1, 0);
-    for (const auto& e : between) ++count[size_t(e.first) + 1];
-    for (size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
-    job_pool.resize(base + between.size());
-    for (const auto& e : between) job_pool[base + count[size_t(e.first)]++] = e.second;
+    job_pool.resize(base + nb + 1);  // + 1: the passes below write one slot past their end
+    if (segments <= 4) {
+      int32_t* dst = job_pool.data() + base;
+      size_t pos = 0;
+      for (size_t q = 0; q < segments; ++q) {
+        for (size_t x = 0; x < nb; ++x) {
+          dst[pos] = between_job[x];
+          pos += size_t(between_q[x] == int32_t(q));
+        }
+        count[q] = pos;
+      }
+    } else {
+      for (size_t x = 0; x < nb; ++x) ++count[size_t(between_q[x]) + 1];
+      for (size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
+      for (size_t x = 0; x < nb; ++x)
+        job_pool[base + count[size_t(between_q[x])]++] = between_job[x];
+    }
+    job_pool.resize(base + nb);
     // Now count[q] is the end of X_q, and count[q - 1] its start.
     for (size_t q = 0; q + 1 < P.size(); ++q) {
       const size_t a = q == 0 ? 0 : count[q - 1], b = count[q];

@@ -1,7 +1,6 @@
 // idealloc: unboxing to loose offsets (§3.7 of shared/research/idealloc.md) and one
 // randomized iteration's squeeze order (§3.8).
 #include <algorithm>
-#include <bit>
 #include <limits>
 #include <numeric>
 
@@ -115,8 +114,7 @@ std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int
   return loose;
 }
 
-// Indices by (offset, index): a sort of packed keys, or a stable LSD radix sort (8-bit
-// digits over the span of the offsets).
+// A stable LSD radix sort (8-bit digits over the span of the offsets) of the indices.
 std::vector<int32_t> order_by_offset(const std::vector<int64_t>& loose) {
   const size_t n = loose.size();
   std::vector<int32_t> order(n);
@@ -125,18 +123,6 @@ std::vector<int32_t> order_by_offset(const std::vector<int64_t>& loose) {
   const auto [mn, mx] = std::minmax_element(loose.begin(), loose.end());
   const int64_t lo = *mn;
   const uint64_t span = uint64_t(*mx) - uint64_t(lo);
-  // Up to a few thousand buffers, sorting (offset - lo, index) packed into one word beats
-  // the radix sort's passes over 256 buckets.
-  const int ib = int(std::bit_width(n));
-  if (n <= 4096 && std::bit_width(span) + ib <= 64) {
-    thread_local std::vector<uint64_t> keys;
-    keys.resize(n);
-    for (size_t i = 0; i < n; ++i) keys[i] = ((uint64_t(loose[i]) - uint64_t(lo)) << ib) | i;
-    std::sort(keys.begin(), keys.end());
-    const uint64_t mask = (uint64_t{1} << ib) - 1;
-    for (size_t i = 0; i < n; ++i) order[i] = int32_t(keys[i] & mask);
-    return order;
-  }
   thread_local std::vector<int32_t> tmp;
   tmp.resize(n);
   for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += 8) {
