@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 
+#include "core/sort_keys.h"
 #include "solvers/idealloc/idealloc.h"
 
 namespace memplan::idealloc {
@@ -109,21 +110,6 @@ namespace {
 
 int bit_width_of(uint64_t x) { return int(std::bit_width(x)); }
 
-// Sorts keys: an LSD radix sort with 8-bit digits over the keys' span (no mispredicted
-// comparisons, which dominate a comparison sort of random keys), or std::sort for a few.
-void sort_keys(std::vector<uint64_t>& v, std::vector<uint64_t>& tmp) {
-  if (v.size() < 48) return std::sort(v.begin(), v.end());
-  const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
-  const uint64_t lo = *mn, span = *mx - lo;
-  tmp.resize(v.size());
-  for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += 8) {
-    size_t count[257] = {};
-    for (uint64_t k : v) ++count[((k - lo) >> shift & 255) + 1];
-    for (size_t b = 0; b < 256; ++b) count[b + 1] += count[b];
-    for (uint64_t k : v) tmp[count[(k - lo) >> shift & 255]++] = k;
-    v.swap(tmp);
-  }
-}
 
 // Positions 0..n-1 of `jobs` by (birth, death descending, position) into `by_birth` and by
 // (death, position) into `by_death`, with their births and deaths in those orders. When
