@@ -126,8 +126,9 @@ TEST(PlacementDiff, MatchesReferenceOnRandomInstances) {
   EXPECT_GT(checked, 20000);
 }
 
-// Larger gap-free instances, sparse (long horizon) and dense: they exercise both paths of
-// the engine's small-instance mode (the offset-ordered scan and the neighbour lists).
+// Larger gap-free instances, sparse (long horizon) and dense: the engine's small-instance
+// mode with many and with few live buffers per query, over several blocks of 64 in its
+// masked scan (up to 180 buffers).
 TEST(PlacementDiff, MatchesReferenceOnLargerGapFreeInstances) {
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 60; ++trial) {
