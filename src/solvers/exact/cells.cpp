@@ -19,11 +19,9 @@
 // afford (zero in a section at the capacity), so tight sections branch on buffers only.
 // Pre-placed buffers are not supported here (the canonical search handles them).
 #include <algorithm>
-#include <bit>
 #include <climits>
 
 #include "core/arith.h"
-#include "core/sort_keys.h"
 #include "solvers/exact/search.h"
 #include "solvers/exact/stacking.h"
 
@@ -189,24 +187,7 @@ class CellDfs {
   bool infer(size_t ubase, int32_t s_lo, int32_t s_hi) {
     for (int32_t s = s_lo; s < s_hi; ++s)
       if (floor_[s] + remaining_[s] > cap_) return false;
-    if (cap_ < (int64_t{1} << 40) && in_.n < (1 << 23)) {
-      // Packed (minimum offset, buffer) integers, radix sorted (as in the canonical search).
-      // A minimum offset above 2^41 > capacity fails the stacking whatever the order: clamp
-      // it to fit the key.
-      const int jb = std::bit_width(static_cast<uint64_t>(in_.n));
-      keys_.clear();
-      for (size_t u = ubase; u < scratch_.size(); ++u) {
-        const int64_t m = std::clamp<int64_t>(mo_[scratch_[u]], 0, (int64_t{1} << 41) - 1);
-        keys_.push_back(static_cast<uint64_t>(m) << jb | static_cast<uint64_t>(scratch_[u]));
-      }
-      sort_keys(keys_, keys_tmp_);
-      for (size_t u = 0; u < keys_.size(); ++u)
-        scratch_[ubase + u] = static_cast<int32_t>(keys_[u] & ((uint64_t{1} << jb) - 1));
-    } else {
-      std::sort(scratch_.begin() + ubase, scratch_.end(), [&](int32_t x, int32_t y) {
-        return mo_[x] != mo_[y] ? mo_[x] < mo_[y] : x < y;
-      });
-    }
+    sorter_.sort(scratch_, ubase, mo_, cap_, in_.n);
     // Every minimum offset is at or above the floors of its buffer's sections, so stacking
     // from 0 gives the same tops as stacking from the floors.
     items_.clear();
@@ -250,7 +231,7 @@ class CellDfs {
   const int64_t budget_;
   const Deadline& deadline_;
   std::vector<int32_t> twin_prev_, live_begin_, live_, scratch_, stack_;
-  std::vector<uint64_t> keys_, keys_tmp_;
+  ReleaseSorter sorter_;
   std::vector<char> placed_;
   std::vector<int64_t> offset_, mo_, floor_, remaining_, low_;
   std::vector<std::pair<int32_t, int64_t>> trail_;  // (section, floor before)

@@ -12,11 +12,9 @@
 //  - symmetry breaking: identical buffers are placed in rank order;
 //  - dynamic decomposition into independent time ranges (for_each_part in search.h).
 #include <algorithm>
-#include <bit>
 #include <climits>
 
 #include "core/arith.h"
-#include "core/sort_keys.h"
 #include "solvers/exact/search.h"
 #include "solvers/exact/stacking.h"
 
@@ -138,25 +136,7 @@ class Dfs {
       }
       eff_[j] = align_up(x_cur + lift, in_.align[j]);
     }
-    if (cap_ < (int64_t{1} << 40) && in_.n < (1 << 23)) {
-      // Sort packed (eff, buffer) integers (radix): markedly faster than an indirect
-      // comparator. The buffer takes bit_width(n) bits, so the keys' span, and with it the
-      // number of radix passes, stays small.
-      const int jb = std::bit_width(static_cast<uint64_t>(in_.n));
-      keys_.clear();
-      for (size_t u = ubase; u < unplaced_scratch_.size(); ++u) {
-        const int32_t j = unplaced_scratch_[u];
-        // eff above 2^41 > capacity fails the node whatever the order: clamp to fit the key.
-        const int64_t e = std::clamp<int64_t>(eff_[j], 0, (int64_t{1} << 41) - 1);
-        keys_.push_back(static_cast<uint64_t>(e) << jb | static_cast<uint64_t>(j));
-      }
-      sort_keys(keys_, keys_tmp_);
-      for (size_t u = 0; u < keys_.size(); ++u)
-        unplaced_scratch_[ubase + u] = static_cast<int32_t>(keys_[u] & ((uint64_t{1} << jb) - 1));
-    } else {
-      std::sort(unplaced_scratch_.begin() + ubase, unplaced_scratch_.end(),
-                [&](int32_t x, int32_t y) { return eff_[x] < eff_[y]; });
-    }
+    sorter_.sort(unplaced_scratch_, ubase, eff_, cap_, in_.n);
     items_.clear();
     for (size_t u = ubase; u < unplaced_scratch_.size(); ++u) {
       const int32_t i = unplaced_scratch_[u];
@@ -255,7 +235,7 @@ class Dfs {
   std::vector<int64_t> offset_, floor_, mo_, eff_, remaining_, low_;
   std::vector<Undo> trail_;
   std::vector<int32_t> stack_, cands_, unplaced_scratch_;
-  std::vector<uint64_t> keys_, keys_tmp_;
+  ReleaseSorter sorter_;
   std::vector<StackItem> items_;
   std::vector<int64_t> tree_;
   int32_t unplaced_ = 0;

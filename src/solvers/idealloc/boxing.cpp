@@ -110,7 +110,6 @@ namespace {
 
 int bit_width_of(uint64_t x) { return int(std::bit_width(x)); }
 
-
 // Positions 0..n-1 of `jobs` by (birth, death descending, position) into `by_birth` and by
 // (death, position) into `by_death`, with their births and deaths in those orders. When
 // times and positions fit, the keys are packed into one integer each, which sorts several
@@ -157,10 +156,6 @@ void event_orders(const Arena& arena, std::span<const int32_t> jobs, std::vector
   });
   for (size_t i = 0; i < n; ++i) births[i] = J(by_birth[i]).birth, deaths[i] = J(by_death[i]).death;
 }
-
-}  // namespace
-
-namespace {
 
 // colour_into for a few jobs (n <= 32), with the same result: jobs by (birth, death
 // descending, position) by insertion sort, and each takes the lowest row that no job

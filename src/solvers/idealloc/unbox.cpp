@@ -47,8 +47,7 @@ std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int
   thread_local std::vector<std::pair<size_t, size_t>> classes;
   stack.clear();
   {
-    const int32_t rows = colour_into(arena, top, row, by_birth);
-    (void)rows;
+    colour_into(arena, top, row, by_birth);
     int64_t h = 0;
     for (int32_t b : top) h = std::max(h, arena.jobs[b].height);
     for (size_t i = 0; i < top.size(); ++i) put(arena, top[i], sat_mul_nonneg(row[i], h), loose, stack);
