@@ -76,6 +76,12 @@ void expect_reached(const Problem& p, std::vector<int64_t> off, const std::strin
   const exact::SearchResult r = exact::search_following(*in, cap, order, off, Deadline(60));
   ASSERT_EQ(r.outcome, exact::Outcome::kFound) << what << " (a pruning rule cut the path)";
   EXPECT_EQ(r.offsets, off) << what;
+  // The same with re-ranking on decomposition (MiniMalloc's sub-problem preorders). The
+  // new ranks may order identical buffers differently only if their keys differ, which
+  // they do not, so the twin assignment above still holds.
+  const exact::SearchResult rr = exact::search_following(*in, cap, order, off, Deadline(60), keys);
+  ASSERT_EQ(rr.outcome, exact::Outcome::kFound) << what << " (re-ranking search cut the path)";
+  EXPECT_EQ(rr.offsets, off) << what;
 }
 
 // A capacity x horizon rectangle cut by random guillotine cuts into n buffers: a plan at

@@ -31,9 +31,9 @@ namespace {
 class CellDfs {
  public:
   CellDfs(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
-          CellChoice choice, int64_t budget, const Deadline& deadline)
+          CellChoice choice, int64_t budget, const Deadline& deadline, FailureMemo* memo)
       : in_(in), cap_(capacity), choice_(choice), budget_(budget), deadline_(deadline),
-        memo_(budget) {
+        own_memo_(memo ? 0 : budget), memo_(memo ? memo : &own_memo_) {
     const int32_t n = in.n;
     placed_.assign(n, 0);
     offset_.assign(n, 0);
@@ -101,11 +101,11 @@ class CellDfs {
     // A sub-problem is its unplaced buffers and its sections' floors: if that state already
     // failed (reached before through other decisions elsewhere), it fails again.
     const FailureMemo::Key key = state_key(ubase, s_lo, s_hi);
-    const bool feasible = !memo_.failed(key) && infer(ubase, s_lo, s_hi);
+    const bool feasible = !memo_->failed(key) && infer(ubase, s_lo, s_hi);
     scratch_.resize(ubase);
     if (!feasible) return kFail;
     const int status = branch(a, b, s_lo, s_hi);
-    if (status == kFail) memo_.remember(key);
+    if (status == kFail) memo_->remember(key);
     return status;
   }
 
@@ -237,17 +237,19 @@ class CellDfs {
   std::vector<std::pair<int32_t, int64_t>> trail_;  // (section, floor before)
   std::vector<StackItem> items_;
   std::vector<int64_t> tree_;
-  FailureMemo memo_;
+  FailureMemo own_memo_;
+  FailureMemo* memo_;
   int64_t nodes_ = 0;
 };
 
 }  // namespace
 
 SearchResult search_cells(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
-                          CellChoice choice, int64_t node_budget, const Deadline& deadline) {
+                          CellChoice choice, int64_t node_budget, const Deadline& deadline,
+                          FailureMemo* memo) {
   for (int32_t i = 0; i < in.n; ++i)
     if (in.fixed[i]) return {};  // kBudget: not for pre-placed buffers
-  CellDfs dfs(in, capacity, order, choice, node_budget, deadline);
+  CellDfs dfs(in, capacity, order, choice, node_budget, deadline, memo);
   return dfs.run();
 }
 

@@ -5,6 +5,9 @@
 // budget or time is "unknown", never "infeasible".
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <map>
+#include <memory>
 #include <numeric>
 #include <thread>
 
@@ -20,6 +23,7 @@ namespace {
 constexpr int64_t kMaxPairs = 40'000'000;  // ~320 MB of overlap lists at most
 const char* const kPreorders[] = {"WAT", "TAW", "TWA"};
 constexpr int64_t kCellSpans = 1 << 20;  // cell search only below this many section entries
+constexpr size_t kMemoSlots = size_t{1} << 22;  // failure memos of a round: 64 MB in all
 
 bool has_gaps(const Problem& p) {
   for (const Buffer& b : p.buffers)
@@ -47,46 +51,62 @@ std::optional<Solution> incumbent(const Problem& p, const Deadline& deadline) {
   return best;
 }
 
-// One way to search: the canonical search, or the lowest-cell search with a cell choice,
-// each under a static preorder.
+// One way to search: the canonical search (plain, or re-ranking its parts on decomposition),
+// or the lowest-cell search with a cell choice, each under a static preorder.
 struct Strategy {
-  enum Kind { kCanonical, kCellsLeastSlack, kCellsFewestBranches } kind;
+  enum Kind { kCanonical, kRestart, kCellsLeastSlack, kCellsFewestBranches } kind;
   std::vector<int32_t> order;
+  std::string keys;
+  int64_t weight = 1;  // node budget per round, in multiples of the round's budget
+
+  // Whether it runs at every rung of the minimization ladder, or only at its tightest.
+  bool everywhere() const { return kind == kCanonical || kind == kRestart; }
 
   exact::SearchResult run(const exact::Instance& in, int64_t capacity, int64_t budget,
-                          const Deadline& deadline) const {
-    if (kind == kCanonical) return exact::search(in, capacity, order, budget, deadline);
+                          const Deadline& deadline, exact::FailureMemo* memo) const {
+    if (kind == kCanonical || kind == kRestart)
+      return exact::search(in, capacity, order, budget, deadline, kind == kRestart ? keys : std::string(), memo);
     return exact::search_cells(in, capacity, order,
                                kind == kCellsLeastSlack ? exact::CellChoice::kLeastSlack
                                                         : exact::CellChoice::kFewestBranches,
-                               budget, deadline);
+                               budget, deadline, memo);
   }
 };
 
-// The round robin's strategies, the canonical search under each preorder first, then the
-// lowest-cell search under each preorder with each cell choice. The two searches are strong
-// on different instances (at 1 MiB: canonical alone solves F, G and K fast, cells alone A,
-// B, C and H); cells shine when the capacity is tight and leaves little room to waste.
+// The round robin's strategies, in order, with their budget weights. Measured on A-K (one
+// strategy alone, doubling budgets, memos kept; docs/results.md has the portfolio's times):
+//  - the re-ranking canonical search under TWA is the only one that solves E and I, and
+//    among the fastest on A, F, G, J and K: it gets 6 times the budget of the others;
+//  - the lowest-cell search under TAW solves B, C and D in a few hundred to a few thousand
+//    nodes (least slack: C; fewest branches: D), under TWA H, under WAT B;
+//  - the plain canonical search under TWA solves F in 756 nodes (the re-ranking one 5227).
+// Without the cell search (pre-placed buffers, or long lifetimes), the canonical searches
+// under all three preorders, each plain and re-ranking.
 std::vector<Strategy> strategies(const exact::Instance& in) {
-  std::vector<Strategy> out;
   bool fixed = false;
   for (int32_t i = 0; i < in.n; ++i) fixed = fixed || in.fixed[i];
   std::vector<std::vector<int32_t>> orders;
   for (const char* keys : kPreorders) orders.push_back(exact::preorder(in, keys));
-  for (const auto& order : orders) out.push_back({Strategy::kCanonical, order});
+  enum { kWAT, kTAW, kTWA };
+  auto make = [&](Strategy::Kind kind, int preorder, int64_t weight) {
+    return Strategy{kind, orders[preorder], kPreorders[preorder], weight};
+  };
   // The cell search does not take pre-placed buffers, and each of its nodes costs the sum
   // of the unplaced buffers' spans: on large models (bert_base: 5 ms a node) it would only
   // hold up the rounds.
   int64_t spans = 0;
   for (int32_t i = 0; i < in.n; ++i) spans += in.sec_hi[i] - in.sec_lo[i];
-  if (fixed || spans > kCellSpans) return out;
-  for (auto kind : {Strategy::kCellsLeastSlack, Strategy::kCellsFewestBranches})
-    for (const auto& order : orders) out.push_back({kind, order});
-  return out;
+  if (fixed || spans > kCellSpans)
+    return {make(Strategy::kRestart, kTWA, 6), make(Strategy::kCanonical, kTWA, 1),
+            make(Strategy::kCanonical, kWAT, 1), make(Strategy::kCanonical, kTAW, 1),
+            make(Strategy::kRestart, kWAT, 1), make(Strategy::kRestart, kTAW, 1)};
+  return {make(Strategy::kRestart, kTWA, 6),          make(Strategy::kCellsLeastSlack, kTAW, 1),
+          make(Strategy::kCellsFewestBranches, kTAW, 1), make(Strategy::kCanonical, kTWA, 1),
+          make(Strategy::kCellsLeastSlack, kTWA, 1),     make(Strategy::kCellsFewestBranches, kWAT, 1)};
 }
 
 // One probe of a round: a target capacity, its node budget, and whether every strategy
-// tries it (tight targets) or only the canonical search.
+// tries it (tight targets) or only the canonical searches (Strategy::everywhere).
 struct Target {
   int64_t capacity, budget;
   bool all_strategies;
@@ -98,6 +118,8 @@ struct Prober {
   const Deadline& deadline;
   int threads = 1;
   int64_t nodes = 0, probes = 0;
+  // Failure memos by (strategy, capacity), kept across rounds (see round()).
+  std::map<std::pair<size_t, int64_t>, std::shared_ptr<exact::FailureMemo>> memo_of = {};
 
   // One round: for each target in turn, each of its strategies in turn, a search with that
   // target's node budget. Returns the first probe in that list order that decides (found or
@@ -109,9 +131,23 @@ struct Prober {
     std::vector<std::pair<size_t, size_t>> list;  // (target, strategy)
     for (size_t t = 0; t < targets.size(); ++t)
       for (size_t k = 0; k < strategies.size(); ++k)
-        if (targets[t].all_strategies || strategies[k].kind == Strategy::kCanonical)
+        if (targets[t].all_strategies || strategies[k].everywhere())
           list.push_back({t, k});
     const size_t count = list.size();
+    // Each probe continues its strategy's memo of failed states at that capacity from the
+    // earlier rounds. Memos of capacities no longer probed are dropped, and the memos share
+    // kMemoSlots slots: memory stays flat however long the search runs.
+    for (auto it = memo_of.begin(); it != memo_of.end();)
+      it = std::any_of(targets.begin(), targets.end(), [&](const Target& t) { return t.capacity == it->first.second; })
+               ? std::next(it) : memo_of.erase(it);
+    const size_t max_slots = std::bit_floor(std::max<size_t>(kMemoSlots / count, 4096));
+    std::vector<std::shared_ptr<exact::FailureMemo>> memos(count);
+    for (size_t k = 0; k < count; ++k) {
+      auto& m = memo_of[{list[k].second, targets[list[k].first].capacity}];
+      if (!m) m = std::make_shared<exact::FailureMemo>(0);
+      m->reserve(targets[list[k].first].budget * strategies[list[k].second].weight, max_slots);
+      memos[k] = m;
+    }
     std::vector<exact::SearchResult> results(count);
     std::vector<char> ran(count, 0);
     std::atomic<size_t> next{0}, decided{count};
@@ -122,7 +158,7 @@ struct Prober {
         if (k >= count || k > decided.load() || deadline.expired()) return;
         const Target& target = targets[list[k].first];
         exact::SearchResult r =
-            strategies[list[k].second].run(in, target.capacity, target.budget, deadline);
+            strategies[list[k].second].run(in, target.capacity, target.budget * strategies[list[k].second].weight, deadline, memos[k].get());
         node_sum += r.nodes;
         ++probe_sum;
         if (r.outcome != exact::Outcome::kBudget)
@@ -139,6 +175,10 @@ struct Prober {
     for (auto& th : pool) th.join();
     nodes += node_sum.load();
     probes += probe_sum.load();
+    // A probe after the first decisive one may or may not have run, depending on the
+    // threads' timing; its memo is dropped either way, so later rounds do not depend on it.
+    for (size_t k = decided.load() + 1; k < count; ++k)
+      memo_of.erase({list[k].second, targets[list[k].first].capacity});
     // Every probe before the first decisive one ran to its budget (or the deadline).
     for (size_t k = 0; k < count; ++k) {
       if (!ran[k]) return exact::Outcome::kBudget;

@@ -89,6 +89,14 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
   in.adj.resize(in.adj_begin[n]);
   std::vector<int32_t> fill(in.adj_begin.begin(), in.adj_begin.end() - 1);
   for (auto [a, b] : edges) in.adj[fill[a]++] = b, in.adj[fill[b]++] = a;
+  // Each list by increasing size: the search's smallest unplaced neighbour is then the
+  // first unplaced one on the list.
+  for (int32_t i = 0; i < n; ++i) {
+    std::sort(in.adj.begin() + in.adj_begin[i], in.adj.begin() + in.adj_begin[i + 1], [&](int32_t a, int32_t b) {
+      return in.size[a] != in.size[b] ? in.size[a] < in.size[b] : a < b;
+    });
+    if ((i & 1023) == 1023 && deadline.expired()) return std::nullopt;
+  }
   in.by_start = by_start;
   in.fixed_near.resize(n);
   for (int32_t i = 0; i < n; ++i) {
@@ -112,10 +120,8 @@ std::vector<int32_t> twins(const Instance& in, const std::vector<int32_t>& order
   return prev;
 }
 
-std::vector<int32_t> preorder(const Instance& in, const std::string& keys) {
-  std::vector<int64_t> pressure(in.n, 0);
-  for (int32_t i = 0; i < in.n; ++i)
-    for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) pressure[i] = std::max(pressure[i], in.section_total[s]);
+void sort_by_keys(const Instance& in, const std::string& keys, const std::vector<int64_t>& pressure,
+                  std::vector<int32_t>& ids) {
   auto key = [&](char c, int32_t i) -> __int128 {
     const int64_t w = in.end[i] - in.start[i];
     switch (c) {
@@ -130,15 +136,22 @@ std::vector<int32_t> preorder(const Instance& in, const std::string& keys) {
       default: return 0;
     }
   };
-  std::vector<int32_t> order(in.n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+  std::sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) {
     for (char c : keys) {
       const __int128 ka = key(c, a), kb = key(c, b);
       if (ka != kb) return ka < kb;
     }
     return a < b;
   });
+}
+
+std::vector<int32_t> preorder(const Instance& in, const std::string& keys) {
+  std::vector<int64_t> pressure(in.n, 0);
+  for (int32_t i = 0; i < in.n; ++i)
+    for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) pressure[i] = std::max(pressure[i], in.section_total[s]);
+  std::vector<int32_t> order(in.n);
+  std::iota(order.begin(), order.end(), 0);
+  sort_by_keys(in, keys, pressure, order);
   return order;
 }
 

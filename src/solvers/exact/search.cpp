@@ -10,7 +10,17 @@
 //  - hatless pruning: if the placed buffer overlaps no unplaced one, its position cannot
 //    influence the rest, so the alternatives at this node are equivalent and skipped;
 //  - symmetry breaking: identical buffers are placed in rank order;
-//  - dynamic decomposition into independent time ranges (for_each_part in search.h).
+//  - dynamic decomposition into independent time ranges (for_each_part in search.h);
+//  - a memo of failed states (FailureMemo).
+// With preorder keys given, it also re-ranks as MiniMalloc does on decomposition (its
+// SubSolve): when a placement leaves a time point that no unplaced buffer crosses, the
+// buffers of each part are ranked afresh by the keys, with T (the largest section total)
+// read from the sizes still unplaced, and the part starts a new canonical sequence (offset
+// 0, any rank). Still complete: in any compacted plan, the buffers left can be listed in
+// (offset, new rank) order and placed at their minimum offsets, since buffers at equal
+// offsets never overlap in time. The inference at that restart still uses the offset
+// reached, which every continuation of the current sequence respects. This is what solves
+// MiniMalloc's E and I: the tight tail of a part is ordered by where the pressure now is.
 #include <algorithm>
 #include <climits>
 
@@ -24,9 +34,11 @@ namespace {
 class Dfs {
  public:
   Dfs(const Instance& in, int64_t capacity, const std::vector<int32_t>& order, int64_t budget,
-      const Deadline& deadline, const std::vector<int64_t>* target = nullptr)
+      const Deadline& deadline, const std::vector<int64_t>* target = nullptr,
+      std::string keys = {}, FailureMemo* memo = nullptr)
       : in_(in), cap_(capacity), order_(order), budget_(budget), deadline_(deadline),
-        target_(target), memo_(budget) {
+        target_(target), keys_(std::move(keys)), own_memo_(memo ? 0 : budget),
+        memo_(memo ? memo : &own_memo_) {
     const int32_t n = in.n;
     rank_.resize(n);
     for (int32_t k = 0; k < n; ++k) rank_[order[k]] = k;
@@ -49,6 +61,13 @@ class Dfs {
     }
     for (int32_t i = 0; i < n; ++i)
       if (!in.fixed[i]) mo_[i] = min_offset(i);
+    hc_.resize(n);
+    for (int32_t i = 0; i < n; ++i) rehash(i);
+    cross_.assign(in.sections + 1, 0);
+    for (int32_t i = 0; i < n; ++i)
+      if (!in.fixed[i])
+        for (int32_t s = in.sec_lo[i] + 1; s < in.sec_hi[i]; ++s) ++cross_[s];
+    pressure_.assign(n, 0);
   }
 
   SearchResult run() {
@@ -70,39 +89,113 @@ class Dfs {
     return x;
   }
 
-  // Dynamic decomposition (for_each_part), then each part on its own.
-  int solve(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank) {
-    return for_each_part(in_, placed_, a, b,
-                         [&](int32_t first, int32_t last) { return solve_single(first, last, x_cur, last_rank); });
+  // Buffer i's share of a state's key: its floor, and its rank when ranks can change.
+  void rehash(int32_t i) {
+    FailureMemo::Key k;
+    k.add(static_cast<uint64_t>(i), static_cast<uint64_t>(floor_[i]));
+    if (!keys_.empty()) k.add(static_cast<uint64_t>(in_.n) + static_cast<uint64_t>(i), static_cast<uint64_t>(rank_[i]));
+    hc_[i] = k;
   }
 
-  // A sub-problem's state is its unplaced buffers with their floors, the monotonic floor
-  // and the last rank placed; a state that failed once fails again.
-  int solve_single(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank) {
-    if (++nodes_ > budget_ || ((nodes_ & 15) == 0 && deadline_.expired())) return kAbort;
-    FailureMemo::Key key;
-    key.add(UINT64_MAX, static_cast<uint64_t>(x_cur));
-    key.add(UINT64_MAX - 1, static_cast<uint64_t>(last_rank));
-    for (int32_t k = a; k < b; ++k) {
-      const int32_t i = in_.by_start[k];
-      if (!placed_[i]) key.add(static_cast<uint64_t>(i), static_cast<uint64_t>(floor_[i]));
+  // Dynamic decomposition: the parts of [a, b) (for_each_part), each solved on its own.
+  // With several parts, every part's inference runs before any part is searched: a part
+  // that fails at once then fails the node before its siblings' searches are paid for.
+  // `restart`: a placement just left a time point no unplaced buffer crosses; each part is
+  // re-ranked (rerank) and starts with the monotonic floor back at 0.
+  int solve(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, bool restart = false) {
+    const size_t pbase = parts_.size();
+    for_each_part(in_, placed_, a, b, [&](int32_t first, int32_t last) {
+      parts_.push_back({first, last});
+      return kSolved;
+    });
+    const size_t pend = parts_.size();
+    int status = kSolved;
+    if (pend - pbase > 1)
+      for (size_t p = pbase; p < pend && status == kSolved; ++p) {
+        int64_t d1, d2;
+        int32_t d1_of;
+        if (infer(parts_[p].first, parts_[p].second, last_rank, x_cur, d1, d2, d1_of) == kFail) status = kFail;
+      }
+    for (size_t p = pbase; p < pend && status == kSolved; ++p) {
+      const auto [first, last] = parts_[p];
+      if (!restart) {
+        status = solve_single(first, last, x_cur, last_rank);
+        continue;
+      }
+      const size_t rbase = rerank_.size();
+      rerank(first, last);
+      status = solve_single(first, last, 0, -1, x_cur);
+      for (size_t u = rbase; u < rerank_.size(); ++u) {
+        rank_[rerank_[u].first] = rerank_[u].second;
+        rehash(rerank_[u].first);
+      }
+      rerank_.resize(rbase);
     }
-    if (memo_.failed(key)) return kFail;
-    const int status = branch(a, b, x_cur, last_rank);
-    if (status == kFail) memo_.remember(key);
+    parts_.resize(pbase);
     return status;
   }
 
-  int branch(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank) {
+  // Ranks the unplaced buffers of [first, last) afresh by the preorder keys, with T read
+  // from the sizes still unplaced; the old ranks go on rerank_ to be restored.
+  void rerank(int32_t first, int32_t last) {
+    ids_.clear();
+    for (int32_t k = first; k < last; ++k) {
+      const int32_t i = in_.by_start[k];
+      if (placed_[i]) continue;
+      int64_t t = 0;
+      for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) t = std::max(t, remaining_[s]);
+      pressure_[i] = t;
+      ids_.push_back(i);
+      rerank_.push_back({i, rank_[i]});
+    }
+    sort_by_keys(in_, keys_, pressure_, ids_);
+    for (size_t r = 0; r < ids_.size(); ++r) {
+      rank_[ids_[r]] = static_cast<int32_t>(r);
+      rehash(ids_[r]);
+    }
+  }
+
+  // A sub-problem's state is its unplaced buffers with their floors (and ranks, when they
+  // can change), the monotonic floor x_cur, the last rank placed and the inference base
+  // (x_cur, or at a restart the offset reached before it); a state that failed once fails
+  // again, under any node budget.
+  int solve_single(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, int64_t base = -1) {
+    if (++nodes_ > budget_ || ((nodes_ & 15) == 0 && deadline_.expired())) return kAbort;
+    if (base < x_cur) base = x_cur;
+    FailureMemo::Key key;
+    key.add(UINT64_MAX, static_cast<uint64_t>(x_cur));
+    key.add(UINT64_MAX - 1, static_cast<uint64_t>(last_rank));
+    key.add(UINT64_MAX - 2, static_cast<uint64_t>(base));
+    for (int32_t k = a; k < b; ++k) {
+      const int32_t i = in_.by_start[k];
+      if (!placed_[i]) key.add(hc_[i]);
+    }
+    if (memo_->failed(key)) return kFail;
+    const int status = branch(a, b, x_cur, last_rank, base);
+    if (status == kFail) memo_->remember(key);
+    return status;
+  }
+
+  int branch(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, int64_t base) {
+    int64_t d1, d2;
+    int32_t d1_of;
+    const int inferred = infer(a, b, last_rank, base, d1, d2, d1_of);
+    if (inferred != kAbort) return inferred;  // kAbort: inference passed, branch on
+    return branch_on(a, b, x_cur, last_rank, d1, d2, d1_of);
+  }
+
+  // Inference for the unplaced buffers of [a, b): kSolved if there are none, kFail if
+  // infeasible, kAbort (meaning: go on) otherwise; also the two smallest ends at minimum
+  // offsets, for dominance.
+  int infer(int32_t a, int32_t b, int32_t last_rank, int64_t base, int64_t& d1, int64_t& d2,
+            int32_t& d1_of) {
     // Section inference. In each section the unplaced buffers are pairwise live together, so
-    // they stack disjointly, each at or above its minimum offset and the monotonic floor
-    // x_cur. Stacking them in increasing minimum offset gives the lowest possible top (the
+    // they stack disjointly, each at or above its minimum offset and `base`. Stacking them in increasing minimum offset gives the lowest possible top (the
     // release-date rule for one machine), so any section whose stack passes the capacity
     // fails the node. This subsumes MiniMalloc's "floor + remaining <= capacity" test.
     const size_t ubase = unplaced_scratch_.size();
     int32_t s_lo = INT32_MAX, s_hi = 0;
-    int64_t d1 = INT64_MAX, d2 = INT64_MAX;  // the two smallest ends at minimum offsets
-    int32_t d1_of = -1;
+    d1 = INT64_MAX, d2 = INT64_MAX, d1_of = -1;
     bool any = false;
     for (int32_t k = a; k < b; ++k) {
       const int32_t i = in_.by_start[k];
@@ -126,15 +219,18 @@ class Dfs {
     for (size_t u = ubase; u < unplaced_scratch_.size(); ++u) {
       const int32_t j = unplaced_scratch_[u];
       eff_[j] = mo_[j];
-      if (mo_[j] > x_cur || (mo_[j] == x_cur && rank_[j] > last_rank)) continue;
+      if (mo_[j] > base || (mo_[j] == base && rank_[j] > last_rank)) continue;
       int64_t lift = INT64_MAX;
       for (int32_t k = in_.adj_begin[j]; k < in_.adj_begin[j + 1]; ++k)
-        if (!placed_[in_.adj[k]]) lift = std::min(lift, in_.size[in_.adj[k]]);
+        if (!placed_[in_.adj[k]]) {  // the list is by increasing size: the first is smallest
+          lift = in_.size[in_.adj[k]];
+          break;
+        }
       if (lift == INT64_MAX) {
         unplaced_scratch_.resize(ubase);
         return kFail;
       }
-      eff_[j] = align_up(x_cur + lift, in_.align[j]);
+      eff_[j] = align_up(base + lift, in_.align[j]);
     }
     sorter_.sort(unplaced_scratch_, ubase, eff_, cap_, in_.n);
     items_.clear();
@@ -144,9 +240,12 @@ class Dfs {
     }
     unplaced_scratch_.resize(ubase);
     // Long lifetimes (bert_base: 2.5M section entries a node) take the segment tree.
-    if (!stacks_fit(items_, s_lo, s_hi, x_cur, cap_, low_, tree_)) return kFail;
+    return stacks_fit(items_, s_lo, s_hi, base, cap_, low_, tree_) ? kAbort : kFail;
+  }
 
-    const size_t base = cands_.size();
+  int branch_on(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, int64_t d1, int64_t d2,
+                int32_t d1_of) {
+    const size_t cbase = cands_.size();
     for (int32_t k = a; k < b; ++k) {
       const int32_t i = in_.by_start[k];
       if (placed_[i]) continue;
@@ -158,16 +257,17 @@ class Dfs {
       if (target_ && m != (*target_)[i]) continue;                       // testing aid
       cands_.push_back(i);
     }
-    std::sort(cands_.begin() + base, cands_.end(), [&](int32_t x, int32_t y) {
+    std::sort(cands_.begin() + cbase, cands_.end(), [&](int32_t x, int32_t y) {
       return mo_[x] != mo_[y] ? mo_[x] < mo_[y] : rank_[x] < rank_[y];
     });
     int result = kFail;
-    for (size_t c = base; c < cands_.size(); ++c) {
+    for (size_t c = cbase; c < cands_.size(); ++c) {
       const int32_t i = cands_[c];
       const size_t trail_mark = trail_.size(), placed_mark = stack_.size();
       const int64_t at = mo_[i];
-      const bool hat = place(i, at);
-      const int status = solve(a, b, at, rank_[i]);
+      bool cut = false;
+      const bool hat = place(i, at, cut);
+      const int status = solve(a, b, at, rank_[i], cut && !keys_.empty());
       if (status == kSolved) {
         result = kSolved;
         break;
@@ -179,26 +279,28 @@ class Dfs {
       }
       if (!hat) break;  // hatless: every alternative is equivalent
     }
-    cands_.resize(base);
+    cands_.resize(cbase);
     return result;
   }
 
-  bool place(int32_t i, int64_t at) {
+  bool place(int32_t i, int64_t at, bool& cut) {
     bool hat = false;
     stack_.push_back(i);
     placed_[i] = true;
     offset_[i] = at;
     --unplaced_;
     for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) remaining_[s] -= in_.size[i];
+    for (int32_t s = in_.sec_lo[i] + 1; s < in_.sec_hi[i]; ++s) cut |= --cross_[s] == 0;
     const int64_t top = at + in_.size[i];
     for (int32_t k = in_.adj_begin[i]; k < in_.adj_begin[i + 1]; ++k) {
       const int32_t j = in_.adj[k];
       if (placed_[j]) continue;
       hat = true;
       if (floor_[j] >= top) continue;
-      trail_.push_back({j, floor_[j], mo_[j]});
+      trail_.push_back({j, floor_[j], mo_[j], hc_[j]});
       floor_[j] = top;
       mo_[j] = min_offset(j);
+      rehash(j);
     }
     return hat;
   }
@@ -209,12 +311,14 @@ class Dfs {
       const Undo& u = trail_.back();
       floor_[u.buffer] = u.floor;
       mo_[u.buffer] = u.mo;
+      hc_[u.buffer] = u.hc;
       trail_.pop_back();
     }
     while (stack_.size() > placed_mark) {
       const int32_t i = stack_.back();
       stack_.pop_back();
       for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) remaining_[s] += in_.size[i];
+      for (int32_t s = in_.sec_lo[i] + 1; s < in_.sec_hi[i]; ++s) ++cross_[s];
       placed_[i] = false;
       ++unplaced_;
     }
@@ -223,6 +327,7 @@ class Dfs {
   struct Undo {
     int32_t buffer;
     int64_t floor, mo;
+    FailureMemo::Key hc;
   };
   const Instance& in_;
   const int64_t cap_;
@@ -230,7 +335,12 @@ class Dfs {
   const int64_t budget_;
   const Deadline& deadline_;
   const std::vector<int64_t>* target_;
-  std::vector<int32_t> rank_, twin_prev_;
+  const std::string keys_;  // preorder keys: re-rank parts after new cuts (empty: never)
+  std::vector<int32_t> rank_, twin_prev_, cross_;
+  std::vector<int64_t> pressure_;
+  std::vector<FailureMemo::Key> hc_;  // per buffer: its share of the memo key (rehash)
+  std::vector<std::pair<int32_t, int32_t>> rerank_, parts_;
+  std::vector<int32_t> ids_;
   std::vector<char> placed_;  // char, not bool: read in every inner loop
   std::vector<int64_t> offset_, floor_, mo_, eff_, remaining_, low_;
   std::vector<Undo> trail_;
@@ -239,22 +349,25 @@ class Dfs {
   std::vector<StackItem> items_;
   std::vector<int64_t> tree_;
   int32_t unplaced_ = 0;
-  FailureMemo memo_;
+  FailureMemo own_memo_;
+  FailureMemo* memo_;
   int64_t nodes_ = 0;
 };
 
 }  // namespace
 
 SearchResult search(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
-                    int64_t node_budget, const Deadline& deadline) {
-  Dfs dfs(in, capacity, order, node_budget, deadline);
+                    int64_t node_budget, const Deadline& deadline, const std::string& keys,
+                    FailureMemo* memo) {
+  Dfs dfs(in, capacity, order, node_budget, deadline, nullptr, keys, memo);
   return dfs.run();
 }
 
 SearchResult search_following(const Instance& in, int64_t capacity,
                               const std::vector<int32_t>& order,
-                              const std::vector<int64_t>& target, const Deadline& deadline) {
-  Dfs dfs(in, capacity, order, INT64_MAX, deadline, &target);
+                              const std::vector<int64_t>& target, const Deadline& deadline,
+                              const std::string& keys) {
+  Dfs dfs(in, capacity, order, INT64_MAX, deadline, &target, keys);
   return dfs.run();
 }
 

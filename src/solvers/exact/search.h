@@ -22,7 +22,7 @@ struct Instance {
   std::vector<int64_t> size, align, start, end;
   std::vector<bool> fixed;                  // pre-placed
   std::vector<int64_t> fixed_offset;
-  std::vector<int32_t> adj_begin, adj;      // CSR: buffers whose lifetimes overlap
+  std::vector<int32_t> adj_begin, adj;      // CSR: buffers whose lifetimes overlap, by size
   std::vector<int32_t> sec_lo, sec_hi;      // sections spanned: [sec_lo, sec_hi)
   int32_t sections = 0;
   std::vector<int64_t> section_total;       // total size live in each section
@@ -57,12 +57,22 @@ class FailureMemo {
       h1 += mix(mix(id * 0x9e3779b97f4a7c15ULL ^ mix(value)));
       h2 += mix(mix(id * 0xc2b2ae3d27d4eb4fULL + 0x2545f4914f6cdd1dULL) ^ mix(value ^ 0x165667b19e3779f9ULL));
     }
+    // Adds every element of another key (a precomputed part of the state).
+    void add(const Key& k) { h1 += k.h1, h2 += k.h2; }
   };
   // One slot per node of budget, up to 2^20 slots (16 MB).
-  explicit FailureMemo(int64_t budget) {
-    size_t slots = 1024;
-    while (slots < (size_t{1} << 20) && static_cast<int64_t>(slots) < budget) slots <<= 1;
-    table_.assign(slots, Key{});
+  explicit FailureMemo(int64_t budget) { table_.assign(slots_for(budget, size_t{1} << 20), Key{}); }
+  // A failed state fails under any node budget, so one memo can serve a strategy's
+  // successive probes at the same capacity (the doubling round robin): a probe then skips
+  // the subtrees its predecessors exhausted. Grows the table towards one slot per node of
+  // budget, at most `max_slots`, keeping what it holds.
+  void reserve(int64_t budget, size_t max_slots = size_t{1} << 20) {
+    const size_t slots = slots_for(budget, max_slots);
+    if (slots <= table_.size()) return;
+    std::vector<Key> old(slots, Key{});
+    old.swap(table_);
+    for (const Key& k : old)
+      if (k.h1 != 0 || k.h2 != 0) remember(k);
   }
   bool failed(const Key& k) const {
     const Key& e = table_[k.h1 & (table_.size() - 1)];
@@ -71,6 +81,11 @@ class FailureMemo {
   void remember(const Key& k) { table_[k.h1 & (table_.size() - 1)] = k; }
 
  private:
+  static size_t slots_for(int64_t budget, size_t max_slots) {
+    size_t slots = 1024;
+    while (slots < max_slots && static_cast<int64_t>(slots) < budget) slots <<= 1;
+    return slots;
+  }
   static uint64_t mix(uint64_t x) {  // splitmix64's finalizer
     x += 0x9e3779b97f4a7c15ULL;
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -83,6 +98,9 @@ class FailureMemo {
 // Static preorder keys (MiniMalloc's letters): W = lifetime length, A = area, T = largest
 // section total during the lifetime, Z = size, L = start. All descending except L.
 std::vector<int32_t> preorder(const Instance& in, const std::string& keys);
+// Sorts `ids` by those keys, with T read from `pressure` (indexed by buffer); ties by index.
+void sort_by_keys(const Instance& in, const std::string& keys, const std::vector<int64_t>& pressure,
+                  std::vector<int32_t>& ids);
 
 // One depth-first search for a plan with peak <= capacity, visiting at most `node_budget`
 // nodes. kInfeasible is a proof (the canonical space was exhausted); kBudget means unknown.
@@ -111,10 +129,15 @@ struct ReleaseSorter {
       return;
     }
     const int jb = std::bit_width(static_cast<uint64_t>(n));
+    // Releases share their low zero bits (multiples of the granularity): dropping them
+    // keeps the order and shortens the keys.
+    uint64_t any = 0;
+    for (size_t u = from; u < ids.size(); ++u) any |= static_cast<uint64_t>(std::max<int64_t>(release[ids[u]], 0));
+    const int tz = any == 0 ? 0 : std::countr_zero(any);
     keys.clear();
     for (size_t u = from; u < ids.size(); ++u) {
       const int64_t r = std::clamp<int64_t>(release[ids[u]], 0, (int64_t{1} << 41) - 1);
-      keys.push_back(static_cast<uint64_t>(r) << jb | static_cast<uint64_t>(ids[u]));
+      keys.push_back(static_cast<uint64_t>(r) >> tz << jb | static_cast<uint64_t>(ids[u]));
     }
     sort_keys(keys, tmp);
     for (size_t u = 0; u < keys.size(); ++u)
@@ -155,8 +178,11 @@ int for_each_part(const Instance& in, const std::vector<char>& placed, int32_t a
   return first < 0 ? kSolved : solve_part(first, b);
 }
 
+// `memo`, if given, holds failed states from earlier probes of the same search (same
+// capacity, order and keys) and receives this probe's; otherwise the probe has its own.
 SearchResult search(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
-                    int64_t node_budget, const Deadline& deadline);
+                    int64_t node_budget, const Deadline& deadline, const std::string& keys = {},
+                    FailureMemo* memo = nullptr);
 
 // The same decision by the lowest-cell search (cells.cpp): branches on what occupies the
 // lowest free cell (section x offset) instead of which buffer comes next. Much stronger on
@@ -164,15 +190,18 @@ SearchResult search(const Instance& in, int64_t capacity, const std::vector<int3
 // `choice` picks the cell among the sections at the lowest floor (see cells.cpp).
 enum class CellChoice { kLeastSlack, kFewestBranches };
 SearchResult search_cells(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
-                          CellChoice choice, int64_t node_budget, const Deadline& deadline);
+                          CellChoice choice, int64_t node_budget, const Deadline& deadline,
+                          FailureMemo* memo = nullptr);
 
 // Testing aid for soundness: the same search, but a buffer is a candidate only when its
 // minimum offset equals `target[i]`, the offsets of a known canonical plan (every buffer at
 // its minimum offset given the buffers below it; identical buffers' offsets ascending in
 // preorder rank). Every pruning rule stays on, so kFound means none of them cuts the path
 // to that plan, and anything else means a rule is unsound.
+// With `keys`, the search re-ranks on decomposition as `search` does with them.
 SearchResult search_following(const Instance& in, int64_t capacity,
                               const std::vector<int32_t>& order,
-                              const std::vector<int64_t>& target, const Deadline& deadline);
+                              const std::vector<int64_t>& target, const Deadline& deadline,
+                              const std::string& keys = {});
 
 }  // namespace memplan::exact
