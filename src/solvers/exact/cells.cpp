@@ -39,6 +39,11 @@ class CellDfs {
     offset_.assign(n, 0);
     mo_.assign(n, 0);
     floor_.assign(in.sections, 0);
+    // The memo key's parts (state_key): one per buffer, one per section and floor.
+    hb_.resize(n);
+    for (int32_t i = 0; i < n; ++i) hb_[i].add(static_cast<uint64_t>(i), 0);
+    hs_.resize(in.sections);
+    for (int32_t s = 0; s < in.sections; ++s) rehash(s);
     remaining_.assign(in.sections, 0);
     low_.assign(in.sections, 0);
     twin_prev_ = twins(in, order);
@@ -141,18 +146,25 @@ class CellDfs {
     const size_t mark = trail_.size(), placed_mark = stack_.size();
     trail_.push_back({cell, h});
     floor_[cell] = next;
+    rehash(cell);
     result = solve(a, b);
     if (result != kSolved) undo_to(mark, placed_mark);
     return result;
   }
 
-  // A sub-problem's state: its unplaced buffers and its sections' floors.
+  // A sub-problem's state: its unplaced buffers and its sections' floors. Summed from the
+  // parts kept per buffer and per section (rehash), not hashed afresh at every node.
   FailureMemo::Key state_key(size_t ubase, int32_t s_lo, int32_t s_hi) const {
     FailureMemo::Key k;
-    for (size_t u = ubase; u < scratch_.size(); ++u) k.add(static_cast<uint64_t>(scratch_[u]), 0);
-    for (int32_t s = s_lo; s < s_hi; ++s)
-      k.add(static_cast<uint64_t>(in_.n) + static_cast<uint64_t>(s), static_cast<uint64_t>(floor_[s]));
+    for (size_t u = ubase; u < scratch_.size(); ++u) k.add(hb_[scratch_[u]]);
+    for (int32_t s = s_lo; s < s_hi; ++s) k.add(hs_[s]);
     return k;
+  }
+
+  void rehash(int32_t s) {
+    FailureMemo::Key k;
+    k.add(static_cast<uint64_t>(in_.n) + static_cast<uint64_t>(s), static_cast<uint64_t>(floor_[s]));
+    hs_[s] = k;
   }
 
   // The cell to branch on: a section at the lowest floor h (required for completeness);
@@ -206,6 +218,7 @@ class CellDfs {
     for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) {
       trail_.push_back({s, floor_[s]});
       floor_[s] = top;
+      rehash(s);
       remaining_[s] -= in_.size[i];
     }
   }
@@ -215,6 +228,7 @@ class CellDfs {
   void undo_to(size_t mark, size_t placed_mark) {
     while (trail_.size() > mark) {
       floor_[trail_.back().first] = trail_.back().second;
+      rehash(trail_.back().first);
       trail_.pop_back();
     }
     while (stack_.size() > placed_mark) {
@@ -237,6 +251,7 @@ class CellDfs {
   std::vector<std::pair<int32_t, int64_t>> trail_;  // (section, floor before)
   std::vector<StackItem> items_;
   std::vector<int64_t> tree_;
+  std::vector<FailureMemo::Key> hb_, hs_;  // memo key parts per buffer and per section
   FailureMemo own_memo_;
   FailureMemo* memo_;
   int64_t nodes_ = 0;

@@ -263,8 +263,13 @@ class Dfs {
     int result = kFail;
     for (size_t c = cbase; c < cands_.size(); ++c) {
       const int32_t i = cands_[c];
-      const size_t trail_mark = trail_.size(), placed_mark = stack_.size();
       const int64_t at = mo_[i];
+      // The child's inference at a glance: every unplaced buffer live in one of i's sections
+      // overlaps i, so it goes above i, and all of them must fit below the capacity. Most
+      // children that fail, fail here, without the child's sort and stacking. (Such an i
+      // has unplaced neighbours, so the hatless rule below does not apply to it.)
+      if (!fits_above(i, at)) continue;
+      const size_t trail_mark = trail_.size(), placed_mark = stack_.size();
       bool cut = false;
       const bool hat = place(i, at, cut);
       const int status = solve(a, b, at, rank_[i], cut && !keys_.empty());
@@ -281,6 +286,14 @@ class Dfs {
     }
     cands_.resize(cbase);
     return result;
+  }
+
+  // Whether i at `at` leaves room for everything unplaced in each of its sections.
+  bool fits_above(int32_t i, int64_t at) const {
+    const int64_t* r = remaining_.data();
+    for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s)
+      if (at + r[s] > cap_) return false;  // remaining_[s] includes i itself
+    return true;
   }
 
   bool place(int32_t i, int64_t at, bool& cut) {
