@@ -141,8 +141,10 @@ struct Prober {
           list.push_back({t, k});
     const size_t count = list.size();
     // Each probe continues its strategy's memo of failed states at that capacity from the
-    // earlier rounds. Memos of capacities no longer probed are dropped, and the memos share
-    // kMemoSlots slots: memory stays flat however long the search runs.
+    // earlier rounds. Memos of capacities no longer probed are dropped, and a memo grows to
+    // at most kMemoSlots / (probes in the round) slots (a memo grown in an earlier round with
+    // fewer probes keeps its size, so at most about twice kMemoSlots in all): memory stays
+    // flat however long the search runs.
     for (auto it = memo_of.begin(); it != memo_of.end();)
       it = std::any_of(targets.begin(), targets.end(), [&](const Target& t) { return t.capacity == it->first.second; })
                ? std::next(it) : memo_of.erase(it);
@@ -164,7 +166,8 @@ struct Prober {
         if (k >= count || k > decided.load() || deadline.expired()) return;
         const Target& target = targets[list[k].first];
         exact::SearchResult r =
-            strategies[list[k].second].run(in, target.capacity, target.budget * strategies[list[k].second].weight, deadline, memos[k].get());
+            strategies[list[k].second].run(in, target.capacity, target.budget * strategies[list[k].second].weight,
+                                           deadline, memos[k].get());
         node_sum += r.nodes;
         ++probe_sum;
         if (r.outcome != exact::Outcome::kBudget)
