@@ -9,6 +9,7 @@
 #include "memplan/io.h"
 #include "memplan/validate.h"
 #include "solvers/exact/search.h"
+#include "exact_testing.h"
 #include "testing.h"
 
 namespace memplan {
@@ -16,12 +17,6 @@ namespace {
 
 constexpr exact::CellChoice kChoices[] = {exact::CellChoice::kLeastSlack,
                                           exact::CellChoice::kFewestBranches};
-
-exact::Instance instance_of(const Problem& p) {
-  std::optional<exact::Instance> in = exact::prepare(p, 1 << 30, Deadline());
-  EXPECT_TRUE(in.has_value());
-  return *in;
-}
 
 TEST(ExactCells, DecidesTinyInstancesLikeBruteForce) {
   std::mt19937_64 rng(909);
@@ -34,7 +29,7 @@ TEST(ExactCells, DecidesTinyInstancesLikeBruteForce) {
     spec.alignment = trial % 3 == 0;
     const Problem p = testing::random_problem(rng, spec);
     const int64_t opt = testing::brute_force_optimum(p);
-    const exact::Instance in = instance_of(p);
+    const exact::Instance in = testing::exact_instance(p);
     for (const char* keys : {"WAT", "TAW", "ZWA"}) {
       const std::vector<int32_t> order = exact::preorder(in, keys);
       for (exact::CellChoice choice : kChoices) {
@@ -66,7 +61,7 @@ TEST(ExactCells, PlansOnPerfectTilingsAreValid) {
     g.horizon = 40;
     g.seed = seed;
     const Problem p = generate(g);
-    const exact::Instance in = instance_of(p);
+    const exact::Instance in = testing::exact_instance(p);
     const std::vector<int32_t> order = exact::preorder(in, "WAT");
     for (exact::CellChoice choice : kChoices) {
       const exact::SearchResult r = exact::search_cells(in, 64, order, choice, 200000, Deadline());
@@ -85,7 +80,7 @@ TEST(ExactCells, BenchmarkHPlanIsValid) {
   // sub-problems its decomposition had already solved; forgetting that once returned a
   // plan with overlapping buffers here.
   const Problem p = read_csv_file(testing::source_path("benchmarks/minimalloc/H.1048576.csv")).problem;
-  const exact::Instance in = instance_of(p);
+  const exact::Instance in = testing::exact_instance(p);
   const exact::SearchResult r = exact::search_cells(in, 1048576, exact::preorder(in, "TWA"),
                                                     exact::CellChoice::kLeastSlack, 1000000, Deadline());
   ASSERT_EQ(r.outcome, exact::Outcome::kFound);
@@ -97,7 +92,7 @@ TEST(ExactCells, DeclinesPreplacedBuffers) {
   Problem p;
   p.buffers = {testing::make_buffer("a", 0, 4, 2), testing::make_buffer("b", 2, 6, 3)};
   p.buffers[0].offset = 3;
-  const exact::Instance in = instance_of(p);
+  const exact::Instance in = testing::exact_instance(p);
   const exact::SearchResult r = exact::search_cells(in, 100, exact::preorder(in, "WAT"),
                                                     exact::CellChoice::kLeastSlack, 1000, Deadline());
   EXPECT_EQ(r.outcome, exact::Outcome::kBudget);

@@ -8,16 +8,11 @@
 #include "memplan/io.h"
 #include "memplan/validate.h"
 #include "solvers/exact/search.h"
+#include "exact_testing.h"
 #include "testing.h"
 
 namespace memplan {
 namespace {
-
-exact::Instance instance_of(const Problem& p) {
-  std::optional<exact::Instance> in = exact::prepare(p, 1 << 30, Deadline());
-  EXPECT_TRUE(in.has_value());
-  return *in;
-}
 
 TEST(ExactReRank, DecidesTinyInstancesLikeBruteForce) {
   std::mt19937_64 rng(4242);
@@ -30,7 +25,7 @@ TEST(ExactReRank, DecidesTinyInstancesLikeBruteForce) {
     spec.alignment = trial % 3 == 0;
     const Problem p = testing::random_problem(rng, spec);
     const int64_t opt = testing::brute_force_optimum(p);
-    const exact::Instance in = instance_of(p);
+    const exact::Instance in = testing::exact_instance(p);
     for (const char* keys : {"WAT", "TAW", "TWA"}) {
       const std::vector<int32_t> order = exact::preorder(in, keys);
       const exact::SearchResult yes = exact::search(in, opt, order, INT64_MAX, Deadline(), keys);
@@ -52,7 +47,7 @@ TEST(ExactReRank, SolvesMiniMallocEAndIWhereThePlainSearchDoesNot) {
   for (const char* name : {"E", "I"}) {
     const Problem p =
         read_csv_file(testing::source_path(std::string("benchmarks/minimalloc/") + name + ".1048576.csv")).problem;
-    const exact::Instance in = instance_of(p);
+    const exact::Instance in = testing::exact_instance(p);
     const std::vector<int32_t> order = exact::preorder(in, "TWA");
     const exact::SearchResult rr = exact::search(in, 1048576, order, 200'000, Deadline(), "TWA");
     ASSERT_EQ(rr.outcome, exact::Outcome::kFound) << name;
@@ -69,7 +64,7 @@ TEST(ExactReRank, KeptMemoGivesTheSamePlanWithFewerNodes) {
   // plan a fresh probe reaches, having skipped what the earlier probes exhausted.
   const Problem p =
       read_csv_file(testing::source_path("benchmarks/minimalloc/I.1048576.csv")).problem;
-  const exact::Instance in = instance_of(p);
+  const exact::Instance in = testing::exact_instance(p);
   const std::vector<int32_t> order = exact::preorder(in, "TWA");
   exact::FailureMemo memo(0);
   exact::SearchResult kept;

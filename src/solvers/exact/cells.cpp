@@ -67,22 +67,7 @@ class CellDfs {
 
  private:
   // Lowest aligned offset at or above every floor of i's sections.
-  // This range maximum is most of a node's time on long lifetimes (D): four independent
-  // running maxima instead of one chain of dependent ones.
-  int64_t min_offset(int32_t i) const {
-    const int64_t* f = floor_.data();
-    int32_t s = in_.sec_lo[i];
-    const int32_t hi = in_.sec_hi[i];
-    int64_t x0 = 0, x1 = 0, x2 = 0, x3 = 0;
-    for (; s + 4 <= hi; s += 4) {
-      x0 = std::max(x0, f[s]);
-      x1 = std::max(x1, f[s + 1]);
-      x2 = std::max(x2, f[s + 2]);
-      x3 = std::max(x3, f[s + 3]);
-    }
-    for (; s < hi; ++s) x0 = std::max(x0, f[s]);
-    return align_up(std::max(std::max(x0, x1), std::max(x2, x3)), in_.align[i]);
-  }
+  int64_t min_offset(int32_t i) const { return align_up(span_max(in_, i, floor_), in_.align[i]); }
 
   // Dynamic decomposition (for_each_part), then each part on its own.
   int solve(int32_t a, int32_t b) {

@@ -56,7 +56,7 @@ std::optional<Solution> incumbent(const Problem& p, const Deadline& deadline) {
 struct Strategy {
   enum Kind { kCanonical, kRestart, kCellsLeastSlack, kCellsFewestBranches } kind;
   std::vector<int32_t> order;
-  std::string keys;
+  std::string keys;  // preorder keys the re-ranking search ranks parts by (others: empty)
   int64_t weight = 1;  // node budget per round, in multiples of the round's budget
 
   // Whether it runs at every rung of the minimization ladder, or only at its tightest.
@@ -65,7 +65,7 @@ struct Strategy {
   exact::SearchResult run(const exact::Instance& in, int64_t capacity, int64_t budget,
                           const Deadline& deadline, exact::FailureMemo* memo) const {
     if (kind == kCanonical || kind == kRestart)
-      return exact::search(in, capacity, order, budget, deadline, kind == kRestart ? keys : std::string(), memo);
+      return exact::search(in, capacity, order, budget, deadline, keys, memo);
     return exact::search_cells(in, capacity, order,
                                kind == kCellsLeastSlack ? exact::CellChoice::kLeastSlack
                                                         : exact::CellChoice::kFewestBranches,
@@ -84,8 +84,9 @@ struct Strategy {
 //  - the plain canonical search under TWA solves F in 756 nodes (the re-ranking one 5227).
 // These choices are fitted to A-K (as MiniMalloc's own three preorders are to its data);
 // on other instances the round robin still tries every strategy, only less early.
-// Without the cell search (pre-placed buffers, or long lifetimes), the canonical searches
-// under the three preorders, each plain and re-ranking.
+// Without the cell search (pre-placed buffers, or long lifetimes): the two re-ranking ones
+// above, then the canonical search under WAT, TAW and TWA, plain, and WAT and TAW
+// re-ranking.
 std::vector<Strategy> strategies(const exact::Instance& in) {
   bool fixed = false;
   for (int32_t i = 0; i < in.n; ++i) fixed = fixed || in.fixed[i];
@@ -93,7 +94,7 @@ std::vector<Strategy> strategies(const exact::Instance& in) {
   for (const char* keys : kPreorders) orders.push_back(exact::preorder(in, keys));
   enum { kWAT, kTAW, kTWA, kTWO };
   auto make = [&](Strategy::Kind kind, int preorder, int64_t weight) {
-    return Strategy{kind, orders[preorder], kPreorders[preorder], weight};
+    return Strategy{kind, orders[preorder], kind == Strategy::kRestart ? kPreorders[preorder] : "", weight};
   };
   // The cell search does not take pre-placed buffers, and each of its nodes costs the sum
   // of the unplaced buffers' spans: on large models (bert_base: 5 ms a node) it would only
@@ -125,7 +126,7 @@ struct Prober {
   int threads = 1;
   int64_t nodes = 0, probes = 0;
   // Failure memos by (strategy, capacity), kept across rounds (see round()).
-  std::map<std::pair<size_t, int64_t>, std::shared_ptr<exact::FailureMemo>> memo_of = {};
+  std::map<std::pair<size_t, int64_t>, std::unique_ptr<exact::FailureMemo>> memo_of = {};
 
   // One round: for each target in turn, each of its strategies in turn, a search with that
   // target's node budget. Returns the first probe in that list order that decides (found or
@@ -149,12 +150,12 @@ struct Prober {
       it = std::any_of(targets.begin(), targets.end(), [&](const Target& t) { return t.capacity == it->first.second; })
                ? std::next(it) : memo_of.erase(it);
     const size_t max_slots = std::bit_floor(std::max<size_t>(kMemoSlots / count, 4096));
-    std::vector<std::shared_ptr<exact::FailureMemo>> memos(count);
+    std::vector<exact::FailureMemo*> memos(count);
     for (size_t k = 0; k < count; ++k) {
       auto& m = memo_of[{list[k].second, targets[list[k].first].capacity}];
-      if (!m) m = std::make_shared<exact::FailureMemo>(0);
+      if (!m) m = std::make_unique<exact::FailureMemo>(0);
       m->reserve(targets[list[k].first].budget * strategies[list[k].second].weight, max_slots);
-      memos[k] = m;
+      memos[k] = m.get();
     }
     std::vector<exact::SearchResult> results(count);
     std::vector<char> ran(count, 0);
@@ -167,7 +168,7 @@ struct Prober {
         const Target& target = targets[list[k].first];
         exact::SearchResult r =
             strategies[list[k].second].run(in, target.capacity, target.budget * strategies[list[k].second].weight,
-                                           deadline, memos[k].get());
+                                           deadline, memos[k]);
         node_sum += r.nodes;
         ++probe_sum;
         if (r.outcome != exact::Outcome::kBudget)

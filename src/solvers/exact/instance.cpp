@@ -147,8 +147,7 @@ void sort_by_keys(const Instance& in, const std::string& keys, const std::vector
 
 std::vector<int32_t> preorder(const Instance& in, const std::string& keys) {
   std::vector<int64_t> pressure(in.n, 0);
-  for (int32_t i = 0; i < in.n; ++i)
-    for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) pressure[i] = std::max(pressure[i], in.section_total[s]);
+  for (int32_t i = 0; i < in.n; ++i) pressure[i] = span_max(in, i, in.section_total);
   std::vector<int32_t> order(in.n);
   std::iota(order.begin(), order.end(), 0);
   sort_by_keys(in, keys, pressure, order);

@@ -142,9 +142,7 @@ class Dfs {
     for (int32_t k = first; k < last; ++k) {
       const int32_t i = in_.by_start[k];
       if (placed_[i]) continue;
-      int64_t t = 0;
-      for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) t = std::max(t, remaining_[s]);
-      pressure_[i] = t;
+      pressure_[i] = span_max(in_, i, remaining_);
       ids_.push_back(i);
       rerank_.push_back({i, rank_[i]});
     }
@@ -190,9 +188,9 @@ class Dfs {
   int infer(int32_t a, int32_t b, int32_t last_rank, int64_t base, int64_t& d1, int64_t& d2,
             int32_t& d1_of) {
     // Section inference. In each section the unplaced buffers are pairwise live together, so
-    // they stack disjointly, each at or above its minimum offset and `base`. Stacking them in increasing minimum offset gives the lowest possible top (the
-    // release-date rule for one machine), so any section whose stack passes the capacity
-    // fails the node. This subsumes MiniMalloc's "floor + remaining <= capacity" test.
+    // they stack disjointly, each at or above its minimum offset and `base`. Stacking them
+    // in increasing minimum offset gives the lowest possible top (the release-date rule for
+    // one machine), so any section whose stack passes the capacity fails the node. This subsumes MiniMalloc's "floor + remaining <= capacity" test.
     const size_t ubase = unplaced_scratch_.size();
     int32_t s_lo = INT32_MAX, s_hi = 0;
     d1 = INT64_MAX, d2 = INT64_MAX, d1_of = -1;

@@ -95,8 +95,27 @@ class FailureMemo {
   std::vector<Key> table_;
 };
 
+// The largest of `per_section` over buffer i's sections (0 if none): four independent
+// running maxima, not one chain of dependent ones (on long lifetimes this range maximum is
+// most of a cell-search node's time).
+inline int64_t span_max(const Instance& in, int32_t i, const std::vector<int64_t>& per_section) {
+  const int64_t* f = per_section.data();
+  int32_t s = in.sec_lo[i];
+  const int32_t hi = in.sec_hi[i];
+  int64_t x0 = 0, x1 = 0, x2 = 0, x3 = 0;
+  for (; s + 4 <= hi; s += 4) {
+    x0 = std::max(x0, f[s]);
+    x1 = std::max(x1, f[s + 1]);
+    x2 = std::max(x2, f[s + 2]);
+    x3 = std::max(x3, f[s + 3]);
+  }
+  for (; s < hi; ++s) x0 = std::max(x0, f[s]);
+  return std::max(std::max(x0, x1), std::max(x2, x3));
+}
+
 // Static preorder keys (MiniMalloc's letters): W = lifetime length, A = area, T = largest
-// section total during the lifetime, Z = size, L = start. All descending except L.
+// section total during the lifetime, Z = size, L = start, U = end, O = number of
+// overlapping buffers, C = sections spanned. All descending except L.
 std::vector<int32_t> preorder(const Instance& in, const std::string& keys);
 // Sorts `ids` by those keys, with T read from `pressure` (indexed by buffer); ties by index.
 void sort_by_keys(const Instance& in, const std::string& keys, const std::vector<int64_t>& pressure,
