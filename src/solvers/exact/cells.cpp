@@ -181,9 +181,19 @@ class CellDfs {
   // Section inference: in each section the unplaced buffers are pairwise live together, so
   // they stack disjointly above the floor, each at or above its minimum offset; stacking in
   // increasing minimum offset gives the lowest top (one machine with release dates).
+  // As in the canonical search, only buffers with minimum offset above cap - (largest
+  // total left) can fail their stacking condition, and the test on them alone is exact.
   bool infer(size_t ubase, int32_t s_lo, int32_t s_hi) {
-    for (int32_t s = s_lo; s < s_hi; ++s)
+    int64_t r_max = 0;
+    for (int32_t s = s_lo; s < s_hi; ++s) {
       if (floor_[s] + remaining_[s] > cap_) return false;
+      r_max = std::max(r_max, remaining_[s]);
+    }
+    size_t keep = ubase;
+    for (size_t u = ubase; u < scratch_.size(); ++u)
+      if (mo_[scratch_[u]] + r_max > cap_) scratch_[keep++] = scratch_[u];
+    scratch_.resize(keep);
+    if (keep == ubase) return true;
     sorter_.sort(scratch_, ubase, mo_, cap_, in_.n);
     // Every minimum offset is at or above the floors of its buffer's sections, so stacking
     // from 0 gives the same tops as stacking from the floors.

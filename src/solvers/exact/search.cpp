@@ -59,6 +59,8 @@ class Dfs {
       ++unplaced_;
       for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) remaining_[s] += in.size[i];
     }
+    block_max_.assign((in.sections >> kBlockBits) + 1, 0);
+    refresh_blocks(0, in.sections);
     for (int32_t i = 0; i < n; ++i)
       if (!in.fixed[i]) mo_[i] = min_offset(i);
     hc_.resize(n);
@@ -230,6 +232,29 @@ class Dfs {
       }
       eff_[j] = align_up(base + lift, in_.align[j]);
     }
+    // Only a buffer released above cap - R (R: the largest total left in one of its
+    // sections) can fail its stacking condition: released at r, it needs r + (sizes
+    // released at or after r in each of its sections) <= cap, and that sum is at most R.
+    // If it fails in section s, every buffer of s released at or after r fails the same
+    // filter (r' + R' >= r + remaining[s] > cap), so the test on the filtered buffers alone
+    // is exact, with base + (largest total) <= cap for the rest. On real models most of a
+    // node's buffers drop out (sections far from the peak have room to spare).
+    const int64_t r_max = remaining_max(s_lo, s_hi);
+    if (base + r_max > cap_) {
+      unplaced_scratch_.resize(ubase);
+      return kFail;
+    }
+    size_t keep = ubase;
+    int32_t h_lo = INT32_MAX, h_hi = 0;
+    for (size_t u = ubase; u < unplaced_scratch_.size(); ++u) {
+      const int32_t i = unplaced_scratch_[u];
+      if (eff_[i] + r_max <= cap_ || eff_[i] + remaining_bound(in_.sec_lo[i], in_.sec_hi[i]) <= cap_) continue;
+      unplaced_scratch_[keep++] = i;
+      h_lo = std::min(h_lo, in_.sec_lo[i]);
+      h_hi = std::max(h_hi, in_.sec_hi[i]);
+    }
+    unplaced_scratch_.resize(keep);
+    if (keep == ubase) return kAbort;
     sorter_.sort(unplaced_scratch_, ubase, eff_, cap_, in_.n);
     items_.clear();
     for (size_t u = ubase; u < unplaced_scratch_.size(); ++u) {
@@ -238,7 +263,7 @@ class Dfs {
     }
     unplaced_scratch_.resize(ubase);
     // Long lifetimes (bert_base: 2.5M section entries a node) take the segment tree.
-    return stacks_fit(items_, s_lo, s_hi, base, cap_, low_, tree_) ? kAbort : kFail;
+    return stacks_fit(items_, h_lo, h_hi, base, cap_, low_, tree_) ? kAbort : kFail;
   }
 
   int branch_on(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, int64_t d1, int64_t d2,
@@ -286,6 +311,28 @@ class Dfs {
     return result;
   }
 
+  // Block maxima of remaining_ (kBlockBits sections a block), for range maxima in
+  // O(range / block + block): refreshed over the blocks [lo, hi) touches.
+  void refresh_blocks(int32_t lo, int32_t hi) {
+    if (lo >= hi) return;
+    for (int32_t b = lo >> kBlockBits; b <= (hi - 1) >> kBlockBits; ++b) {
+      const int32_t from = b << kBlockBits;
+      block_max_[b] = range_max(remaining_, from, std::min(from + (1 << kBlockBits), in_.sections));
+    }
+  }
+  // An upper bound on remaining_ over [lo, hi): the maxima of the blocks it touches.
+  int64_t remaining_bound(int32_t lo, int32_t hi) const {
+    if (lo >= hi) return 0;
+    return range_max(block_max_, lo >> kBlockBits, ((hi - 1) >> kBlockBits) + 1);
+  }
+  // The exact maximum of remaining_ over [lo, hi): whole blocks, then the ends.
+  int64_t remaining_max(int32_t lo, int32_t hi) const {
+    const int32_t b_lo = (lo + (1 << kBlockBits) - 1) >> kBlockBits, b_hi = hi >> kBlockBits;
+    if (b_lo >= b_hi) return range_max(remaining_, lo, hi);
+    return std::max({range_max(block_max_, b_lo, b_hi), range_max(remaining_, lo, b_lo << kBlockBits),
+                     range_max(remaining_, b_hi << kBlockBits, hi)});
+  }
+
   // Whether i at `at` leaves room for everything unplaced in each of its sections.
   bool fits_above(int32_t i, int64_t at) const {
     const int64_t* r = remaining_.data();
@@ -301,6 +348,7 @@ class Dfs {
     offset_[i] = at;
     --unplaced_;
     for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) remaining_[s] -= in_.size[i];
+    refresh_blocks(in_.sec_lo[i], in_.sec_hi[i]);
     for (int32_t s = in_.sec_lo[i] + 1; s < in_.sec_hi[i]; ++s) cut |= --cross_[s] == 0;
     const int64_t top = at + in_.size[i];
     for (int32_t k = in_.adj_begin[i]; k < in_.adj_begin[i + 1]; ++k) {
@@ -329,6 +377,7 @@ class Dfs {
       const int32_t i = stack_.back();
       stack_.pop_back();
       for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) remaining_[s] += in_.size[i];
+      refresh_blocks(in_.sec_lo[i], in_.sec_hi[i]);
       for (int32_t s = in_.sec_lo[i] + 1; s < in_.sec_hi[i]; ++s) ++cross_[s];
       placed_[i] = false;
       ++unplaced_;
@@ -353,7 +402,9 @@ class Dfs {
   std::vector<std::pair<int32_t, int32_t>> rerank_, parts_;
   std::vector<int32_t> ids_;
   std::vector<char> placed_;  // char, not bool: read in every inner loop
+  static constexpr int kBlockBits = 6;
   std::vector<int64_t> offset_, floor_, mo_, eff_, remaining_, low_;
+  std::vector<int64_t> block_max_;  // per block of sections: the largest remaining_
   std::vector<Undo> trail_;
   std::vector<int32_t> stack_, cands_, unplaced_scratch_;
   ReleaseSorter sorter_;

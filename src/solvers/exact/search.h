@@ -95,13 +95,12 @@ class FailureMemo {
   std::vector<Key> table_;
 };
 
-// The largest of `per_section` over buffer i's sections (0 if none): four independent
-// running maxima, not one chain of dependent ones (on long lifetimes this range maximum is
-// most of a cell-search node's time).
-inline int64_t span_max(const Instance& in, int32_t i, const std::vector<int64_t>& per_section) {
+// The largest of per_section[lo, hi) (0 if empty): four independent running maxima, not one
+// chain of dependent ones (on long lifetimes these range maxima are most of a cell-search
+// node's time).
+inline int64_t range_max(const std::vector<int64_t>& per_section, int32_t lo, int32_t hi) {
   const int64_t* f = per_section.data();
-  int32_t s = in.sec_lo[i];
-  const int32_t hi = in.sec_hi[i];
+  int32_t s = lo;
   int64_t x0 = 0, x1 = 0, x2 = 0, x3 = 0;
   for (; s + 4 <= hi; s += 4) {
     x0 = std::max(x0, f[s]);
@@ -111,6 +110,11 @@ inline int64_t span_max(const Instance& in, int32_t i, const std::vector<int64_t
   }
   for (; s < hi; ++s) x0 = std::max(x0, f[s]);
   return std::max(std::max(x0, x1), std::max(x2, x3));
+}
+
+// The largest of `per_section` over buffer i's sections (0 if none).
+inline int64_t span_max(const Instance& in, int32_t i, const std::vector<int64_t>& per_section) {
+  return range_max(per_section, in.sec_lo[i], in.sec_hi[i]);
 }
 
 // Static preorder keys (MiniMalloc's letters): W = lifetime length, A = area, T = largest
