@@ -119,4 +119,10 @@ GreedyResult place_in_order(const Problem& problem, std::span<const int32_t> ord
 GreedyResult place_in_order(PlacementEngine& engine, std::span<const int32_t> order, Fit fit,
                             int64_t abort_above = INT64_MAX, const Deadline* deadline = nullptr);
 
+// The online allocator's plan, in O(n log n): buffers allocated in time order, each into
+// the smallest free block that holds it (best fit with coalescing, as a runtime heap would),
+// above every pre-placed buffer. Valid but rarely good; the plan of last resort that keeps
+// time limits honored on huge inputs.
+Solution online_plan(const Problem& problem);
+
 }  // namespace memplan

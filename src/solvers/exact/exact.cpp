@@ -33,19 +33,19 @@ bool has_gaps(const Problem& p) {
 
 int64_t round_up(int64_t x, int64_t g) { return (x + g - 1) / g * g; }
 
-// The best first-fit plan over the standard orders: the first incumbent.
+// The best first-fit plan over the standard orders, each stopped by the time limit, or the
+// online allocator's plan if none completes: the first incumbent.
 std::optional<Solution> incumbent(const Problem& p, const Deadline& deadline) {
-  std::optional<Solution> best;
+  std::optional<Solution> best = online_plan(p);
   PlacementEngine engine(p);
   // The conflict order first: on dense inputs it is both strong and the fastest to place.
   std::vector<Order> orders = {Order::kConflictDesc};
   for (Order o : kAllOrders)
     if (o != Order::kConflictDesc) orders.push_back(o);
   for (Order o : orders) {
-    if (best && deadline.expired()) break;
+    if (deadline.expired()) break;
     const std::vector<int32_t> order = make_order(p, o);
-    GreedyResult g = place_in_order(engine, order, Fit::kFirst, best ? best->peak - 1 : INT64_MAX,
-                                    best ? &deadline : nullptr);
+    GreedyResult g = place_in_order(engine, order, Fit::kFirst, best->peak - 1, &deadline);
     if (g.complete && (!best || g.solution.peak < best->peak)) best = std::move(g.solution);
   }
   return best;

@@ -34,11 +34,11 @@ SolveResult run_all(const Problem& p, const SolveOptions& opt) {
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t k; (k = next.fetch_add(1)) < variants.size();) {
-      // The first variant always completes, so there is always a plan; the others stop at the
-      // time limit.
-      if (k > 0 && deadline.expired()) continue;
+      // Every variant stops at the time limit; if none completes, the online allocator's
+      // plan is returned (below).
+      if (deadline.expired()) continue;
       const std::vector<int32_t> idx = make_order(p, variants[k].order);
-      GreedyResult g = place_in_order(p, idx, variants[k].fit, INT64_MAX, k > 0 ? &deadline : nullptr);
+      GreedyResult g = place_in_order(p, idx, variants[k].fit, INT64_MAX, &deadline);
       if (g.complete) plans[k] = std::move(g.solution);
     }
   };
@@ -51,12 +51,12 @@ SolveResult run_all(const Problem& p, const SolveOptions& opt) {
   size_t best = variants.size();
   for (size_t k = 0; k < variants.size(); ++k)
     if (plans[k] && (best == variants.size() || plans[k]->peak < plans[best]->peak)) best = k;
-  SolveResult r = result_from_plan(p, opt, best < variants.size() ? plans[best] : std::nullopt);
+  SolveResult r = result_from_plan(p, opt, best < variants.size() ? plans[best] : online_plan(p));
   r.iterations = 0;
   for (auto& pl : plans) r.iterations += pl.has_value();
-  if (best < variants.size())
-    r.detail = std::string("winner=") + (variants[best].fit == Fit::kFirst ? "first" : "best") +
-               "-fit-" + order_name(variants[best].order);
+  r.detail = best < variants.size() ? std::string("winner=") + (variants[best].fit == Fit::kFirst ? "first" : "best") +
+                                          "-fit-" + order_name(variants[best].order)
+                                    : "winner=online-best-fit";
   return r;
 }
 
@@ -65,6 +65,14 @@ SolveResult run_all(const Problem& p, const SolveOptions& opt) {
 void register_greedy(std::vector<SolverInfo>& out) {
   out.push_back({"greedy", "every first-fit and best-fit order below; keeps the lowest peak",
                  run_all});
+  out.push_back({"online-best-fit",
+                 "a runtime heap: allocates in time order into the smallest free block (best fit, "
+                 "coalescing), no look-ahead; O(n log n)",
+                 [](const Problem& p, const SolveOptions& o) {
+                   SolveResult r = result_from_plan(p, o, online_plan(p));
+                   r.iterations = 1;
+                   return r;
+                 }});
   out.push_back({"first-fit", "first-fit, size descending (alias of first-fit-size)",
                  [](const Problem& p, const SolveOptions& o) {
                    return run_one(p, o, Order::kSizeDesc, Fit::kFirst);

@@ -82,13 +82,14 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
   Candidate best;
   {
     PlacementEngine engine(p);
-    // Inside a portfolio another member already holds a plan, so even the bootstrap stops
-    // at the time limit there; alone, the bootstrap always completes.
-    GreedyResult g = place_in_order(engine, bootstrap_order(p), Fit::kFirst, INT64_MAX,
-                                    opt.shared_upper_bound ? &deadline : nullptr);
+    // The bootstrap stops at the time limit too; alone, the online allocator's plan then
+    // stands in (inside a portfolio another member already holds a plan).
+    GreedyResult g = place_in_order(engine, bootstrap_order(p), Fit::kFirst, INT64_MAX, &deadline);
     if (g.complete) {
       recompact(engine, g.solution, squeeze_best_fit, deadline);
       best.plan = std::move(g.solution);
+    } else if (!opt.shared_upper_bound) {
+      best.plan = online_plan(p);
     }
     // Equal sizes: interval-graph colouring rows, first-fit row by row, reach LOAD (each
     // buffer fits at its row's offset, so peak <= rows * size = LOAD).
