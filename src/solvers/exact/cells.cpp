@@ -22,6 +22,7 @@
 #include <climits>
 
 #include "core/arith.h"
+#include "solvers/exact/deep_threads.h"
 #include "solvers/exact/search.h"
 #include "solvers/exact/stacking.h"
 
@@ -77,6 +78,14 @@ class CellDfs {
 
   int solve_single(int32_t a, int32_t b) {
     if (++nodes_ > budget_ || ((nodes_ & 15) == 0 && deadline_.expired())) return kAbort;
+    if (depth_ >= depth_limit_) return kAbort;  // the thread's stack ends here
+    ++depth_;
+    const int status = solve_checked(a, b);
+    --depth_;
+    return status;
+  }
+
+  int solve_checked(int32_t a, int32_t b) {
     const size_t ubase = scratch_.size();
     int32_t s_lo = INT32_MAX, s_hi = 0;
     for (int32_t k = a; k < b; ++k) {
@@ -250,6 +259,8 @@ class CellDfs {
   FailureMemo own_memo_;
   FailureMemo* memo_;
   int64_t nodes_ = 0;
+  int64_t depth_ = 0;
+  const int64_t depth_limit_ = depth_limit();  // recursion levels this thread's stack holds
 };
 
 }  // namespace

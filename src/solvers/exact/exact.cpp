@@ -9,11 +9,11 @@
 #include <map>
 #include <memory>
 #include <numeric>
-#include <thread>
 
 #include "memplan/bounds.h"
 #include "memplan/orders.h"
 #include "memplan/placement.h"
+#include "solvers/exact/deep_threads.h"
 #include "solvers/exact/search.h"
 #include "solvers/families.h"
 
@@ -178,11 +178,8 @@ struct Prober {
         ran[k] = 1;
       }
     };
-    const int t = static_cast<int>(std::min<size_t>(std::max(threads, 1), count));
-    std::vector<std::thread> pool;
-    for (int i = 1; i < t; ++i) pool.emplace_back(worker);
-    worker();
-    for (auto& th : pool) th.join();
+    // The searches recurse once per placement: threads with stacks for n levels.
+    exact::run_deep(static_cast<int>(std::min<size_t>(std::max(threads, 1), count)), in.n + 2, worker);
     nodes += node_sum.load();
     probes += probe_sum.load();
     // A probe after the first decisive one may or may not have run, depending on the

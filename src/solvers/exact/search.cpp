@@ -25,6 +25,7 @@
 #include <climits>
 
 #include "core/arith.h"
+#include "solvers/exact/deep_threads.h"
 #include "solvers/exact/search.h"
 #include "solvers/exact/stacking.h"
 
@@ -161,6 +162,7 @@ class Dfs {
   // again, under any node budget.
   int solve_single(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, int64_t base = -1) {
     if (++nodes_ > budget_ || ((nodes_ & 15) == 0 && deadline_.expired())) return kAbort;
+    if (static_cast<int64_t>(stack_.size()) >= depth_limit_) return kAbort;  // the stack's end
     if (base < x_cur) base = x_cur;
     FailureMemo::Key key;
     key.add(UINT64_MAX, static_cast<uint64_t>(x_cur));
@@ -181,7 +183,27 @@ class Dfs {
     int32_t d1_of;
     const int inferred = infer(a, b, last_rank, base, d1, d2, d1_of);
     if (inferred != kAbort) return inferred;  // kAbort: inference passed, branch on
-    return branch_on(a, b, x_cur, last_rank, d1, d2, d1_of);
+    return branch_on(a, b, x_cur, last_rank, d1, d2, d1_of, tightest_);
+  }
+
+  // The largest total left in one section of the part [s_lo, s_hi) (see infer), and the
+  // first section holding it.
+  struct Tightest {
+    int64_t total = 0;
+    int32_t section = -1;
+  };
+  Tightest tightest(int32_t s_lo, int32_t s_hi, int64_t total) const {
+    int32_t s = s_lo;
+    const int32_t b_lo = (s_lo + (1 << kBlockBits) - 1) >> kBlockBits, b_hi = s_hi >> kBlockBits;
+    if (b_lo < b_hi) {
+      for (; s < (b_lo << kBlockBits); ++s)
+        if (remaining_[s] == total) return {total, s};
+      int32_t b = b_lo;
+      while (b < b_hi && block_max_[b] != total) ++b;
+      s = b << kBlockBits;
+    }
+    while (remaining_[s] != total) ++s;
+    return {total, s};
   }
 
   // Inference for the unplaced buffers of [a, b): kSolved if there are none, kFail if
@@ -244,6 +266,7 @@ class Dfs {
       unplaced_scratch_.resize(ubase);
       return kFail;
     }
+    tightest_ = tightest(s_lo, s_hi, r_max);
     size_t keep = ubase;
     int32_t h_lo = INT32_MAX, h_hi = 0;
     for (size_t u = ubase; u < unplaced_scratch_.size(); ++u) {
@@ -267,7 +290,7 @@ class Dfs {
   }
 
   int branch_on(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, int64_t d1, int64_t d2,
-                int32_t d1_of) {
+                int32_t d1_of, Tightest tight) {
     const size_t cbase = cands_.size();
     for (int32_t k = a; k < b; ++k) {
       const int32_t i = in_.by_start[k];
@@ -292,6 +315,13 @@ class Dfs {
       // children that fail, fail here, without the child's sort and stacking. (Such an i
       // has unplaced neighbours, so the hatless rule below does not apply to it.)
       if (!fits_above(i, at)) continue;
+      // Nor can the part's tightest section hold what it has left above `at` unless i
+      // takes some of it: the child's inference would fail at once. (If i has no unplaced
+      // neighbour, every alternative fails alike, as the hatless rule below says.)
+      if (at + tight.total > cap_ && (tight.section < in_.sec_lo[i] || tight.section >= in_.sec_hi[i])) {
+        if (!has_unplaced_neighbour(i)) break;
+        continue;
+      }
       const size_t trail_mark = trail_.size(), placed_mark = stack_.size();
       bool cut = false;
       const bool hat = place(i, at, cut);
@@ -331,6 +361,12 @@ class Dfs {
     if (b_lo >= b_hi) return range_max(remaining_, lo, hi);
     return std::max({range_max(block_max_, b_lo, b_hi), range_max(remaining_, lo, b_lo << kBlockBits),
                      range_max(remaining_, b_hi << kBlockBits, hi)});
+  }
+
+  bool has_unplaced_neighbour(int32_t i) const {
+    for (int32_t k = in_.adj_begin[i]; k < in_.adj_begin[i + 1]; ++k)
+      if (!placed_[in_.adj[k]]) return true;
+    return false;
   }
 
   // Whether i at `at` leaves room for everything unplaced in each of its sections.
@@ -405,6 +441,7 @@ class Dfs {
   static constexpr int kBlockBits = 6;
   std::vector<int64_t> offset_, floor_, mo_, eff_, remaining_, low_;
   std::vector<int64_t> block_max_;  // per block of sections: the largest remaining_
+  Tightest tightest_;               // set by infer, for the branching that follows it
   std::vector<Undo> trail_;
   std::vector<int32_t> stack_, cands_, unplaced_scratch_;
   ReleaseSorter sorter_;
@@ -414,6 +451,7 @@ class Dfs {
   FailureMemo own_memo_;
   FailureMemo* memo_;
   int64_t nodes_ = 0;
+  const int64_t depth_limit_ = depth_limit();  // recursion levels this thread's stack holds
 };
 
 }  // namespace
