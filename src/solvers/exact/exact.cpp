@@ -20,7 +20,9 @@
 namespace memplan {
 namespace {
 
-constexpr int64_t kMaxPairs = 40'000'000;  // ~320 MB of overlap lists at most
+// Overlap lists up to this many pairs (~320 MB); beyond, the search scans its part for
+// overlaps instead (Instance::implicit: Y_1's 180M pairs would take 1.4 GB as lists).
+constexpr int64_t kMaxPairs = 40'000'000;
 const char* const kPreorders[] = {"WAT", "TAW", "TWA", "TWO"};
 constexpr int64_t kCellSpans = 1 << 20;  // cell search only below this many section entries
 constexpr size_t kMemoSlots = size_t{1} << 22;  // failure memos of a round: 64 MB in all
@@ -208,9 +210,9 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
   const bool shared = opt.shared_upper_bound && opt.shared_upper_bound->load() < INT64_MAX;
   std::optional<Solution> best;
   if (!shared) best = incumbent(p, deadline);
-  if (!in) {
+  if (!in) {  // the time limit passed during setup
     r = result_from_plan(p, opt, best);
-    r.detail = "exact=declined";
+    r.detail = "reason=time_limit_in_setup";
     return r;
   }
   const int64_t g = proofs ? in->granularity : 1;

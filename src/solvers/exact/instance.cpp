@@ -67,7 +67,36 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
       ++live;
     }
   }
-  if (pairs > max_pairs || deadline.expired()) return std::nullopt;
+  if (deadline.expired()) return std::nullopt;
+  // Overlap counts (the preorder key O) without the lists: buffers starting before i ends,
+  // less those ending by its start, less i itself.
+  {
+    std::vector<int64_t> starts(n), ends(n);
+    for (int32_t k = 0; k < n; ++k) starts[k] = in.start[by_start[k]], ends[k] = in.end[by_end[k]];
+    in.degree.resize(n);
+    for (int32_t i = 0; i < n; ++i)
+      in.degree[i] = static_cast<int32_t>((std::lower_bound(starts.begin(), starts.end(), in.end[i]) - starts.begin()) -
+                                          (std::upper_bound(ends.begin(), ends.end(), in.start[i]) - ends.begin()) - 1);
+  }
+  in.by_start = by_start;
+  if (pairs > max_pairs) {
+    // Too many pairs to list: the search finds overlaps by scanning its part instead.
+    in.implicit = true;
+    std::vector<int32_t> fixed;
+    for (int32_t i : by_start)
+      if (in.fixed[i]) fixed.push_back(i);
+    in.fixed_near.resize(n);
+    for (int32_t i = 0; i < n; ++i) {
+      for (int32_t f : fixed) {
+        if (in.start[f] >= in.end[i]) break;
+        if (f != i && in.end[f] > in.start[i]) in.fixed_near[i].push_back(f);
+      }
+      std::sort(in.fixed_near[i].begin(), in.fixed_near[i].end(),
+                [&](int32_t a, int32_t b) { return in.fixed_offset[a] < in.fixed_offset[b]; });
+      if ((i & 1023) == 1023 && deadline.expired()) return std::nullopt;
+    }
+    return in;
+  }
   std::vector<int32_t> degree(n, 0);
   std::vector<std::pair<int32_t, int32_t>> edges;
   edges.reserve(pairs);
@@ -97,7 +126,6 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
     });
     if ((i & 1023) == 1023 && deadline.expired()) return std::nullopt;
   }
-  in.by_start = by_start;
   in.fixed_near.resize(n);
   for (int32_t i = 0; i < n; ++i) {
     for (int32_t k = in.adj_begin[i]; k < in.adj_begin[i + 1]; ++k)
@@ -131,7 +159,7 @@ void sort_by_keys(const Instance& in, const std::string& keys, const std::vector
       case 'Z': return -static_cast<__int128>(in.size[i]);
       case 'L': return in.start[i];
       case 'U': return -static_cast<__int128>(in.end[i]);
-      case 'O': return -static_cast<__int128>(in.adj_begin[i + 1] - in.adj_begin[i]);
+      case 'O': return -static_cast<__int128>(in.degree[i]);
       case 'C': return -static_cast<__int128>(in.sec_hi[i] - in.sec_lo[i]);
       default: return 0;
     }

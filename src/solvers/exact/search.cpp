@@ -22,6 +22,7 @@
 // reached, which every continuation of the current sequence respects. This is what solves
 // MiniMalloc's E and I: the tight tail of a part is ordered by where the pressure now is.
 #include <algorithm>
+#include <bit>
 #include <climits>
 
 #include "core/arith.h"
@@ -219,10 +220,14 @@ class Dfs {
     int32_t s_lo = INT32_MAX, s_hi = 0;
     d1 = INT64_MAX, d2 = INT64_MAX, d1_of = -1;
     bool any = false;
+    int64_t z1 = INT64_MAX, z2 = INT64_MAX;  // the two smallest sizes left (implicit mode)
+    int32_t z1_of = -1;
     for (int32_t k = a; k < b; ++k) {
       const int32_t i = in_.by_start[k];
       if (placed_[i]) continue;
       any = true;
+      if (in_.size[i] < z1) z2 = z1, z1 = in_.size[i], z1_of = i;
+      else if (in_.size[i] < z2) z2 = in_.size[i];
       const int64_t e = mo_[i] + in_.size[i];
       if (e < d1) d2 = d1, d1 = e, d1_of = i;
       else if (e < d2) d2 = e;
@@ -243,11 +248,19 @@ class Dfs {
       eff_[j] = mo_[j];
       if (mo_[j] > base || (mo_[j] == base && rank_[j] > last_rank)) continue;
       int64_t lift = INT64_MAX;
-      for (int32_t k = in_.adj_begin[j]; k < in_.adj_begin[j + 1]; ++k)
-        if (!placed_[in_.adj[k]]) {  // the list is by increasing size: the first is smallest
-          lift = in_.size[in_.adj[k]];
-          break;
-        }
+      if (in_.implicit) {
+        // Without overlap lists: j has an unplaced neighbour only if one of its sections
+        // holds more than j (the block maxima bound that from above), and any neighbour is
+        // at least the smallest other buffer left. A weaker test than the lists give, and
+        // a weaker lift, but both sound.
+        if (remaining_bound(in_.sec_lo[j], in_.sec_hi[j]) > in_.size[j]) lift = j == z1_of ? z2 : z1;
+      } else {
+        for (int32_t k = in_.adj_begin[j]; k < in_.adj_begin[j + 1]; ++k)
+          if (!placed_[in_.adj[k]]) {  // the list is by increasing size: the first is smallest
+            lift = in_.size[in_.adj[k]];
+            break;
+          }
+      }
       if (lift == INT64_MAX) {
         unplaced_scratch_.resize(ubase);
         return kFail;
@@ -269,9 +282,16 @@ class Dfs {
     tightest_ = tightest(s_lo, s_hi, r_max);
     size_t keep = ubase;
     int32_t h_lo = INT32_MAX, h_hi = 0;
+    // Over many blocks, a sparse table of the block maxima answers each buffer's bound in
+    // O(1) (large parts of real models: thousands of buffers spanning hundreds of blocks).
+    const int32_t bl = s_lo >> kBlockBits, bh = ((s_hi - 1) >> kBlockBits) + 1;
+    const bool table = bh - bl > 32 && unplaced_scratch_.size() - ubase > 256;
+    if (table) build_sparse(bl, bh);
     for (size_t u = ubase; u < unplaced_scratch_.size(); ++u) {
       const int32_t i = unplaced_scratch_[u];
-      if (eff_[i] + r_max <= cap_ || eff_[i] + remaining_bound(in_.sec_lo[i], in_.sec_hi[i]) <= cap_) continue;
+      if (eff_[i] + r_max <= cap_) continue;
+      const int64_t r_i = table ? sparse_bound(bl, in_.sec_lo[i], in_.sec_hi[i]) : remaining_bound(in_.sec_lo[i], in_.sec_hi[i]);
+      if (eff_[i] + r_i <= cap_) continue;
       unplaced_scratch_[keep++] = i;
       h_lo = std::min(h_lo, in_.sec_lo[i]);
       h_hi = std::max(h_hi, in_.sec_hi[i]);
@@ -289,55 +309,73 @@ class Dfs {
     return stacks_fit(items_, h_lo, h_hi, base, cap_, low_, tree_) ? kAbort : kFail;
   }
 
+  // Tries the candidates in canonical order: by (minimum offset, rank), each above the
+  // last placed, within the capacity, not dominated, not behind an identical unplaced
+  // twin. They are taken in batches of kBatch (the next smallest, selected from a scan of
+  // the part), so a level of the recursion holds kBatch of them, not all: a deep dive on a
+  // large part (one level per placement) would otherwise hold the sum of the part sizes.
   int branch_on(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, int64_t d1, int64_t d2,
                 int32_t d1_of, Tightest tight) {
     const size_t cbase = cands_.size();
-    for (int32_t k = a; k < b; ++k) {
-      const int32_t i = in_.by_start[k];
-      if (placed_[i]) continue;
-      const int64_t m = mo_[i];
-      if (m < x_cur || (m == x_cur && rank_[i] < last_rank)) continue;  // canonical order
-      if (m + in_.size[i] > cap_) continue;
-      if (m >= (i == d1_of ? d2 : d1)) continue;                       // dominated
-      if (twin_prev_[i] >= 0 && !placed_[twin_prev_[i]]) continue;      // symmetry
-      if (target_ && m != (*target_)[i]) continue;                       // testing aid
-      cands_.push_back(i);
-    }
-    std::sort(cands_.begin() + cbase, cands_.end(), [&](int32_t x, int32_t y) {
-      return mo_[x] != mo_[y] ? mo_[x] < mo_[y] : rank_[x] < rank_[y];
-    });
+    auto before = [&](int32_t x, int32_t y) { return mo_[x] != mo_[y] ? mo_[x] < mo_[y] : rank_[x] < rank_[y]; };
+    int64_t after_m = INT64_MIN;  // the batch starts past (after_m, after_r)
+    int32_t after_r = INT32_MIN;
     int result = kFail;
-    for (size_t c = cbase; c < cands_.size(); ++c) {
-      const int32_t i = cands_[c];
-      const int64_t at = mo_[i];
-      // The child's inference at a glance: every unplaced buffer live in one of i's sections
-      // overlaps i, so it goes above i, and all of them must fit below the capacity. Most
-      // children that fail, fail here, without the child's sort and stacking. (Such an i
-      // has unplaced neighbours, so the hatless rule below does not apply to it.)
-      if (!fits_above(i, at)) continue;
-      // Nor can the part's tightest section hold what it has left above `at` unless i
-      // takes some of it: the child's inference would fail at once. (If i has no unplaced
-      // neighbour, every alternative fails alike, as the hatless rule below says.)
-      if (at + tight.total > cap_ && (tight.section < in_.sec_lo[i] || tight.section >= in_.sec_hi[i])) {
-        if (!has_unplaced_neighbour(i)) break;
-        continue;
+    for (bool more = true, stop = false; more && !stop;) {
+      batch_.clear();
+      for (int32_t k = a; k < b; ++k) {
+        const int32_t i = in_.by_start[k];
+        if (placed_[i]) continue;
+        const int64_t m = mo_[i];
+        if (m < x_cur || (m == x_cur && rank_[i] < last_rank)) continue;  // canonical order
+        if (m < after_m || (m == after_m && rank_[i] <= after_r)) continue;  // tried before
+        if (m + in_.size[i] > cap_) continue;
+        if (m >= (i == d1_of ? d2 : d1)) continue;                       // dominated
+        if (twin_prev_[i] >= 0 && !placed_[twin_prev_[i]]) continue;      // symmetry
+        if (target_ && m != (*target_)[i]) continue;                       // testing aid
+        batch_.push_back(i);
       }
-      const size_t trail_mark = trail_.size(), placed_mark = stack_.size();
-      bool cut = false;
-      const bool hat = place(i, at, cut);
-      const int status = solve(a, b, at, rank_[i], cut && !keys_.empty());
-      if (status == kSolved) {
-        result = kSolved;
-        break;
+      more = batch_.size() > kBatch;
+      if (more) std::nth_element(batch_.begin(), batch_.begin() + kBatch, batch_.end(), before), batch_.resize(kBatch);
+      std::sort(batch_.begin(), batch_.end(), before);
+      if (batch_.empty()) break;
+      after_m = mo_[batch_.back()], after_r = rank_[batch_.back()];
+      cands_.insert(cands_.end(), batch_.begin(), batch_.end());  // batch_ is reused below
+      for (size_t c = cbase; c < cands_.size() && !stop; ++c) {
+        const int32_t i = cands_[c];
+        const int64_t at = mo_[i];
+        // The child's inference at a glance: every unplaced buffer live in one of i's
+        // sections overlaps i, so it goes above i, and all of them must fit below the
+        // capacity. Most children that fail, fail here, without the child's sort and
+        // stacking. (Such an i has unplaced neighbours, so the hatless rule below does not
+        // apply to it.)
+        if (!fits_above(i, at)) continue;
+        // Nor can the part's tightest section hold what it has left above `at` unless i
+        // takes some of it: the child's inference would fail at once. (If i has no unplaced
+        // neighbour, every alternative fails alike, as the hatless rule below says.)
+        if (at + tight.total > cap_ && (tight.section < in_.sec_lo[i] || tight.section >= in_.sec_hi[i])) {
+          stop = !has_unplaced_neighbour(i, a, b);
+          continue;
+        }
+        const size_t trail_mark = trail_.size(), placed_mark = stack_.size();
+        bool cut = false;
+        const bool hat = place(i, at, cut, a, b);
+        const int status = solve(a, b, at, rank_[i], cut && !keys_.empty());
+        if (status == kSolved) {
+          result = kSolved;
+          stop = true;
+          break;
+        }
+        undo_to(trail_mark, placed_mark);
+        if (status == kAbort) {
+          result = kAbort;
+          stop = true;
+          break;
+        }
+        if (!hat) stop = true;  // hatless: every alternative is equivalent
       }
-      undo_to(trail_mark, placed_mark);
-      if (status == kAbort) {
-        result = kAbort;
-        break;
-      }
-      if (!hat) break;  // hatless: every alternative is equivalent
+      cands_.resize(cbase);
     }
-    cands_.resize(cbase);
     return result;
   }
 
@@ -355,6 +393,26 @@ class Dfs {
     if (lo >= hi) return 0;
     return range_max(block_max_, lo >> kBlockBits, ((hi - 1) >> kBlockBits) + 1);
   }
+  // Sparse table over block_max_[bl, bh): level j holds the maxima of 2^j blocks.
+  void build_sparse(int32_t bl, int32_t bh) {
+    const int32_t m = bh - bl, levels = std::bit_width(static_cast<uint32_t>(m));
+    sparse_width_ = m;
+    sparse_.resize(static_cast<size_t>(levels) * m);
+    std::copy(block_max_.begin() + bl, block_max_.begin() + bh, sparse_.begin());
+    for (int32_t j = 1; j < levels; ++j) {
+      const int64_t* prev = sparse_.data() + static_cast<size_t>(j - 1) * m;
+      int64_t* cur = sparse_.data() + static_cast<size_t>(j) * m;
+      for (int32_t x = 0; x + (1 << j) <= m; ++x) cur[x] = std::max(prev[x], prev[x + (1 << (j - 1))]);
+    }
+  }
+  // remaining_bound(lo, hi) from the table built over blocks from bl (lo < hi).
+  int64_t sparse_bound(int32_t bl, int32_t lo, int32_t hi) const {
+    const int32_t x = (lo >> kBlockBits) - bl, y = ((hi - 1) >> kBlockBits) - bl + 1;
+    const int j = std::bit_width(static_cast<uint32_t>(y - x)) - 1;
+    const int64_t* row = sparse_.data() + static_cast<size_t>(j) * sparse_width_;
+    return std::max(row[x], row[y - (1 << j)]);
+  }
+
   // The exact maximum of remaining_ over [lo, hi): whole blocks, then the ends.
   int64_t remaining_max(int32_t lo, int32_t hi) const {
     const int32_t b_lo = (lo + (1 << kBlockBits) - 1) >> kBlockBits, b_hi = hi >> kBlockBits;
@@ -363,10 +421,27 @@ class Dfs {
                      range_max(remaining_, b_hi << kBlockBits, hi)});
   }
 
-  bool has_unplaced_neighbour(int32_t i) const {
-    for (int32_t k = in_.adj_begin[i]; k < in_.adj_begin[i + 1]; ++k)
-      if (!placed_[in_.adj[k]]) return true;
-    return false;
+  // Calls f(j) for each unplaced buffer j overlapping i (i's own part is [a, b)) until f
+  // returns false: from the overlap lists, or in implicit mode by scanning the part in
+  // start order up to i's end.
+  template <class F>
+  void for_each_unplaced_neighbour(int32_t i, int32_t a, int32_t b, F&& f) const {
+    if (!in_.implicit) {
+      for (int32_t k = in_.adj_begin[i]; k < in_.adj_begin[i + 1]; ++k)
+        if (!placed_[in_.adj[k]] && !f(in_.adj[k])) return;
+      return;
+    }
+    for (int32_t k = a; k < b; ++k) {
+      const int32_t j = in_.by_start[k];
+      if (in_.start[j] >= in_.end[i]) return;
+      if (!placed_[j] && j != i && in_.end[j] > in_.start[i] && !f(j)) return;
+    }
+  }
+
+  bool has_unplaced_neighbour(int32_t i, int32_t a, int32_t b) const {
+    bool any = false;
+    for_each_unplaced_neighbour(i, a, b, [&](int32_t) { return !(any = true); });
+    return any;
   }
 
   // Whether i at `at` leaves room for everything unplaced in each of its sections.
@@ -377,7 +452,7 @@ class Dfs {
     return true;
   }
 
-  bool place(int32_t i, int64_t at, bool& cut) {
+  bool place(int32_t i, int64_t at, bool& cut, int32_t a, int32_t b) {
     bool hat = false;
     stack_.push_back(i);
     placed_[i] = true;
@@ -387,16 +462,16 @@ class Dfs {
     refresh_blocks(in_.sec_lo[i], in_.sec_hi[i]);
     for (int32_t s = in_.sec_lo[i] + 1; s < in_.sec_hi[i]; ++s) cut |= --cross_[s] == 0;
     const int64_t top = at + in_.size[i];
-    for (int32_t k = in_.adj_begin[i]; k < in_.adj_begin[i + 1]; ++k) {
-      const int32_t j = in_.adj[k];
-      if (placed_[j]) continue;
+    for_each_unplaced_neighbour(i, a, b, [&](int32_t j) {
       hat = true;
-      if (floor_[j] >= top) continue;
-      trail_.push_back({j, floor_[j], mo_[j], hc_[j]});
-      floor_[j] = top;
-      mo_[j] = min_offset(j);
-      rehash(j);
-    }
+      if (floor_[j] < top) {
+        trail_.push_back({j, floor_[j]});
+        floor_[j] = top;
+        mo_[j] = min_offset(j);
+        rehash(j);
+      }
+      return true;
+    });
     return hat;
   }
 
@@ -405,8 +480,8 @@ class Dfs {
     while (trail_.size() > trail_mark) {
       const Undo& u = trail_.back();
       floor_[u.buffer] = u.floor;
-      mo_[u.buffer] = u.mo;
-      hc_[u.buffer] = u.hc;
+      mo_[u.buffer] = min_offset(u.buffer);  // both follow from the floor (and rank, which
+      rehash(u.buffer);                      // is as it was when the entry was made)
       trail_.pop_back();
     }
     while (stack_.size() > placed_mark) {
@@ -420,10 +495,11 @@ class Dfs {
     }
   }
 
+  // A floor raised by a placement: 16 bytes, as a path holds up to one per overlapping
+  // pair of buffers.
   struct Undo {
     int32_t buffer;
-    int64_t floor, mo;
-    FailureMemo::Key hc;
+    int64_t floor;
   };
   const Instance& in_;
   const int64_t cap_;
@@ -441,9 +517,12 @@ class Dfs {
   static constexpr int kBlockBits = 6;
   std::vector<int64_t> offset_, floor_, mo_, eff_, remaining_, low_;
   std::vector<int64_t> block_max_;  // per block of sections: the largest remaining_
+  std::vector<int64_t> sparse_;     // build_sparse's table (scratch of one infer)
+  int32_t sparse_width_ = 0;
   Tightest tightest_;               // set by infer, for the branching that follows it
   std::vector<Undo> trail_;
-  std::vector<int32_t> stack_, cands_, unplaced_scratch_;
+  static constexpr size_t kBatch = 64;
+  std::vector<int32_t> stack_, cands_, batch_, unplaced_scratch_;
   ReleaseSorter sorter_;
   std::vector<StackItem> items_;
   std::vector<int64_t> tree_;

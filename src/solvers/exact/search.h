@@ -23,6 +23,8 @@ struct Instance {
   std::vector<bool> fixed;                  // pre-placed
   std::vector<int64_t> fixed_offset;
   std::vector<int32_t> adj_begin, adj;      // CSR: buffers whose lifetimes overlap, by size
+  bool implicit = false;                    // too many pairs: no lists (adj empty)
+  std::vector<int32_t> degree;              // number of overlapping buffers
   std::vector<int32_t> sec_lo, sec_hi;      // sections spanned: [sec_lo, sec_hi)
   int32_t sections = 0;
   std::vector<int64_t> section_total;       // total size live in each section
@@ -31,8 +33,9 @@ struct Instance {
   std::vector<int32_t> by_start;            // buffers sorted by start (then end)
 };
 
-// Builds the instance, or returns nullopt when the overlap lists would exceed
-// `max_pairs` entries (the search then declines) or the deadline passes during setup.
+// Builds the instance, or returns nullopt when the deadline passes during setup. Beyond
+// `max_pairs` overlapping pairs the overlap lists are not built (`implicit`): the search
+// then scans its current part for a buffer's overlaps (memory O(n), not O(pairs)).
 std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadline& deadline);
 
 enum class Outcome { kFound, kInfeasible, kBudget };
