@@ -14,6 +14,7 @@ namespace memplan {
 namespace {
 
 TEST(ExactImplicit, DecidesTinyInstancesLikeBruteForce) {
+  exact::check_keys = true;
   std::mt19937_64 rng(777);
   int decided = 0;
   for (int trial = 0; trial < 1500; ++trial) {
@@ -38,6 +39,7 @@ TEST(ExactImplicit, DecidesTinyInstancesLikeBruteForce) {
     }
   }
   EXPECT_EQ(decided, 3000);
+  exact::check_keys = false;
 }
 
 // Pruning only cuts failing subtrees, so without lists (a weaker lift) the search still

@@ -15,6 +15,7 @@ namespace memplan {
 namespace {
 
 TEST(ExactReRank, DecidesTinyInstancesLikeBruteForce) {
+  exact::check_keys = true;  // every incremental memo key is checked (throws on a difference)
   std::mt19937_64 rng(4242);
   int found = 0, refuted = 0;
   for (int trial = 0; trial < 2000; ++trial) {
@@ -39,6 +40,7 @@ TEST(ExactReRank, DecidesTinyInstancesLikeBruteForce) {
   }
   EXPECT_EQ(found, refuted);
   EXPECT_EQ(found, 6000);
+  exact::check_keys = false;
 }
 
 TEST(ExactReRank, SolvesMiniMallocEAndIWhereThePlainSearchDoesNot) {

@@ -1,8 +1,9 @@
-// Solver `auto`, the default: a portfolio. The greedy orders give a first plan at once; then
-// the exact search (which proves bounds) and the best available heuristic search (idealloc
-// when registered, else simulated annealing or the greedy plan alone) run concurrently,
-// share the best peak found, and stop as soon as a plan meets the proven lower bound, or at
-// the time limit (default 10 s).
+// Solver `auto`, the default: a portfolio. The exact search (which proves bounds) runs from
+// the start on one worker; on the others the greedy orders and production heuristics give
+// plans at once, then the best available heuristic search (idealloc when registered, else
+// simulated annealing) runs. All share the best peak found, and stop as soon as a plan
+// meets the proven lower bound, or at the time limit (default 10 s). On one thread: the
+// heuristics, then exact, then the heuristic search.
 #include <atomic>
 #include <cmath>
 #include <mutex>
@@ -76,18 +77,40 @@ SolveResult run_auto(const Problem& p, const SolveOptions& opt) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
     });
-  // Stage 1: the greedy orders and the strongest cheap production heuristics (which win on
-  // some real models), each bounded to a share of the budget on huge inputs.
-  run_all({{"greedy", 0.6}, {"tflite-gpu-greedy-by-size", 0.3}, {"somas", 0.3}, {"xla-choose-best", 0.3}});
-  // Stage 2: exact search and a heuristic search side by side, until a proven optimum or the
-  // time limit.
-  std::vector<std::pair<const char*, double>> members = {{"exact", 1.0}};
+  // The heuristics: the greedy orders and the strongest cheap production heuristics (which
+  // win on some real models), each bounded to a share of the budget on huge inputs; then a
+  // heuristic search until the end.
+  std::vector<std::pair<const char*, double>> heuristics = {
+      {"greedy", 0.6}, {"tflite-gpu-greedy-by-size", 0.3}, {"somas", 0.3}, {"xla-choose-best", 0.3}};
+  const char* search = nullptr;
   for (const char* h : {"idealloc", "simulated-annealing"})
     if (find_solver(h)) {
-      members.push_back({h, 1.0});
+      search = h;
       break;
     }
-  run_all(members);
+  if (threads == 1) {
+    // One worker: a plan first, then the exact search, then the heuristic search.
+    run_all(heuristics);
+    run_all({{"exact", 1.0}});
+    if (search) run_all({{search, 1.0}});
+  } else {
+    // The exact search starts at once on its own worker (on large models its dive needs
+    // every second; it searches at the lower bound until the heuristics' first plan
+    // arrives through the shared bound); the heuristics run on the others.
+    std::thread exact([&] { run("exact", 1.0); });
+    if (search) heuristics.push_back({search, 1.0});
+    {
+      std::atomic<size_t> next{0};
+      auto worker = [&] {
+        for (size_t k; (k = next.fetch_add(1)) < heuristics.size();) run(heuristics[k].first, heuristics[k].second);
+      };
+      std::vector<std::thread> pool;
+      for (int t = 2; t < threads; ++t) pool.emplace_back(worker);
+      worker();
+      for (auto& t : pool) t.join();
+    }
+    exact.join();
+  }
   shared.stop = true;
   if (watcher.joinable()) watcher.join();
   SolveResult r = result_from_plan(p, opt, shared.best);

@@ -118,6 +118,9 @@ class CellDfs {
       const int32_t i = live_[k];
       if (placed_[i] || min_offset(i) != h || h + in_.size[i] > cap_) continue;
       if (twin_prev_[i] >= 0 && !placed_[twin_prev_[i]]) continue;
+      // The child's first test at a glance: each of i's sections, its floor raised to
+      // h + size and its total left lowered by size, must keep h + (total left) <= cap.
+      if (!fits_from(i, h)) continue;
       const size_t mark = trail_.size(), placed_mark = stack_.size();
       place(i, h);
       result = solve(a, b);
@@ -136,7 +139,7 @@ class CellDfs {
         if (s != cell) x = std::max(x, floor_[s]);
       next = std::min(next, align_up(x, in_.align[i]));
     }
-    if (next == INT64_MAX || next >= cap_) return kFail;
+    if (next == INT64_MAX || next + remaining_[cell] > cap_) return kFail;
     const size_t mark = trail_.size(), placed_mark = stack_.size();
     trail_.push_back({cell, h});
     floor_[cell] = next;
@@ -212,6 +215,12 @@ class CellDfs {
       items_.push_back({in_.sec_lo[i], in_.sec_hi[i], mo_[i], in_.size[i]});
     }
     return stacks_fit(items_, s_lo, s_hi, 0, cap_, low_, tree_);
+  }
+
+  bool fits_from(int32_t i, int64_t h) const {
+    for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s)
+      if (h + remaining_[s] > cap_) return false;
+    return true;
   }
 
   void place(int32_t i, int64_t at) {

@@ -206,8 +206,9 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
   SolveResult r;
   const bool proofs = !has_gaps(p);  // gaps are searched as full rectangles: no proofs then
   std::optional<exact::Instance> in = exact::prepare(p, kMaxPairs, deadline);
-  // In a portfolio the other members supply the incumbent through the shared bound.
-  const bool shared = opt.shared_upper_bound && opt.shared_upper_bound->load() < INT64_MAX;
+  // In a portfolio the other members supply the incumbent through the shared bound (it may
+  // arrive after the search has started).
+  const bool shared = opt.shared_upper_bound != nullptr;
   std::optional<Solution> best;
   if (!shared) best = incumbent(p, deadline);
   if (!in) {  // the time limit passed during setup
@@ -278,16 +279,22 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt) {
       // Only the bound itself, the tightest target, gets the cell search too: at rungs with
       // room to waste it costs more per node and found less (D, J at 30 s).
       std::vector<Target> targets;
+      // No plan known yet (a portfolio member that started first): the bound alone.
+      if (ub == INT64_MAX) {
+        targets.push_back({lb, std::max<int64_t>(2 * budget, 2 * in->n), true});
+      }
       auto add = [&](int64_t target, int64_t b) {
         if (target >= lb && target < ub &&
             std::none_of(targets.begin(), targets.end(), [&](const Target& t) { return t.capacity == target; }))
           targets.push_back({target, std::max<int64_t>(b, 2 * in->n), target == lb});
       };
-      add(lb, 2 * budget);
-      for (int64_t part : {8, 4, 2}) add(round_up(lb + gap / part, g), budget);
-      for (int k = 5; k >= 0; --k) {
-        if (g > (gap >> k)) continue;  // g << k > gap, without overflowing
-        add(ub - (g << k), k == 0 ? 2 * budget : k == 1 ? budget : budget >> std::min(k - 1, 62));
+      if (ub < INT64_MAX) {
+        add(lb, 2 * budget);
+        for (int64_t part : {8, 4, 2}) add(round_up(lb + gap / part, g), budget);
+        for (int k = 5; k >= 0; --k) {
+          if (g > (gap >> k)) continue;  // g << k > gap, without overflowing
+          add(ub - (g << k), k == 0 ? 2 * budget : k == 1 ? budget : budget >> std::min(k - 1, 62));
+        }
       }
       if (targets.empty() || deadline.expired()) break;
       std::vector<int64_t> offsets;

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <bit>
 #include <climits>
+#include <stdexcept>
 
 #include "core/arith.h"
 #include "solvers/exact/deep_threads.h"
@@ -47,6 +48,7 @@ class Dfs {
     placed_.assign(n, 0);
     offset_.assign(n, 0);
     floor_.assign(n, 0);
+    floor_of_.assign(n, -1);
     mo_.assign(n, 0);
     eff_.assign(n, 0);
     remaining_.assign(in.sections, 0);
@@ -106,12 +108,19 @@ class Dfs {
   // that fails at once then fails the node before its siblings' searches are paid for.
   // `restart`: a placement just left a time point no unplaced buffer crosses; each part is
   // re-ranked (rerank) and starts with the monotonic floor back at 0.
-  int solve(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, bool restart = false) {
+  // `split`: the last placement left a time point no unplaced buffer crosses (else the
+  // part stays whole, and is not scanned for parts again).
+  // `elems`: with no split, the part's unplaced buffers' key parts summed (see solve_single).
+  int solve(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, bool restart = false, bool split = true,
+            const FailureMemo::Key* elems = nullptr) {
     const size_t pbase = parts_.size();
-    for_each_part(in_, placed_, a, b, [&](int32_t first, int32_t last) {
-      parts_.push_back({first, last});
-      return kSolved;
-    });
+    if (split)
+      for_each_part(in_, placed_, a, b, [&](int32_t first, int32_t last) {
+        parts_.push_back({first, last});
+        return kSolved;
+      });
+    else
+      parts_.push_back({a, b});
     const size_t pend = parts_.size();
     int status = kSolved;
     if (pend - pbase > 1)
@@ -123,12 +132,13 @@ class Dfs {
     for (size_t p = pbase; p < pend && status == kSolved; ++p) {
       const auto [first, last] = parts_[p];
       if (!restart) {
-        status = solve_single(first, last, x_cur, last_rank);
+        status = solve_single(first, last, x_cur, last_rank, -1, split ? nullptr : elems);
         continue;
       }
       const size_t rbase = rerank_.size();
       rerank(first, last);
       status = solve_single(first, last, 0, -1, x_cur);
+      if (status == kAbort) break;  // as in branch_on: nothing to restore
       for (size_t u = rbase; u < rerank_.size(); ++u) {
         rank_[rerank_[u].first] = rerank_[u].second;
         rehash(rerank_[u].first);
@@ -161,30 +171,41 @@ class Dfs {
   // can change), the monotonic floor x_cur, the last rank placed and the inference base
   // (x_cur, or at a restart the offset reached before it); a state that failed once fails
   // again, under any node budget.
-  int solve_single(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, int64_t base = -1) {
+  // The buffers' key parts are summed over the part, or handed down by the parent when
+  // the part did not split (the parent's sum, less the placed buffer, plus the changes of
+  // its neighbours' floors: see branch_on).
+  int solve_single(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, int64_t base = -1,
+                   const FailureMemo::Key* known = nullptr) {
     if (++nodes_ > budget_ || ((nodes_ & 15) == 0 && deadline_.expired())) return kAbort;
     if (static_cast<int64_t>(stack_.size()) >= depth_limit_) return kAbort;  // the stack's end
+    if (trail_.size() > kMaxTrail) return kAbort;  // memory: see kMaxTrail
     if (base < x_cur) base = x_cur;
-    FailureMemo::Key key;
+    FailureMemo::Key elems;
+    if (!known || check_keys) {
+      for (int32_t k = a; k < b; ++k) {
+        const int32_t i = in_.by_start[k];
+        if (!placed_[i]) elems.add(hc_[i]);
+      }
+      if (known && (known->h1 != elems.h1 || known->h2 != elems.h2))
+        throw std::logic_error("exact search: incremental memo key differs from the part's");
+    }
+    if (known) elems = *known;
+    FailureMemo::Key key = elems;
     key.add(UINT64_MAX, static_cast<uint64_t>(x_cur));
     key.add(UINT64_MAX - 1, static_cast<uint64_t>(last_rank));
     key.add(UINT64_MAX - 2, static_cast<uint64_t>(base));
-    for (int32_t k = a; k < b; ++k) {
-      const int32_t i = in_.by_start[k];
-      if (!placed_[i]) key.add(hc_[i]);
-    }
     if (memo_->failed(key)) return kFail;
-    const int status = branch(a, b, x_cur, last_rank, base);
+    const int status = branch(a, b, x_cur, last_rank, base, elems);
     if (status == kFail) memo_->remember(key);
     return status;
   }
 
-  int branch(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, int64_t base) {
+  int branch(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, int64_t base, const FailureMemo::Key& elems) {
     int64_t d1, d2;
     int32_t d1_of;
     const int inferred = infer(a, b, last_rank, base, d1, d2, d1_of);
     if (inferred != kAbort) return inferred;  // kAbort: inference passed, branch on
-    return branch_on(a, b, x_cur, last_rank, d1, d2, d1_of, tightest_);
+    return branch_on(a, b, x_cur, last_rank, d1, d2, d1_of, tightest_, elems);
   }
 
   // The largest total left in one section of the part [s_lo, s_hi) (see infer), and the
@@ -290,7 +311,12 @@ class Dfs {
     for (size_t u = ubase; u < unplaced_scratch_.size(); ++u) {
       const int32_t i = unplaced_scratch_[u];
       if (eff_[i] + r_max <= cap_) continue;
-      const int64_t r_i = table ? sparse_bound(bl, in_.sec_lo[i], in_.sec_hi[i]) : remaining_bound(in_.sec_lo[i], in_.sec_hi[i]);
+      // Short spans (most buffers of real models) read their sections directly: exact,
+      // and tighter than the blocks they touch.
+      const int32_t lo = in_.sec_lo[i], hi = in_.sec_hi[i];
+      const int64_t r_i = hi - lo <= (1 << kBlockBits) ? range_max(remaining_, lo, hi)
+                          : table                     ? sparse_bound(bl, lo, hi)
+                                                      : remaining_bound(lo, hi);
       if (eff_[i] + r_i <= cap_) continue;
       unplaced_scratch_[keep++] = i;
       h_lo = std::min(h_lo, in_.sec_lo[i]);
@@ -315,7 +341,7 @@ class Dfs {
   // the part), so a level of the recursion holds kBatch of them, not all: a deep dive on a
   // large part (one level per placement) would otherwise hold the sum of the part sizes.
   int branch_on(int32_t a, int32_t b, int64_t x_cur, int32_t last_rank, int64_t d1, int64_t d2,
-                int32_t d1_of, Tightest tight) {
+                int32_t d1_of, Tightest tight, const FailureMemo::Key& elems) {
     const size_t cbase = cands_.size();
     auto before = [&](int32_t x, int32_t y) { return mo_[x] != mo_[y] ? mo_[x] < mo_[y] : rank_[x] < rank_[y]; };
     int64_t after_m = INT64_MIN;  // the batch starts past (after_m, after_r)
@@ -359,19 +385,21 @@ class Dfs {
         }
         const size_t trail_mark = trail_.size(), placed_mark = stack_.size();
         bool cut = false;
-        const bool hat = place(i, at, cut, a, b);
-        const int status = solve(a, b, at, rank_[i], cut && !keys_.empty());
+        FailureMemo::Key child = elems;
+        child.remove(hc_[i]);
+        const bool hat = place(i, at, cut, a, b, child);
+        const int status = solve(a, b, at, rank_[i], cut && !keys_.empty(), cut, &child);
         if (status == kSolved) {
           result = kSolved;
           stop = true;
           break;
         }
-        undo_to(trail_mark, placed_mark);
-        if (status == kAbort) {
-          result = kAbort;
+        if (status == kAbort) {  // the search is over and its state dropped: no undoing
+          result = kAbort;         // (on a deep dive that would take a while past the limit)
           stop = true;
           break;
         }
+        undo_to(trail_mark, placed_mark);
         if (!hat) stop = true;  // hatless: every alternative is equivalent
       }
       cands_.resize(cbase);
@@ -452,7 +480,8 @@ class Dfs {
     return true;
   }
 
-  bool place(int32_t i, int64_t at, bool& cut, int32_t a, int32_t b) {
+  // Places i; `elems` follows the changes of the unplaced buffers' key parts.
+  bool place(int32_t i, int64_t at, bool& cut, int32_t a, int32_t b, FailureMemo::Key& elems) {
     bool hat = false;
     stack_.push_back(i);
     placed_[i] = true;
@@ -465,10 +494,13 @@ class Dfs {
     for_each_unplaced_neighbour(i, a, b, [&](int32_t j) {
       hat = true;
       if (floor_[j] < top) {
-        trail_.push_back({j, floor_[j]});
+        trail_.push_back({j, floor_of_[j]});
         floor_[j] = top;
+        floor_of_[j] = i;
         mo_[j] = min_offset(j);
+        elems.remove(hc_[j]);
         rehash(j);
+        elems.add(hc_[j]);
       }
       return true;
     });
@@ -479,7 +511,8 @@ class Dfs {
   void undo_to(size_t trail_mark, size_t placed_mark) {
     while (trail_.size() > trail_mark) {
       const Undo& u = trail_.back();
-      floor_[u.buffer] = u.floor;
+      floor_of_[u.buffer] = u.floor_of;  // still placed: it was placed before the raise
+      floor_[u.buffer] = u.floor_of < 0 ? 0 : offset_[u.floor_of] + in_.size[u.floor_of];
       mo_[u.buffer] = min_offset(u.buffer);  // both follow from the floor (and rank, which
       rehash(u.buffer);                      // is as it was when the entry was made)
       trail_.pop_back();
@@ -495,11 +528,10 @@ class Dfs {
     }
   }
 
-  // A floor raised by a placement: 16 bytes, as a path holds up to one per overlapping
-  // pair of buffers.
+  // A floor raised by a placement: 8 bytes (the buffer, and the placed buffer whose top
+  // was its floor before), as a path holds up to one per overlapping pair of buffers.
   struct Undo {
-    int32_t buffer;
-    int64_t floor;
+    int32_t buffer, floor_of;
   };
   const Instance& in_;
   const int64_t cap_;
@@ -516,12 +548,18 @@ class Dfs {
   std::vector<char> placed_;  // char, not bool: read in every inner loop
   static constexpr int kBlockBits = 6;
   std::vector<int64_t> offset_, floor_, mo_, eff_, remaining_, low_;
+  std::vector<int32_t> floor_of_;  // the placed buffer whose top is floor_ (-1: floor 0)
   std::vector<int64_t> block_max_;  // per block of sections: the largest remaining_
   std::vector<int64_t> sparse_;     // build_sparse's table (scratch of one infer)
   int32_t sparse_width_ = 0;
   Tightest tightest_;               // set by infer, for the branching that follows it
   std::vector<Undo> trail_;
   static constexpr size_t kBatch = 64;
+  // A path holds one trail entry per floor a placement raised, up to one per overlapping
+  // pair: on dense inputs without overlap lists (S_1: 43M pairs) a long dive could hold
+  // hundreds of MB (Y_1's dive to LOAD: about 20M entries). Past this many entries
+  // (256 MB) the probe stops as "budget spent".
+  static constexpr size_t kMaxTrail = size_t{1} << 25;
   std::vector<int32_t> stack_, cands_, batch_, unplaced_scratch_;
   ReleaseSorter sorter_;
   std::vector<StackItem> items_;

@@ -62,6 +62,7 @@ class FailureMemo {
     }
     // Adds every element of another key (a precomputed part of the state).
     void add(const Key& k) { h1 += k.h1, h2 += k.h2; }
+    void remove(const Key& k) { h1 -= k.h1, h2 -= k.h2; }  // undoes add(k)
   };
   // One slot per node of budget, up to 2^20 slots (16 MB).
   explicit FailureMemo(int64_t budget) { table_.assign(slots_for(budget, size_t{1} << 20), Key{}); }
@@ -135,6 +136,10 @@ struct SearchResult {
   std::vector<int64_t> offsets;
   int64_t nodes = 0;
 };
+// Test hook: when set on a thread, the canonical search checks every memo key it derives
+// incrementally against one summed afresh, and throws std::logic_error on a difference.
+inline thread_local bool check_keys = false;
+
 // Node results shared by both searches.
 enum Status { kFail = 0, kSolved = 1, kAbort = 2 };
 

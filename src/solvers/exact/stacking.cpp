@@ -1,6 +1,7 @@
 #include "solvers/exact/stacking.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace memplan::exact {
 
@@ -90,8 +91,12 @@ bool stacks_fit(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, in
   int64_t span_sum = 0;
   for (const StackItem& it : items) span_sum += it.hi - it.lo;
   const int64_t k = static_cast<int64_t>(items.size());
-  return span_sum > 16 * k + (s_hi - s_lo) ? stacks_fit_tree(items, s_lo, s_hi, base, cap, tree)
-                                           : stacks_fit_direct(items, s_lo, s_hi, base, cap, low);
+  // Direct: the range fill plus one step per section entry. Tree: clearing 4 * (range
+  // rounded up to a power of two) entries, plus two tree walks per item.
+  const int64_t range = s_hi - s_lo;
+  return span_sum > 16 * k + 4 * static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(range, 1))))
+             ? stacks_fit_tree(items, s_lo, s_hi, base, cap, tree)
+             : stacks_fit_direct(items, s_lo, s_hi, base, cap, low);
 }
 
 }  // namespace memplan::exact
