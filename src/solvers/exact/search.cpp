@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <bit>
 #include <climits>
+#include <deque>
 #include <stdexcept>
 
 #include "core/arith.h"
@@ -553,13 +554,13 @@ class Dfs {
   std::vector<int64_t> sparse_;     // build_sparse's table (scratch of one infer)
   int32_t sparse_width_ = 0;
   Tightest tightest_;               // set by infer, for the branching that follows it
-  std::vector<Undo> trail_;
+  std::deque<Undo> trail_;
   static constexpr size_t kBatch = 64;
   // A path holds one trail entry per floor a placement raised, up to one per overlapping
-  // pair: on dense inputs without overlap lists (S_1: 43M pairs) a long dive could hold
-  // hundreds of MB (Y_1's dive to LOAD: about 20M entries). Past this many entries
-  // (256 MB) the probe stops as "budget spent".
-  static constexpr size_t kMaxTrail = size_t{1} << 25;
+  // pair: a long dive on a dense input holds many (Y_1's dive to LOAD: more than 33M of
+  // its 180M pairs). Past this many entries (512 MB; a deque, so never twice that while
+  // growing) the probe stops as "budget spent".
+  static constexpr size_t kMaxTrail = size_t{1} << 26;
   std::vector<int32_t> stack_, cands_, batch_, unplaced_scratch_;
   ReleaseSorter sorter_;
   std::vector<StackItem> items_;
