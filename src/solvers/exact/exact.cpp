@@ -76,18 +76,21 @@ struct Strategy {
 };
 
 // The round robin's strategies, in order, with their budget weights. Measured on A-K (one
-// strategy alone, doubling budgets, memos kept; docs/results.md has the portfolio's times):
-//  - the re-ranking canonical search under TWA is the only one that solves I fast, and
-//    among the fastest on A, F, G, J and K: it gets 6 times the budget of the others;
-//  - under TWO (ties of TW by the number of overlaps) it solves E in 1,648 nodes (TWA:
-//    96,070) and D in 5,078, but not A, F or I: twice the budget;
-//  - the lowest-cell search under TAW solves B, C and D in a few hundred to a few thousand
-//    nodes (least slack: C; fewest branches: D), under TWA H, under WAT B;
-//  - the plain canonical search under TWA solves F in 756 nodes (the re-ranking one 5227).
-// These choices are fitted to A-K (as MiniMalloc's own three preorders are to its data);
-// on other instances the round robin still tries every strategy, only less early.
-// Without the cell search (pre-placed buffers, or long lifetimes): the two re-ranking ones
-// above, then the canonical search under WAT, TAW and TWA, plain, and WAT and TAW
+// strategy alone, doubling budgets from 2n, memos kept; nodes to solve):
+//  - the lowest-cell search, least slack: under TAW C (990), under TWA H (1,409) and A
+//    (1,686); fewest branches: under WAT B (196), under TAW D (5,726);
+//  - the re-ranking canonical search: under TWA the only one that solves I (3,662), and
+//    G, J, K in 500-2,500 (4x budget); under TWO (ties of TW by the number of overlaps)
+//    E (765) and D (2,626) (2x budget);
+//  - the plain canonical search under TWA: F (462).
+// The order and weights were picked by running the portfolio on A-K (one thread, node
+// counts, which do not depend on the machine) to minimize the largest ratio of nodes to
+// MiniMalloc's time on the same instance: C decides it, at 5,056 nodes (the previous
+// order, re-ranking TWA first at 6x: 12,366 on C and 22,908 on H). These choices are
+// fitted to A-K (as MiniMalloc's own three preorders are to its data); on other instances
+// the round robin still tries every strategy, only less early.
+// Without the cell search (pre-placed buffers, or long lifetimes): re-ranking TWA at 6x
+// and TWO at 2x, then the canonical search under TWA, WAT and TAW, plain, and WAT and TAW
 // re-ranking.
 std::vector<Strategy> strategies(const exact::Instance& in) {
   bool fixed = false;
@@ -108,10 +111,10 @@ std::vector<Strategy> strategies(const exact::Instance& in) {
             make(Strategy::kCanonical, kTWA, 1), make(Strategy::kCanonical, kWAT, 1),
             make(Strategy::kCanonical, kTAW, 1), make(Strategy::kRestart, kWAT, 1),
             make(Strategy::kRestart, kTAW, 1)};
-  return {make(Strategy::kRestart, kTWA, 6),          make(Strategy::kRestart, kTWO, 2),
-          make(Strategy::kCellsLeastSlack, kTAW, 1),     make(Strategy::kCellsFewestBranches, kTAW, 1),
-          make(Strategy::kCanonical, kTWA, 1),           make(Strategy::kCellsLeastSlack, kTWA, 1),
-          make(Strategy::kCellsFewestBranches, kWAT, 1)};
+  return {make(Strategy::kCellsLeastSlack, kTAW, 1),     make(Strategy::kCellsLeastSlack, kTWA, 1),
+          make(Strategy::kRestart, kTWA, 4),             make(Strategy::kRestart, kTWO, 2),
+          make(Strategy::kCanonical, kTWA, 1),           make(Strategy::kCellsFewestBranches, kWAT, 1),
+          make(Strategy::kCellsFewestBranches, kTAW, 1)};
 }
 
 // One probe of a round: a target capacity, its node budget, and whether every strategy
