@@ -132,5 +132,31 @@ TEST(ExactStacking, TreeAgreesWithDirectStacking) {
   EXPECT_GT(fails, 2000);
 }
 
+TEST(ExactStacking, CompressedWideRangesAgreeWithDirectStacking) {
+  // A few items over a wide range of sections: stacks_fit compresses the range to the
+  // items' ends, which must not change the answer.
+  std::mt19937_64 rng(77);
+  int fits = 0, fails = 0;
+  std::vector<int64_t> low(5000), low2(5000), tree;
+  for (int trial = 0; trial < 5000; ++trial) {
+    const int32_t s_lo = static_cast<int32_t>(rng() % 100), s_hi = s_lo + 200 + static_cast<int32_t>(rng() % 4000);
+    std::vector<exact::StackItem> items(1 + rng() % 20);
+    for (auto& it : items) {
+      it.lo = s_lo + static_cast<int32_t>(rng() % (s_hi - s_lo));
+      it.hi = it.lo + 1 + static_cast<int32_t>(rng() % (s_hi - it.lo));
+      it.release = static_cast<int64_t>(rng() % 40);
+      it.size = 1 + static_cast<int64_t>(rng() % 12);
+    }
+    std::sort(items.begin(), items.end(),
+              [](const exact::StackItem& a, const exact::StackItem& b) { return a.release < b.release; });
+    const int64_t base = static_cast<int64_t>(rng() % 20), cap = 20 + static_cast<int64_t>(rng() % 80);
+    const bool direct = exact::stacks_fit_direct(items, s_lo, s_hi, base, cap, low);
+    ASSERT_EQ(exact::stacks_fit(items, s_lo, s_hi, base, cap, low2, tree), direct) << "trial " << trial;
+    (direct ? fits : fails)++;
+  }
+  EXPECT_GT(fits, 500);
+  EXPECT_GT(fails, 500);
+}
+
 }  // namespace
 }  // namespace memplan

@@ -5,6 +5,9 @@
 
 namespace memplan::exact {
 
+bool stacks_fit_uncompressed(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
+                             int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree);
+
 bool stacks_fit_direct(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi,
                        int64_t base, int64_t cap, std::vector<int64_t>& low) {
   if (s_lo < s_hi) std::fill(low.begin() + s_lo, low.begin() + s_hi, base);
@@ -88,6 +91,27 @@ bool stacks_fit_tree(std::span<const StackItem> items, int32_t s_lo, int32_t s_h
 
 bool stacks_fit(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
                 int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree) {
+  // Few items over a wide range (the filtered buffers of a large part: 2,000 items over 40k
+  // sections): between two consecutive item ends every section holds the same items, so
+  // each such run is one section of a compressed range of at most 2k - 1 sections. The
+  // test is the same; the tree to clear is far smaller.
+  if (s_hi - s_lo > 4 * static_cast<int64_t>(items.size()) + 64) {
+    thread_local std::vector<int32_t> ends;
+    thread_local std::vector<StackItem> packed;
+    ends.clear();
+    for (const StackItem& it : items) ends.push_back(it.lo), ends.push_back(it.hi);
+    std::sort(ends.begin(), ends.end());
+    ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+    auto at = [&](int32_t x) { return static_cast<int32_t>(std::lower_bound(ends.begin(), ends.end(), x) - ends.begin()); };
+    packed.clear();
+    for (const StackItem& it : items) packed.push_back({at(it.lo), at(it.hi), it.release, it.size});
+    return stacks_fit_uncompressed(packed, 0, static_cast<int32_t>(ends.size()) - 1, base, cap, low, tree);
+  }
+  return stacks_fit_uncompressed(items, s_lo, s_hi, base, cap, low, tree);
+}
+
+bool stacks_fit_uncompressed(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
+                             int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree) {
   int64_t span_sum = 0;
   for (const StackItem& it : items) span_sum += it.hi - it.lo;
   const int64_t k = static_cast<int64_t>(items.size());
