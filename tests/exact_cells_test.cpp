@@ -107,6 +107,20 @@ TEST(ExactCells, DeclinesPreplacedBuffers) {
 namespace memplan {
 namespace {
 
+// `count` items over sections [s_lo, s_hi), sorted by release as the searches hand them over.
+std::vector<exact::StackItem> random_items(std::mt19937_64& rng, int32_t s_lo, int32_t s_hi, size_t count) {
+  std::vector<exact::StackItem> items(count);
+  for (auto& it : items) {
+    it.lo = s_lo + static_cast<int32_t>(rng() % (s_hi - s_lo));
+    it.hi = it.lo + 1 + static_cast<int32_t>(rng() % (s_hi - it.lo));
+    it.release = static_cast<int64_t>(rng() % 40);
+    it.size = 1 + static_cast<int64_t>(rng() % 12);
+  }
+  std::sort(items.begin(), items.end(),
+            [](const exact::StackItem& a, const exact::StackItem& b) { return a.release < b.release; });
+  return items;
+}
+
 TEST(ExactStacking, TreeAgreesWithDirectStacking) {
   // The segment-tree form of section inference must give the direct stacking's answer.
   std::mt19937_64 rng(4242);
@@ -114,15 +128,7 @@ TEST(ExactStacking, TreeAgreesWithDirectStacking) {
   std::vector<int64_t> low(64), tree;
   for (int trial = 0; trial < 20000; ++trial) {
     const int32_t s_lo = static_cast<int32_t>(rng() % 8), s_hi = s_lo + 1 + static_cast<int32_t>(rng() % 40);
-    std::vector<exact::StackItem> items(1 + rng() % 30);
-    for (auto& it : items) {
-      it.lo = s_lo + static_cast<int32_t>(rng() % (s_hi - s_lo));
-      it.hi = it.lo + 1 + static_cast<int32_t>(rng() % (s_hi - it.lo));
-      it.release = static_cast<int64_t>(rng() % 40);
-      it.size = 1 + static_cast<int64_t>(rng() % 12);
-    }
-    std::sort(items.begin(), items.end(),
-              [](const exact::StackItem& a, const exact::StackItem& b) { return a.release < b.release; });
+    const std::vector<exact::StackItem> items = random_items(rng, s_lo, s_hi, 1 + rng() % 30);
     const int64_t base = static_cast<int64_t>(rng() % 20), cap = 20 + static_cast<int64_t>(rng() % 80);
     const bool direct = exact::stacks_fit_direct(items, s_lo, s_hi, base, cap, low);
     ASSERT_EQ(exact::stacks_fit_tree(items, s_lo, s_hi, base, cap, tree), direct) << "trial " << trial;
@@ -140,15 +146,7 @@ TEST(ExactStacking, CompressedWideRangesAgreeWithDirectStacking) {
   std::vector<int64_t> low(5000), low2(5000), tree;
   for (int trial = 0; trial < 5000; ++trial) {
     const int32_t s_lo = static_cast<int32_t>(rng() % 100), s_hi = s_lo + 200 + static_cast<int32_t>(rng() % 4000);
-    std::vector<exact::StackItem> items(1 + rng() % 20);
-    for (auto& it : items) {
-      it.lo = s_lo + static_cast<int32_t>(rng() % (s_hi - s_lo));
-      it.hi = it.lo + 1 + static_cast<int32_t>(rng() % (s_hi - it.lo));
-      it.release = static_cast<int64_t>(rng() % 40);
-      it.size = 1 + static_cast<int64_t>(rng() % 12);
-    }
-    std::sort(items.begin(), items.end(),
-              [](const exact::StackItem& a, const exact::StackItem& b) { return a.release < b.release; });
+    const std::vector<exact::StackItem> items = random_items(rng, s_lo, s_hi, 1 + rng() % 20);
     const int64_t base = static_cast<int64_t>(rng() % 20), cap = 20 + static_cast<int64_t>(rng() % 80);
     const bool direct = exact::stacks_fit_direct(items, s_lo, s_hi, base, cap, low);
     ASSERT_EQ(exact::stacks_fit(items, s_lo, s_hi, base, cap, low2, tree), direct) << "trial " << trial;
