@@ -29,12 +29,8 @@ TEST(ExactImplicit, DecidesTinyInstancesLikeBruteForce) {
     const exact::Instance in = testing::exact_instance(p, true);
     ASSERT_TRUE(in.implicit);
     for (const char* keys : {"", "TWA"}) {
-      const std::vector<int32_t> order = exact::preorder(in, keys[0] ? keys : "WAT");
-      const exact::SearchResult yes = exact::search(in, opt, order, INT64_MAX, Deadline(), keys);
-      ASSERT_EQ(yes.outcome, exact::Outcome::kFound) << "trial " << trial << " " << keys;
-      ASSERT_TRUE(testing::brute_force_valid(p, yes.offsets, opt)) << "trial " << trial;
-      const exact::SearchResult no = exact::search(in, opt - 1, order, INT64_MAX, Deadline(), keys);
-      ASSERT_EQ(no.outcome, exact::Outcome::kInfeasible) << "trial " << trial << " " << keys;
+      testing::expect_decides_like_brute_force(p, in, exact::preorder(in, keys[0] ? keys : "WAT"), keys, opt, trial);
+      if (::testing::Test::HasFatalFailure()) return;
       ++decided;
     }
   }

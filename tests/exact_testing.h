@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "memplan/problem.h"
 #include "solvers/exact/search.h"
+#include "testing.h"
 
 namespace memplan::testing {
 
@@ -16,6 +19,18 @@ inline exact::Instance exact_instance(const Problem& p, bool implicit = false) {
   std::optional<exact::Instance> in = exact::prepare(p, implicit ? -1 : 1 << 30, Deadline());
   EXPECT_TRUE(in.has_value());
   return *in;
+}
+
+// The canonical search (re-ranking under `keys`, if any) finds a valid plan at the true
+// optimum `opt` and proves opt - 1 infeasible.
+inline void expect_decides_like_brute_force(const Problem& p, const exact::Instance& in,
+                                            const std::vector<int32_t>& order, const std::string& keys,
+                                            int64_t opt, int trial) {
+  const exact::SearchResult yes = exact::search(in, opt, order, INT64_MAX, Deadline(), keys);
+  ASSERT_EQ(yes.outcome, exact::Outcome::kFound) << "trial " << trial << " " << keys;
+  ASSERT_TRUE(brute_force_valid(p, yes.offsets, opt)) << "trial " << trial;
+  const exact::SearchResult no = exact::search(in, opt - 1, order, INT64_MAX, Deadline(), keys);
+  ASSERT_EQ(no.outcome, exact::Outcome::kInfeasible) << "trial " << trial << " " << keys;
 }
 
 }  // namespace memplan::testing

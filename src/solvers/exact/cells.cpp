@@ -120,7 +120,7 @@ class CellDfs {
       if (twin_prev_[i] >= 0 && !placed_[twin_prev_[i]]) continue;
       // The child's first test at a glance: each of i's sections, its floor raised to
       // h + size and its total left lowered by size, must keep h + (total left) <= cap.
-      if (!fits_from(i, h)) continue;
+      if (!fits_above(in_, i, h, remaining_, cap_)) continue;
       const size_t mark = trail_.size(), placed_mark = stack_.size();
       place(i, h);
       result = solve(a, b);
@@ -215,12 +215,6 @@ class CellDfs {
       items_.push_back({in_.sec_lo[i], in_.sec_hi[i], mo_[i], in_.size[i]});
     }
     return stacks_fit(items_, s_lo, s_hi, 0, cap_, low_, tree_);
-  }
-
-  bool fits_from(int32_t i, int64_t h) const {
-    for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s)
-      if (h + remaining_[s] > cap_) return false;
-    return true;
   }
 
   void place(int32_t i, int64_t at) {

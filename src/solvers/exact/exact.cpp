@@ -48,8 +48,9 @@ std::optional<Solution> incumbent(const Problem& p, const Deadline& deadline) {
   for (Order o : orders) {
     if (deadline.expired()) break;
     const std::vector<int32_t> order = make_order(p, o);
+    // A pass that completes is below the best so far (it stops above best->peak - 1).
     GreedyResult g = place_in_order(engine, order, Fit::kFirst, best->peak - 1, &deadline);
-    if (g.complete && (!best || g.solution.peak < best->peak)) best = std::move(g.solution);
+    if (g.complete) best = std::move(g.solution);
   }
   return best;
 }

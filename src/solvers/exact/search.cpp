@@ -40,7 +40,7 @@ class Dfs {
   Dfs(const Instance& in, int64_t capacity, const std::vector<int32_t>& order, int64_t budget,
       const Deadline& deadline, const std::vector<int64_t>* target = nullptr,
       std::string keys = {}, FailureMemo* memo = nullptr)
-      : in_(in), cap_(capacity), order_(order), budget_(budget), deadline_(deadline),
+      : in_(in), cap_(capacity), budget_(budget), deadline_(deadline),
         target_(target), keys_(std::move(keys)), own_memo_(memo ? 0 : budget),
         memo_(memo ? memo : &own_memo_) {
     const int32_t n = in.n;
@@ -61,7 +61,6 @@ class Dfs {
         offset_[i] = in.fixed_offset[i];
         continue;
       }
-      ++unplaced_;
       for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) remaining_[s] += in.size[i];
     }
     block_max_.assign((in.sections >> kBlockBits) + 1, 0);
@@ -377,7 +376,7 @@ class Dfs {
         // capacity. Most children that fail, fail here, without the child's sort and
         // stacking. (Such an i has unplaced neighbours, so the hatless rule below does not
         // apply to it.)
-        if (!fits_above(i, at)) continue;
+        if (!fits_above(in_, i, at, remaining_, cap_)) continue;
         // Nor can the part's tightest section hold what it has left above `at` unless i
         // takes some of it: the child's inference would fail at once. (If i has no unplaced
         // neighbour, every alternative fails alike, as the hatless rule below says.)
@@ -474,21 +473,12 @@ class Dfs {
     return any;
   }
 
-  // Whether i at `at` leaves room for everything unplaced in each of its sections.
-  bool fits_above(int32_t i, int64_t at) const {
-    const int64_t* r = remaining_.data();
-    for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s)
-      if (at + r[s] > cap_) return false;  // remaining_[s] includes i itself
-    return true;
-  }
-
   // Places i; `elems` follows the changes of the unplaced buffers' key parts.
   bool place(int32_t i, int64_t at, bool& cut, int32_t a, int32_t b, FailureMemo::Key& elems) {
     bool hat = false;
     stack_.push_back(i);
     placed_[i] = true;
     offset_[i] = at;
-    --unplaced_;
     for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) remaining_[s] -= in_.size[i];
     refresh_blocks(in_.sec_lo[i], in_.sec_hi[i]);
     for (int32_t s = in_.sec_lo[i] + 1; s < in_.sec_hi[i]; ++s) cut |= --cross_[s] == 0;
@@ -526,7 +516,6 @@ class Dfs {
       refresh_blocks(in_.sec_lo[i], in_.sec_hi[i]);
       for (int32_t s = in_.sec_lo[i] + 1; s < in_.sec_hi[i]; ++s) ++cross_[s];
       placed_[i] = false;
-      ++unplaced_;
     }
   }
 
@@ -537,7 +526,6 @@ class Dfs {
   };
   const Instance& in_;
   const int64_t cap_;
-  const std::vector<int32_t>& order_;
   const int64_t budget_;
   const Deadline& deadline_;
   const std::vector<int64_t>* target_;
@@ -566,7 +554,6 @@ class Dfs {
   ReleaseSorter sorter_;
   std::vector<StackItem> items_;
   std::vector<int64_t> tree_;
-  int32_t unplaced_ = 0;
   FailureMemo own_memo_;
   FailureMemo* memo_;
   int64_t nodes_ = 0;

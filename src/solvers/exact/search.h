@@ -121,6 +121,14 @@ inline int64_t span_max(const Instance& in, int32_t i, const std::vector<int64_t
   return range_max(per_section, in.sec_lo[i], in.sec_hi[i]);
 }
 
+// Whether buffer i placed at `at` leaves room above it, in each of its sections, for all
+// that is still unplaced there (`remaining`, which counts i itself): the first test of the
+// child's inference, at a glance, in both searches.
+inline bool fits_above(const Instance& in, int32_t i, int64_t at, const std::vector<int64_t>& remaining,
+                       int64_t cap) {
+  return at + span_max(in, i, remaining) <= cap;
+}
+
 // Static preorder keys (MiniMalloc's letters): W = lifetime length, A = area, T = largest
 // section total during the lifetime, Z = size, L = start, U = end, O = number of
 // overlapping buffers, C = sections spanned. All descending except L.

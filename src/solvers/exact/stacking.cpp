@@ -5,9 +5,6 @@
 
 namespace memplan::exact {
 
-bool stacks_fit_uncompressed(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
-                             int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree);
-
 bool stacks_fit_direct(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi,
                        int64_t base, int64_t cap, std::vector<int64_t>& low) {
   if (s_lo < s_hi) std::fill(low.begin() + s_lo, low.begin() + s_hi, base);
@@ -89,6 +86,24 @@ bool stacks_fit_tree(std::span<const StackItem> items, int32_t s_lo, int32_t s_h
   return base + t.max(0, n) <= cap;
 }
 
+namespace {
+
+// Picks direct or tree stacking by cost.
+bool stacks_fit_uncompressed(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
+                             int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree) {
+  int64_t span_sum = 0;
+  for (const StackItem& it : items) span_sum += it.hi - it.lo;
+  const int64_t k = static_cast<int64_t>(items.size());
+  // Direct: the range fill plus one step per section entry. Tree: clearing 4 * (range
+  // rounded up to a power of two) entries, plus two tree walks per item.
+  const int64_t range = s_hi - s_lo;
+  return span_sum > 16 * k + 4 * static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(range, 1))))
+             ? stacks_fit_tree(items, s_lo, s_hi, base, cap, tree)
+             : stacks_fit_direct(items, s_lo, s_hi, base, cap, low);
+}
+
+}  // namespace
+
 bool stacks_fit(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
                 int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree) {
   // Few items over a wide range (the filtered buffers of a large part: 2,000 items over 40k
@@ -110,17 +125,5 @@ bool stacks_fit(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, in
   return stacks_fit_uncompressed(items, s_lo, s_hi, base, cap, low, tree);
 }
 
-bool stacks_fit_uncompressed(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
-                             int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree) {
-  int64_t span_sum = 0;
-  for (const StackItem& it : items) span_sum += it.hi - it.lo;
-  const int64_t k = static_cast<int64_t>(items.size());
-  // Direct: the range fill plus one step per section entry. Tree: clearing 4 * (range
-  // rounded up to a power of two) entries, plus two tree walks per item.
-  const int64_t range = s_hi - s_lo;
-  return span_sum > 16 * k + 4 * static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(range, 1))))
-             ? stacks_fit_tree(items, s_lo, s_hi, base, cap, tree)
-             : stacks_fit_direct(items, s_lo, s_hi, base, cap, low);
-}
 
 }  // namespace memplan::exact
