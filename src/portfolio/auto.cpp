@@ -77,11 +77,11 @@ SolveResult run_auto(const Problem& p, const SolveOptions& opt) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
     });
-  // The heuristics: the greedy orders and the strongest cheap production heuristics (which
-  // win on some real models), each bounded to a share of the budget on huge inputs; then a
+  // The heuristics: the greedy orders, the exact search's dives (which land closest on the
+  // large models) and the strongest cheap production heuristics (which win on some), each bounded to a share of the budget on huge inputs; then a
   // heuristic search until the end.
   std::vector<std::pair<const char*, double>> heuristics = {
-      {"greedy", 0.6}, {"tflite-gpu-greedy-by-size", 0.3}, {"somas", 0.3}, {"xla-choose-best", 0.3}};
+      {"greedy", 0.6}, {"dive", 0.5}, {"tflite-gpu-greedy-by-size", 0.3}, {"somas", 0.3}, {"xla-choose-best", 0.3}};
   const char* search = nullptr;
   for (const char* h : {"idealloc", "simulated-annealing"})
     if (find_solver(h)) {

@@ -164,6 +164,27 @@ void sort_by_keys(const Instance& in, const std::string& keys, const std::vector
       default: return 0;
     }
   };
+  // The keys are computed once per buffer, not per comparison (re-ranking sorts millions
+  // of buffers on large models).
+  constexpr size_t kMax = 3;
+  if (keys.size() <= kMax) {
+    struct Row {
+      __int128 k[kMax];
+      int32_t id;
+    };
+    std::vector<Row> rows(ids.size());
+    for (size_t u = 0; u < ids.size(); ++u) {
+      rows[u].id = ids[u];
+      for (size_t c = 0; c < kMax; ++c) rows[u].k[c] = c < keys.size() ? key(keys[c], ids[u]) : 0;
+    }
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      for (size_t c = 0; c < kMax; ++c)
+        if (a.k[c] != b.k[c]) return a.k[c] < b.k[c];
+      return a.id < b.id;
+    });
+    for (size_t u = 0; u < ids.size(); ++u) ids[u] = rows[u].id;
+    return;
+  }
   std::sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) {
     for (char c : keys) {
       const __int128 ka = key(c, a), kb = key(c, b);

@@ -1,0 +1,362 @@
+// One descent of the canonical search without backtracking (dive.h), in O(log n) a step
+// instead of the search's scan of its part: three trees over the buffers in start order
+// hold the candidates by (minimum offset, rank), the ends at minimum offsets (dominance)
+// and the ends of lifetimes (overlaps). Minimum offsets only rise along a descent, so the
+// first two trees may hold stale, lower values: a stale best leaf is refreshed when a
+// query meets it, and one floor raise costs O(1) until then.
+#include "solvers/exact/dive.h"
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+
+#include "core/arith.h"
+
+namespace memplan::exact {
+namespace {
+
+// A tournament tree over positions [0, n): each node holds the least (key, tie) among the
+// present leaves below it, and that leaf's position (-1: none). Values sit in the nodes,
+// so an update compares neighbours in memory, and stops where a node does not change.
+class MinTree {
+ public:
+  struct Entry {
+    int64_t key = INT64_MAX;
+    int32_t tie = INT32_MAX, pos = -1;
+    bool operator<(const Entry& o) const { return key != o.key ? key < o.key : tie < o.tie; }
+    bool operator==(const Entry& o) const = default;
+  };
+  explicit MinTree(int32_t n) : m_(std::bit_ceil(static_cast<uint32_t>(std::max(n, 1)))), node_(2 * static_cast<size_t>(m_)) {}
+  void set(int32_t p, int64_t key, int32_t tie) {
+    node_[m_ + p] = {key, tie, p};
+    fix(p);
+  }
+  void remove(int32_t p) {
+    node_[m_ + p] = Entry{};
+    fix(p);
+  }
+  // set() without the path above: call rebuild() over the leaves so assigned.
+  void assign(int32_t p, int64_t key, int32_t tie) { node_[m_ + p] = {key, tie, p}; }
+  void rebuild(int32_t lo, int32_t hi) {
+    if (lo >= hi) return;
+    for (int32_t l = (lo + m_) >> 1, h = (hi - 1 + m_) >> 1; l >= 1; l >>= 1, h >>= 1)
+      for (int32_t k = l; k <= h; ++k) node_[k] = std::min(node_[2 * k], node_[2 * k + 1]);
+  }
+  // rebuild() above the given leaves only: `ks` ascending positions (used as scratch).
+  void rebuild_at(std::vector<int32_t>& ks) {
+    for (int32_t& k : ks) k = (k + m_) >> 1;
+    while (!ks.empty()) {
+      size_t w = 0;
+      for (size_t u = 0; u < ks.size(); ++u)
+        if (w == 0 || ks[w - 1] != ks[u]) ks[w++] = ks[u];
+      ks.resize(w);
+      for (int32_t k : ks) node_[k] = std::min(node_[2 * k], node_[2 * k + 1]);
+      if (ks[0] == 1) break;
+      for (int32_t& k : ks) k >>= 1;
+    }
+  }
+  bool present(int32_t p) const { return node_[m_ + p].pos >= 0; }
+  const Entry& leaf(int32_t p) const { return node_[m_ + p]; }
+  // The least present leaf in [l, r) (pos -1: none).
+  Entry best(int32_t l, int32_t r) const {
+    Entry b;
+    for (l += m_, r += m_; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) b = std::min(b, node_[l++]);
+      if (r & 1) b = std::min(b, node_[--r]);
+    }
+    return b;
+  }
+
+ private:
+  void fix(int32_t p) {
+    for (int32_t k = (p + m_) >> 1; k >= 1; k >>= 1) {
+      const Entry e = std::min(node_[2 * k], node_[2 * k + 1]);
+      if (e == node_[k]) return;  // nothing above changes either
+      node_[k] = e;
+    }
+  }
+  int32_t m_;
+  std::vector<Entry> node_;
+};
+
+// Maxima of per-section totals by blocks of 64 sections, for exact range maxima in
+// O(range / 64 + 128) and the first section reaching a value.
+class SectionMax {
+ public:
+  explicit SectionMax(std::vector<int64_t> v) : v_(std::move(v)), block_((v_.size() >> kBits) + 1, 0) {
+    for (size_t b = 0; b < block_.size(); ++b) refresh(static_cast<int32_t>(b));
+  }
+  int64_t at(int32_t s) const { return v_[s]; }
+  void add(int32_t lo, int32_t hi, int64_t delta) {
+    if (lo >= hi) return;
+    for (int32_t s = lo; s < hi; ++s) v_[s] += delta;
+    for (int32_t b = lo >> kBits; b <= (hi - 1) >> kBits; ++b) refresh(b);
+  }
+  int64_t max(int32_t lo, int32_t hi) const {
+    const int32_t b_lo = (lo + kBlock - 1) >> kBits, b_hi = hi >> kBits;
+    if (b_lo >= b_hi) return range_max(v_, lo, hi);
+    return std::max({range_max(block_, b_lo, b_hi), range_max(v_, lo, b_lo << kBits), range_max(v_, b_hi << kBits, hi)});
+  }
+  // The first section of [lo, hi) holding `value`, which must be max(lo, hi).
+  int32_t first(int32_t lo, int32_t hi, int64_t value) const {
+    int32_t s = lo;
+    const int32_t b_lo = (lo + kBlock - 1) >> kBits, b_hi = hi >> kBits;
+    if (b_lo < b_hi) {
+      for (; s < (b_lo << kBits); ++s)
+        if (v_[s] == value) return s;
+      int32_t b = b_lo;
+      while (b < b_hi && block_[b] != value) ++b;
+      s = b << kBits;
+    }
+    while (v_[s] != value) ++s;
+    return s;
+  }
+
+ private:
+  static constexpr int kBits = 6, kBlock = 1 << kBits;
+  void refresh(int32_t b) {
+    const int32_t from = b << kBits;
+    block_[b] = range_max(v_, from, std::min<int32_t>(from + kBlock, static_cast<int32_t>(v_.size())));
+  }
+  std::vector<int64_t> v_, block_;
+};
+
+// The descent runs on positions in start order (the instance's by_start): a part is a
+// range of positions, and the scans of a part and the overlap walks read memory in order.
+class Diver {
+ public:
+  Diver(const Instance& in, int64_t cap, const std::vector<int32_t>& order, std::string keys, const Deadline& deadline)
+      : in_(in), cap_(cap), keys_(std::move(keys)), deadline_(deadline), n_(in.n), buf_(in.by_start),
+        pos_(n_), size_(n_), align_(n_), start_(n_), end_(n_), slo_(n_), shi_(n_), rank_(n_), twin_(n_, -1),
+        mo_(n_, 0), floor_(n_, 0), offset_(n_, 0), placed_(n_, 0), cross_(in.sections + 1, 0), pressure_(n_, 0),
+        remaining_(totals(in)), cand_(n_), ends_(n_), live_(std::bit_ceil(static_cast<uint32_t>(std::max(n_, 1)))) {
+    for (int32_t p = 0; p < n_; ++p) {
+      const int32_t i = buf_[p];
+      pos_[i] = p, size_[p] = in.size[i], align_[p] = in.align[i], start_[p] = in.start[i], end_[p] = in.end[i];
+      slo_[p] = in.sec_lo[i], shi_[p] = in.sec_hi[i];
+    }
+    for (int32_t k = 0; k < n_; ++k) rank_[pos_[order[k]]] = k;
+    const std::vector<int32_t> twin = twins(in, order);
+    for (int32_t i = 0; i < n_; ++i)
+      if (twin[i] >= 0) twin_[pos_[i]] = pos_[twin[i]];
+    reach_.assign(2 * static_cast<size_t>(live_), INT64_MIN);
+    for (int32_t p = 0; p < n_; ++p) {
+      if (in.fixed[buf_[p]]) {
+        placed_[p] = 1, offset_[p] = in.fixed_offset[buf_[p]];
+        continue;
+      }
+      for (int32_t s = slo_[p] + 1; s < shi_[p]; ++s) ++cross_[s];
+      mo_[p] = min_offset(p);
+      cand_.assign(p, mo_[p], rank_[p]), ends_.assign(p, mo_[p] + size_[p], 0);
+      reach_[live_ + p] = end_[p];
+    }
+    cand_.rebuild(0, n_), ends_.rebuild(0, n_);
+    for (int32_t k = live_ - 1; k >= 1; --k) reach_[k] = std::max(reach_[2 * k], reach_[2 * k + 1]);
+  }
+
+  std::optional<std::vector<int64_t>> run() {
+    for (int32_t p = 0; p < n_; ++p)
+      if (placed_[p] && offset_[p] + size_[p] > cap_) return std::nullopt;
+    split(0, n_, 0, -1, false);  // the search's root: parts, ranks as given
+    int64_t steps = 0;
+    while (!parts_.empty()) {
+      if ((++steps & 255) == 0 && deadline_.expired()) return std::nullopt;
+      Part& part = parts_.back();
+      if (part.unplaced == 0) {
+        parts_.pop_back();
+        continue;
+      }
+      const int32_t p = next(part);
+      if (p < 0) return std::nullopt;  // buffers left that no placement can lift: stranded
+      if (place(p, part)) {            // a time point no unplaced buffer crosses
+        const Part done = part;
+        parts_.pop_back();
+        split(done.first, done.last, done.x_cur, done.last_rank, !keys_.empty());
+      }
+    }
+    std::vector<int64_t> offsets(n_);
+    for (int32_t p = 0; p < n_; ++p) offsets[buf_[p]] = offset_[p];
+    return offsets;
+  }
+
+ private:
+  struct Part {
+    int32_t first, last;  // positions
+    int64_t x_cur;        // the canonical sequence's last offset and rank
+    int32_t last_rank;
+    int32_t s_lo, s_hi;   // sections its unplaced buffers span
+    int64_t unplaced;
+  };
+
+  static std::vector<int64_t> totals(const Instance& in) {
+    std::vector<int64_t> t(in.sections, 0);
+    for (int32_t i = 0; i < in.n; ++i)
+      if (!in.fixed[i])
+        for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) t[s] += in.size[i];
+    return t;
+  }
+
+  int64_t min_offset(int32_t p) const {  // as in the search
+    int64_t x = align_up(floor_[p], align_[p]);
+    for (int32_t f : in_.fixed_near[buf_[p]]) {
+      const int64_t lo = in_.fixed_offset[f], hi = lo + in_.size[f];
+      if (x + size_[p] <= lo) break;
+      if (x < hi) x = align_up(hi, align_[p]);
+    }
+    return x;
+  }
+
+  // The search's next candidate of the part: the least (minimum offset, rank) above the
+  // canonical floor that passes its tests (within the capacity, not dominated, after its
+  // twin, room above it, the tightest section). A candidate that fails leaves the tree
+  // until a placement raises its floor: in the search it would fall below the canonical
+  // floor once a later candidate is placed.
+  int32_t next(const Part& part) {
+    // Everything left goes at or above x_cur: a section with more left than fits there
+    // fails the descent now (the first test of the search's inference), not at its end.
+    const int64_t tight = remaining_.max(part.s_lo, part.s_hi);
+    if (part.x_cur + tight > cap_) return -1;
+    int32_t tight_at = -1;
+    for (;;) {
+      const int32_t p = cand_.best(part.first, part.last).pos;
+      if (p < 0) return -1;
+      const int64_t at = mo_[p];
+      if (at + size_[p] > cap_) return -1;  // minimum offsets only rise: it never fits
+      bool ok = !(twin_[p] >= 0 && !placed_[twin_[p]]) && !dominated(p, at, part) &&
+                at + remaining_.max(slo_[p], shi_[p]) <= cap_;
+      if (ok && at + tight > cap_) {
+        if (tight_at < 0) tight_at = remaining_.first(part.s_lo, part.s_hi, tight);
+        ok = tight_at >= slo_[p] && tight_at < shi_[p];
+      }
+      if (ok) return p;
+      cand_.remove(p);
+    }
+  }
+
+  // Whether another unplaced buffer of the part, at its minimum offset, ends at or below
+  // `at` (the search's dominance rule).
+  bool dominated(int32_t p, int64_t at, const Part& part) const {
+    return std::min(ends_.best(part.first, p), ends_.best(p + 1, part.last)).key <= at;
+  }
+
+  // Places the buffer at position p at its minimum offset; returns whether that leaves a
+  // time point inside the part that no unplaced buffer crosses.
+  bool place(int32_t p, Part& part) {
+    const int64_t at = mo_[p], top = at + size_[p];
+    placed_[p] = 1, offset_[p] = at;
+    part.x_cur = at, part.last_rank = rank_[p], --part.unplaced;
+    cand_.remove(p), ends_.remove(p);
+    set_reach(p, INT64_MIN);
+    remaining_.add(slo_[p], shi_[p], -size_[p]);
+    bool cut = false;
+    for (int32_t s = slo_[p] + 1; s < shi_[p]; ++s) cut |= --cross_[s] == 0;
+    // Unplaced neighbours: positions before the first start at or after p's end, whose
+    // lifetime reaches past p's start. A raised one is a candidate again if it was not (it
+    // is above the canonical floor: mo > at). The trees are fixed once above them all.
+    const int32_t r = static_cast<int32_t>(
+        std::lower_bound(start_.begin() + part.first, start_.begin() + part.last, end_[p]) - start_.begin());
+    raised_.clear();
+    for_each_reaching(1, 0, live_, part.first, r, start_[p], [&](int32_t q) {
+      if (floor_[q] >= top) return;
+      floor_[q] = top;
+      mo_[q] = min_offset(q);
+      cand_.assign(q, mo_[q], rank_[q]);
+      ends_.assign(q, mo_[q] + size_[q], 0);
+      raised_.push_back(q);
+    });
+    scratch_ = raised_;
+    cand_.rebuild_at(raised_);
+    ends_.rebuild_at(scratch_);
+    return cut;
+  }
+
+  void set_reach(int32_t p, int64_t v) {
+    size_t k = live_ + static_cast<size_t>(p);
+    reach_[k] = v;
+    for (k >>= 1; k >= 1; k >>= 1) reach_[k] = std::max(reach_[2 * k], reach_[2 * k + 1]);
+  }
+  // Calls f(q) for each unplaced position q in [l, r) whose end is past `after`.
+  template <class F>
+  void for_each_reaching(size_t k, int32_t lo, int32_t hi, int32_t l, int32_t r, int64_t after, F&& f) {
+    if (hi <= l || r <= lo || reach_[k] <= after) return;
+    if (hi - lo == 1) return f(lo);
+    const int32_t mid = lo + (hi - lo) / 2;
+    for_each_reaching(2 * k, lo, mid, l, r, after, f);
+    for_each_reaching(2 * k + 1, mid, hi, l, r, after, f);
+  }
+
+  // Splits [first, last) into its parts (as for_each_part does), pushed so that the
+  // earliest is solved first. `restart`: each part is ranked afresh by the keys and starts
+  // a new canonical sequence (the search's re-ranking).
+  void split(int32_t first, int32_t last, int64_t x_cur, int32_t last_rank, bool restart) {
+    const size_t base = parts_.size();
+    int32_t from = -1, s_lo = 0, s_hi = 0;
+    int64_t reach = INT64_MIN, count = 0;
+    auto close = [&](int32_t to) {
+      parts_.push_back({from, to, restart ? 0 : x_cur, restart ? -1 : last_rank, s_lo, s_hi, count});
+      if (restart) rerank(parts_.back());
+    };
+    for (int32_t k = first; k < last; ++k) {
+      if (placed_[k]) continue;
+      if (from >= 0 && start_[k] >= reach) close(k), from = -1;
+      if (from < 0) from = k, s_lo = slo_[k], s_hi = 0, count = 0;
+      reach = std::max(reach, end_[k]);
+      s_hi = std::max(s_hi, shi_[k]);
+      ++count;
+    }
+    if (from >= 0) close(last);
+    std::reverse(parts_.begin() + static_cast<ptrdiff_t>(base), parts_.end());
+  }
+
+  // Ranks the part's unplaced buffers by the keys, with T read from the sizes still
+  // unplaced, and puts them all back as candidates (a new sequence starts at offset 0).
+  void rerank(const Part& part) {
+    ids_.clear();
+    for (int32_t k = part.first; k < part.last; ++k) {
+      if (placed_[k]) continue;
+      pressure_[buf_[k]] = remaining_.max(slo_[k], shi_[k]);
+      ids_.push_back(buf_[k]);
+    }
+    sort_by_keys(in_, keys_, pressure_, ids_);  // buffer ids, as the search ranks them
+    for (size_t r = 0; r < ids_.size(); ++r) {
+      const int32_t p = pos_[ids_[r]];
+      rank_[p] = static_cast<int32_t>(r);
+      cand_.assign(p, mo_[p], rank_[p]);
+    }
+    cand_.rebuild(part.first, part.last);
+  }
+
+  const Instance& in_;
+  const int64_t cap_;
+  const std::string keys_;
+  const Deadline& deadline_;
+  const int32_t n_;
+  // Per position unless said otherwise.
+  const std::vector<int32_t>& buf_;  // the buffer
+  std::vector<int32_t> pos_;         // per buffer: its position
+  std::vector<int64_t> size_, align_, start_, end_;
+  std::vector<int32_t> slo_, shi_, rank_;
+  std::vector<int32_t> twin_;        // the identical buffer placed before it, or -1
+  std::vector<int64_t> mo_, floor_, offset_;
+  std::vector<char> placed_;
+  std::vector<int32_t> cross_;       // per section boundary: unplaced buffers across it
+  std::vector<int64_t> pressure_;    // per buffer: rerank's T key
+  SectionMax remaining_;             // per section: the sizes still unplaced
+  // As long as unplaced: (minimum offset, rank) while a candidate, and the end at the
+  // minimum offset.
+  MinTree cand_, ends_;
+  int32_t live_;                     // leaves of reach_
+  std::vector<int64_t> reach_;       // the latest end of the unplaced buffers below each node
+  std::vector<Part> parts_;
+  std::vector<int32_t> ids_, raised_, scratch_;
+};
+
+}  // namespace
+
+std::optional<std::vector<int64_t>> dive(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
+                                         const std::string& keys, const Deadline& deadline) {
+  Diver d(in, capacity, order, keys, deadline);
+  return d.run();
+}
+
+}  // namespace memplan::exact
