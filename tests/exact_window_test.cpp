@@ -108,3 +108,26 @@ TEST(ExactWindow, NothingWhenTheWindowDoesNotFit) {
 
 }  // namespace
 }  // namespace memplan
+
+namespace memplan {
+namespace {
+
+TEST(ExactWindow, SolverGivesValidPlans) {
+  std::mt19937_64 rng(17);
+  int at_load = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    testing::RandomSpec spec;
+    spec.buffers = 4 + int(rng() % 12);
+    const Problem p = testing::random_problem(rng, spec);
+    SolveOptions opt;
+    opt.time_limit_seconds = 5;
+    const SolveResult r = solve(p, "peak-window", opt);
+    ASSERT_TRUE(r.solution.has_value()) << "trial " << trial;  // alone: a plan in any case
+    EXPECT_TRUE(testing::brute_force_valid(p, r.solution->offsets)) << "trial " << trial;
+    at_load += r.solution->peak == compute_load(p);
+  }
+  EXPECT_GT(at_load, 10);
+}
+
+}  // namespace
+}  // namespace memplan

@@ -1,9 +1,9 @@
 // One descent of the canonical search without backtracking (dive.h), in O(log n) a step
 // instead of the search's scan of its part: three trees over the buffers in start order
 // hold the candidates by (minimum offset, rank), the ends at minimum offsets (dominance)
-// and the ends of lifetimes (overlaps). Minimum offsets only rise along a descent, so the
-// first two trees may hold stale, lower values: a stale best leaf is refreshed when a
-// query meets it, and one floor raise costs O(1) until then.
+// and the ends of lifetimes (overlaps). A placement raises the floors of its unplaced
+// neighbours (found in the third tree in O(log n) each) and fixes the first two trees once
+// above all of them (MinTree::rebuild_at), not once per neighbour.
 #include "solvers/exact/dive.h"
 
 #include <algorithm>
@@ -27,15 +27,11 @@ class MinTree {
     bool operator==(const Entry& o) const = default;
   };
   explicit MinTree(int32_t n) : m_(std::bit_ceil(static_cast<uint32_t>(std::max(n, 1)))), node_(2 * static_cast<size_t>(m_)) {}
-  void set(int32_t p, int64_t key, int32_t tie) {
-    node_[m_ + p] = {key, tie, p};
-    fix(p);
-  }
   void remove(int32_t p) {
     node_[m_ + p] = Entry{};
     fix(p);
   }
-  // set() without the path above: call rebuild() over the leaves so assigned.
+  // Sets leaf p, without the path above: call rebuild() or rebuild_at() for those.
   void assign(int32_t p, int64_t key, int32_t tie) { node_[m_ + p] = {key, tie, p}; }
   void rebuild(int32_t lo, int32_t hi) {
     if (lo >= hi) return;
@@ -55,8 +51,6 @@ class MinTree {
       for (int32_t& k : ks) k >>= 1;
     }
   }
-  bool present(int32_t p) const { return node_[m_ + p].pos >= 0; }
-  const Entry& leaf(int32_t p) const { return node_[m_ + p]; }
   // The least present leaf in [l, r) (pos -1: none).
   Entry best(int32_t l, int32_t r) const {
     Entry b;
@@ -147,7 +141,7 @@ class Diver {
       }
       for (int32_t s = slo_[p] + 1; s < shi_[p]; ++s) ++cross_[s];
       mo_[p] = min_offset(p);
-      cand_.assign(p, mo_[p], rank_[p]), ends_.assign(p, mo_[p] + size_[p], 0);
+      cand_.assign(p, mo_[p], rank_[p]), ends_.assign(p, sat_add(mo_[p], size_[p]), 0);
       reach_[live_ + p] = end_[p];
     }
     cand_.rebuild(0, n_), ends_.rebuild(0, n_);
@@ -215,16 +209,16 @@ class Diver {
     // Everything left goes at or above x_cur: a section with more left than fits there
     // fails the descent now (the first test of the search's inference), not at its end.
     const int64_t tight = remaining_.max(part.s_lo, part.s_hi);
-    if (part.x_cur + tight > cap_) return -1;
+    if (sat_add(part.x_cur, tight) > cap_) return -1;
     int32_t tight_at = -1;
     for (;;) {
       const int32_t p = cand_.best(part.first, part.last).pos;
       if (p < 0) return -1;
       const int64_t at = mo_[p];
-      if (at + size_[p] > cap_) return -1;  // minimum offsets only rise: it never fits
+      if (sat_add(at, size_[p]) > cap_) return -1;  // minimum offsets only rise: it never fits
       bool ok = !(twin_[p] >= 0 && !placed_[twin_[p]]) && !dominated(p, at, part) &&
-                at + remaining_.max(slo_[p], shi_[p]) <= cap_;
-      if (ok && at + tight > cap_) {
+                sat_add(at, remaining_.max(slo_[p], shi_[p])) <= cap_;
+      if (ok && sat_add(at, tight) > cap_) {
         if (tight_at < 0) tight_at = remaining_.first(part.s_lo, part.s_hi, tight);
         ok = tight_at >= slo_[p] && tight_at < shi_[p];
       }
@@ -261,7 +255,7 @@ class Diver {
       floor_[q] = top;
       mo_[q] = min_offset(q);
       cand_.assign(q, mo_[q], rank_[q]);
-      ends_.assign(q, mo_[q] + size_[q], 0);
+      ends_.assign(q, sat_add(mo_[q], size_[q]), 0);
       raised_.push_back(q);
     });
     scratch_ = raised_;

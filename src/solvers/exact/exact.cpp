@@ -225,8 +225,8 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows);
 
 // The peak windows (window.h) at `target`, half-widths 64, 256 and 1024 sections, each
 // window and completion decided by the exact search (without windows of its own) in a
-// sixteenth of the time left: the windows that work are solved at once (bert_large's in
-// 0.01 s), and the search proper needs the rest (pangu_2.6B: its first probe takes 4.5 s).
+// sixteenth of the time left (1 s without a limit): the windows that work are solved at
+// once (bert_large's in 0.01 s), and the search proper needs the rest.
 std::optional<std::vector<int64_t>> peak_windows(const Problem& p, const exact::Instance& in, int64_t target,
                                                  const SolveOptions& opt, const Deadline& deadline) {
   const exact::Decide decide = [&](const Problem& sub, int64_t capacity, const Deadline& d)
@@ -235,7 +235,7 @@ std::optional<std::vector<int64_t>> peak_windows(const Problem& p, const exact::
     o.capacity = capacity;
     o.cancel = opt.cancel;
     const double left = d.remaining_seconds();
-    o.time_limit_seconds = std::isfinite(left) ? std::max(0.001, left / 16) : 0;
+    o.time_limit_seconds = std::isfinite(left) ? std::max(0.001, left / 16) : 1;  // never unbounded
     SolveResult r = run_exact(sub, o, false);
     if (!r.solution) return std::nullopt;
     return std::move(r.solution->offsets);
@@ -287,12 +287,13 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
       r.lower_bound = lb;
       return finish(r, "proven_infeasible");
     }
-    if (in->n > kTopDown) {  // below, the search's own first descents cost next to nothing
+    // Below 4,096 buffers the search's own first descents cost next to nothing; in a
+    // portfolio, solvers `dive` and `peak-window` run these on other threads.
+    if (in->n > kTopDown && windows) {
       if (auto offsets = first_dive(*in, prober.strategies, *cap, deadline))
         return finish(result_from_plan(p, opt, plan_of(std::move(*offsets))), "found");
-      if (windows)
-        if (auto offsets = peak_windows(p, *in, *cap, opt, deadline))
-          return finish(result_from_plan(p, opt, plan_of(std::move(*offsets))), "found");
+      if (auto offsets = peak_windows(p, *in, *cap, opt, deadline))
+        return finish(result_from_plan(p, opt, plan_of(std::move(*offsets))), "found");
     }
     std::vector<int64_t> offsets;
     for (int64_t budget = 2 * std::max(in->n, 1);; budget *= 2) {
@@ -325,10 +326,12 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
   // (bert_nezha: about 5 s of 10), leaving time for dives below the incumbent.
   // On large inputs, first the dives at the bound (dive.h): on real models the search's
   // first descent often reaches it without backtracking (Y_1: 62k buffers), and a dive
-  // costs about as much as a few hundred of the search's nodes there. (Solver `dive` goes on above it.)
-  if (in->n > kTopDown && lb < upper())
+  // costs about as much as a few hundred of the search's nodes there. Then the peak
+  // windows at the bound: bert_large and bert_nezha reach it that way. In a portfolio,
+  // solvers `dive` and `peak-window` run these on another thread instead, and the search
+  // starts at once (pangu_2.6B needs 4.5 s of it).
+  if (windows && in->n > kTopDown && lb < upper())
     if (auto offsets = first_dive(*in, prober.strategies, lb, deadline)) best = plan_of(std::move(*offsets));
-  // Then the peak windows at the bound: bert_large and bert_nezha reach it that way.
   if (windows && in->n > kTopDown && lb < upper())
     if (auto offsets = peak_windows(p, *in, lb, opt, deadline)) best = plan_of(std::move(*offsets));
   const int64_t first_budget = in->n > kTopDown ? std::max(in->n / 8, 1) : 2 * std::max(in->n, 1);
@@ -437,13 +440,45 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
   return r;
 }
 
+// Solver `peak-window`: the peak windows alone (window.h), at the lower bound or the
+// capacity. A heuristic.
+SolveResult run_peak_window(const Problem& p, const SolveOptions& opt) {
+  const Deadline deadline(opt.time_limit_seconds, opt.cancel);
+  std::optional<exact::Instance> in = exact::prepare(p, kMaxPairs, deadline);
+  const auto cap = capacity_of(p, opt);
+  std::optional<Solution> best;
+  const char* reason = "time_limit_in_setup";
+  if (in) {
+    const int64_t g = has_gaps(p) ? 1 : in->granularity;
+    const int64_t target = cap ? *cap : round_up(compute_load(p), g);
+    auto offsets = peak_windows(p, *in, target, opt, deadline);
+    reason = offsets ? "window" : deadline.expired() ? "time_limit" : "no_window_fits";
+    if (offsets) {
+      Solution s;
+      s.peak = peak_of(p, *offsets);
+      s.offsets = std::move(*offsets);
+      best = std::move(s);
+    }
+  }
+  // Alone, a plan in any case; in a portfolio, only a window's (a poor first plan there
+  // would only draw the exact search's ladder away from the bound).
+  if (!best && !opt.shared_upper_bound) best = online_plan(p);
+  SolveResult r = result_from_plan(p, opt, best);
+  r.detail = std::string("reason=") + reason;
+  return r;
+}
+
 }  // namespace
 
 void register_exact(std::vector<SolverInfo>& out) {
   out.push_back({"exact",
                  "exact search over canonical plans (MiniMalloc method): decides a capacity, or "
                  "minimizes the peak with proof; anytime",
-                 [](const Problem& p, const SolveOptions& opt) { return run_exact(p, opt, true); }});
+                 [](const Problem& p, const SolveOptions& opt) { return run_exact(p, opt, !opt.shared_upper_bound); }});
+  out.push_back({"peak-window",
+                 "the time window around the peak load solved exactly, fixed, and the rest placed "
+                 "around it by first fit, at the lower bound (or the capacity); heuristic",
+                 run_peak_window});
   out.push_back({"dive",
                  "canonical dives: the exact search's first descent without backtracking, at a "
                  "ladder of capacities from the lower bound up; heuristic, fast on large inputs",
