@@ -448,7 +448,10 @@ SolveResult run_peak_window(const Problem& p, const SolveOptions& opt) {
   const auto cap = capacity_of(p, opt);
   std::optional<Solution> best;
   const char* reason = "time_limit_in_setup";
-  if (in) {
+  // In a portfolio, small inputs are the exact search's: it wants the greedy plan at once.
+  if (in && opt.shared_upper_bound && in->n <= kTopDown) {
+    reason = "small";
+  } else if (in) {
     const int64_t g = has_gaps(p) ? 1 : in->granularity;
     const int64_t target = cap ? *cap : round_up(compute_load(p), g);
     auto offsets = peak_windows(p, *in, target, opt, deadline);
