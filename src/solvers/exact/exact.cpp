@@ -399,7 +399,8 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
 // +257. A failed dive proves nothing, so the lower bound reported is LOAD.
 SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
-  std::optional<exact::Instance> in = exact::prepare(p, kMaxPairs, deadline);
+  // No overlap lists: the dive finds overlaps in its own tree, the window reads sections.
+  std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
   SolveResult r;
   if (!in) {
     r = result_from_plan(p, opt, std::nullopt);
@@ -444,7 +445,8 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
 // capacity. A heuristic.
 SolveResult run_peak_window(const Problem& p, const SolveOptions& opt) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
-  std::optional<exact::Instance> in = exact::prepare(p, kMaxPairs, deadline);
+  // No overlap lists: the dive finds overlaps in its own tree, the window reads sections.
+  std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
   const auto cap = capacity_of(p, opt);
   std::optional<Solution> best;
   const char* reason = "time_limit_in_setup";
