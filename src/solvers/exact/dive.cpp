@@ -190,15 +190,7 @@ class Diver {
     return t;
   }
 
-  int64_t min_offset(int32_t p) const {  // as in the search
-    int64_t x = align_up(floor_[p], align_[p]);
-    for (int32_t f : in_.fixed_near[buf_[p]]) {
-      const int64_t lo = in_.fixed_offset[f], hi = lo + in_.size[f];
-      if (x + size_[p] <= lo) break;
-      if (x < hi) x = align_up(hi, align_[p]);
-    }
-    return x;
-  }
+  int64_t min_offset(int32_t p) const { return min_offset_above(in_, buf_[p], floor_[p]); }
 
   // The search's next candidate of the part: the least (minimum offset, rank) above the
   // canonical floor that passes its tests (within the capacity, not dominated, after its

@@ -39,6 +39,24 @@ bool has_gaps(const Problem& p) {
 
 int64_t round_up(int64_t x, int64_t g) { return (x + g - 1) / g * g; }
 
+// Every canonical peak is a multiple of the instance's granularity; with gaps (searched as
+// full rectangles) nothing is known, so 1.
+int64_t granularity_of(const Problem& p, const exact::Instance& in) { return has_gaps(p) ? 1 : in.granularity; }
+
+Solution plan_of(const Problem& p, std::vector<int64_t> offsets) {
+  Solution s;
+  s.peak = peak_of(p, offsets);
+  s.offsets = std::move(offsets);
+  return s;
+}
+
+// The best peak known anywhere: `best`'s, or another portfolio member's.
+int64_t known_upper(const std::optional<Solution>& best, const SolveOptions& opt) {
+  int64_t ub = best ? best->peak : INT64_MAX;
+  if (opt.shared_upper_bound) ub = std::min(ub, opt.shared_upper_bound->load());
+  return ub;
+}
+
 // The best first-fit plan over the standard orders, each stopped by the time limit, or the
 // online allocator's plan if none completes: the first incumbent.
 std::optional<Solution> incumbent(const Problem& p, const Deadline& deadline) {
@@ -264,15 +282,9 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
     r.detail = "reason=time_limit_in_setup";
     return r;
   }
-  const int64_t g = proofs ? in->granularity : 1;
+  const int64_t g = granularity_of(p, *in);
   int64_t lb = round_up(compute_load(p), g);
   Prober prober{*in, strategies(*in), deadline, std::max(1, opt.threads)};
-  auto plan_of = [&](std::vector<int64_t> offsets) {
-    Solution s;
-    s.peak = peak_of(p, offsets);
-    s.offsets = std::move(offsets);
-    return s;
-  };
   auto finish = [&](SolveResult res, const char* reason) {
     res.iterations = prober.probes;
     res.detail = std::string("reason=") + reason + " nodes=" + std::to_string(prober.nodes) +
@@ -291,15 +303,15 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
     // portfolio, solvers `dive` and `peak-window` run these on other threads.
     if (in->n > kTopDown && windows) {
       if (auto offsets = first_dive(*in, prober.strategies, *cap, deadline))
-        return finish(result_from_plan(p, opt, plan_of(std::move(*offsets))), "found");
+        return finish(result_from_plan(p, opt, plan_of(p, std::move(*offsets))), "found");
       if (auto offsets = peak_windows(p, *in, *cap, opt, deadline))
-        return finish(result_from_plan(p, opt, plan_of(std::move(*offsets))), "found");
+        return finish(result_from_plan(p, opt, plan_of(p, std::move(*offsets))), "found");
     }
     std::vector<int64_t> offsets;
     for (int64_t budget = 2 * std::max(in->n, 1);; budget *= 2) {
       int64_t at = 0;
       const exact::Outcome o = prober.round({{*cap, budget, true}}, offsets, at);
-      if (o == exact::Outcome::kFound) return finish(result_from_plan(p, opt, plan_of(std::move(offsets))), "found");
+      if (o == exact::Outcome::kFound) return finish(result_from_plan(p, opt, plan_of(p, std::move(offsets))), "found");
       if (o == exact::Outcome::kInfeasible && proofs) {
         r.status = Status::kInfeasible;
         r.lower_bound = round_up(*cap + 1, g);
@@ -314,26 +326,23 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
   // doubling node budgets. A found plan lowers the incumbent; an exhausted probe raises the
   // bound. The ladder does not depend on the number of threads.
   if (!best && !shared) return finish(r, "no_incumbent");
-  // The best peak known anywhere: ours, or another portfolio member's.
-  auto upper = [&] {
-    int64_t ub = best ? best->peak : INT64_MAX;
-    if (opt.shared_upper_bound) ub = std::min(ub, opt.shared_upper_bound->load());
-    return ub;
-  };
-  // Large inputs start lower: the bound's first probe (2 x 6 x n/8) is then 1.5n nodes,
-  // enough for a dive that barely backtracks (pangu_2.6B reaches LOAD in 1.14n nodes,
-  // bert_base in 1.08n), and it ends while the time limit is still far when it fails
-  // (bert_nezha: about 5 s of 10), leaving time for dives below the incumbent.
+  auto upper = [&] { return known_upper(best, opt); };
   // On large inputs, first the dives at the bound (dive.h): on real models the search's
   // first descent often reaches it without backtracking (Y_1: 62k buffers), and a dive
   // costs about as much as a few hundred of the search's nodes there. Then the peak
   // windows at the bound: bert_large and bert_nezha reach it that way. In a portfolio,
   // solvers `dive` and `peak-window` run these on another thread instead, and the search
   // starts at once (pangu_2.6B needs 4.5 s of it).
-  if (windows && in->n > kTopDown && lb < upper())
-    if (auto offsets = first_dive(*in, prober.strategies, lb, deadline)) best = plan_of(std::move(*offsets));
-  if (windows && in->n > kTopDown && lb < upper())
-    if (auto offsets = peak_windows(p, *in, lb, opt, deadline)) best = plan_of(std::move(*offsets));
+  if (windows && in->n > kTopDown) {
+    if (lb < upper())
+      if (auto offsets = first_dive(*in, prober.strategies, lb, deadline)) best = plan_of(p, std::move(*offsets));
+    if (lb < upper())
+      if (auto offsets = peak_windows(p, *in, lb, opt, deadline)) best = plan_of(p, std::move(*offsets));
+  }
+  // Large inputs start lower: the bound's first probe (2 x 6 x n/8) is then 1.5n nodes,
+  // enough for a dive that barely backtracks (pangu_2.6B reaches LOAD in 1.14n nodes,
+  // bert_base in 1.08n), and it ends while the time limit is still far when it fails
+  // (bert_nezha: about 5 s of 10), leaving time for dives below the incumbent.
   const int64_t first_budget = in->n > kTopDown ? std::max(in->n / 8, 1) : 2 * std::max(in->n, 1);
   for (int64_t budget = first_budget; lb < upper() && !deadline.expired(); budget *= 2) {
     bool progress = true;
@@ -376,7 +385,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
       int64_t target = 0;
       const exact::Outcome o = prober.round(targets, offsets, target);
       if (o == exact::Outcome::kFound) {
-        best = plan_of(std::move(offsets));
+        best = plan_of(p, std::move(offsets));
         progress = true;  // re-derive the ladder at this budget
       } else if (o == exact::Outcome::kInfeasible && proofs) {
         lb = target + g;
@@ -399,7 +408,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
 // +257. A failed dive proves nothing, so the lower bound reported is LOAD.
 SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
-  // No overlap lists: the dive finds overlaps in its own tree, the window reads sections.
+  // No overlap lists: the dive finds overlaps in its own tree.
   std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
   SolveResult r;
   if (!in) {
@@ -409,12 +418,8 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
   }
   const std::vector<Strategy> all = strategies(*in);
   std::optional<Solution> best = online_plan(p);  // a plan whatever the dives do
-  auto upper = [&] {
-    int64_t ub = best ? best->peak : INT64_MAX;
-    if (opt.shared_upper_bound) ub = std::min(ub, opt.shared_upper_bound->load());
-    return ub;
-  };
-  const int64_t g = has_gaps(p) ? 1 : in->granularity;
+  auto upper = [&] { return known_upper(best, opt); };
+  const int64_t g = granularity_of(p, *in);
   const int64_t lb = round_up(compute_load(p), g);
   const auto cap = capacity_of(p, opt);
   int64_t dives = 0;
@@ -425,12 +430,7 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
   int64_t delta = std::max(g, round_up(lb >> 24, g));
   for (int64_t target = lb; target <= std::min(last, upper() - 1) && !deadline.expired();) {
     ++dives;
-    if (auto offsets = first_dive(*in, all, target, deadline)) {
-      Solution s;
-      s.peak = peak_of(p, *offsets);
-      s.offsets = std::move(*offsets);
-      best = std::move(s);
-    }
+    if (auto offsets = first_dive(*in, all, target, deadline)) best = plan_of(p, std::move(*offsets));
     if (target == last) break;
     target = delta >= last - lb ? last : lb + delta;
     delta = delta > (last - lb) / 2 ? last - lb : 2 * delta;  // no overflow
@@ -445,7 +445,7 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
 // capacity. A heuristic.
 SolveResult run_peak_window(const Problem& p, const SolveOptions& opt) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
-  // No overlap lists: the dive finds overlaps in its own tree, the window reads sections.
+  // No overlap lists: the window reads sections only.
   std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
   const auto cap = capacity_of(p, opt);
   std::optional<Solution> best;
@@ -454,16 +454,10 @@ SolveResult run_peak_window(const Problem& p, const SolveOptions& opt) {
   if (in && opt.shared_upper_bound && in->n <= kTopDown) {
     reason = "small";
   } else if (in) {
-    const int64_t g = has_gaps(p) ? 1 : in->granularity;
-    const int64_t target = cap ? *cap : round_up(compute_load(p), g);
+    const int64_t target = cap ? *cap : round_up(compute_load(p), granularity_of(p, *in));
     auto offsets = peak_windows(p, *in, target, opt, deadline);
     reason = offsets ? "window" : deadline.expired() ? "time_limit" : "no_window_fits";
-    if (offsets) {
-      Solution s;
-      s.peak = peak_of(p, *offsets);
-      s.offsets = std::move(*offsets);
-      best = std::move(s);
-    }
+    if (offsets) best = plan_of(p, std::move(*offsets));
   }
   // Alone, a plan in any case; in a portfolio, only a window's (a poor first plan there
   // would only draw the exact search's ladder away from the bound).

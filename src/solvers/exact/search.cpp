@@ -84,16 +84,7 @@ class Dfs {
   }
 
  private:
-  // Lowest aligned offset >= floor_[i] that clears the pre-placed buffers around i.
-  int64_t min_offset(int32_t i) const {
-    int64_t x = align_up(floor_[i], in_.align[i]);
-    for (int32_t f : in_.fixed_near[i]) {
-      const int64_t lo = in_.fixed_offset[f], hi = lo + in_.size[f];
-      if (x + in_.size[i] <= lo) break;  // fits below f (list sorted by offset)
-      if (x < hi) x = align_up(hi, in_.align[i]);
-    }
-    return x;
-  }
+  int64_t min_offset(int32_t i) const { return min_offset_above(in_, i, floor_[i]); }
 
   // Buffer i's share of a state's key: its floor, and its rank when ranks can change.
   void rehash(int32_t i) {

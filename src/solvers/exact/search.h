@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/arith.h"
 #include "core/sort_keys.h"
 #include "memplan/problem.h"
 #include "memplan/solver.h"
@@ -119,6 +120,19 @@ inline int64_t range_max(const std::vector<int64_t>& per_section, int32_t lo, in
 // The largest of `per_section` over buffer i's sections (0 if none).
 inline int64_t span_max(const Instance& in, int32_t i, const std::vector<int64_t>& per_section) {
   return range_max(per_section, in.sec_lo[i], in.sec_hi[i]);
+}
+
+// Buffer i's minimum offset over a floor: the lowest aligned offset >= floor that clears
+// the pre-placed buffers around i (fixed_near, sorted by offset). Both the search and the
+// dive place every buffer there.
+inline int64_t min_offset_above(const Instance& in, int32_t i, int64_t floor) {
+  int64_t x = align_up(floor, in.align[i]);
+  for (int32_t f : in.fixed_near[i]) {
+    const int64_t lo = in.fixed_offset[f], hi = lo + in.size[f];
+    if (x + in.size[i] <= lo) break;  // fits below f
+    if (x < hi) x = align_up(hi, in.align[i]);
+  }
+  return x;
 }
 
 // Whether buffer i placed at `at` leaves room above it, in each of its sections, for all
