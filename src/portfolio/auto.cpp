@@ -83,7 +83,7 @@ SolveResult run_auto(const Problem& p, const SolveOptions& opt) {
   // models) and the strongest cheap production heuristics (which win on some), each
   // bounded to a share of the budget on huge inputs; then a heuristic search until the end.
   std::vector<std::pair<const char*, double>> heuristics = {
-      {"peak-window", 0.3}, {"greedy", 0.6},         {"dive", 0.5},
+      {"peak-window", 0.6}, {"greedy", 0.6},         {"dive", 0.5},
       {"tflite-gpu-greedy-by-size", 0.3}, {"somas", 0.3}, {"xla-choose-best", 0.3}};
   const char* search = nullptr;
   for (const char* h : {"idealloc", "simulated-annealing"})
