@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "memplan/problem.h"
@@ -106,5 +107,21 @@ struct LoweredGraph {
 // or the order's fault.
 LoweredGraph lower(const Graph& g, const std::vector<int32_t>& order = {},
                    const LowerOptions& options = {});
+
+// A model's memory at a glance, for a person deciding what to change (memplan onnx
+// --summary, the Python API). From a lowered graph and a plan of its problem.
+struct GraphSummary {
+  int64_t buffers = 0;       // planned buffers
+  int64_t naive_bytes = 0;   // their total size: the memory with no reuse at all
+  int64_t load = 0;          // LOAD under the order (in-place chains merged): a lower bound
+  int64_t peak = 0;          // the plan's peak
+  int64_t weight_bytes = 0;  // all weights, planned or not
+  int64_t peak_instant = 0;  // an instant at which the live bytes reach `load`
+  // Buffers live at peak_instant, largest first (at most `top` of them): id, bytes.
+  std::vector<std::pair<std::string, int64_t>> live_at_peak;
+};
+
+GraphSummary summarize(const LoweredGraph& lowered, const std::vector<int64_t>& offsets,
+                       size_t top = 20);
 
 }  // namespace memplan

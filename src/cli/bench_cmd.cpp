@@ -22,16 +22,17 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-// Files and folders (every .csv, .json and .plc problem below a folder). IREE's files use inclusive lifetimes and
+// Files and folders (every .csv, .json, .plc and .onnx problem below a folder). IREE's files use inclusive lifetimes and
 // carry IREE's own plan in the offset column, which is dropped.
-std::vector<BenchInput> load_inputs(const std::vector<std::string>& paths, const std::vector<std::string>& gens) {
+std::vector<BenchInput> load_inputs(const std::vector<std::string>& paths, const std::vector<std::string>& gens,
+                                    const ModelOptions& model) {
   std::vector<std::string> files;
   for (const std::string& p : paths) {
     if (std::filesystem::is_directory(p)) {
       std::vector<std::string> found;
       for (const auto& e : std::filesystem::recursive_directory_iterator(p))
         if (e.is_regular_file() && (e.path().extension() == ".csv" || e.path().extension() == ".json" ||
-                                    e.path().extension() == ".plc"))
+                                    e.path().extension() == ".plc" || e.path().extension() == ".onnx"))
           found.push_back(e.path().string());
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
@@ -43,7 +44,7 @@ std::vector<BenchInput> load_inputs(const std::vector<std::string>& paths, const
   for (const std::string& f : files) {
     const bool iree = f.find("/iree/") != std::string::npos;
     BenchInput in;
-    in.problem = load_problem_as_given(f, iree ? "inclusive" : "half-open").problem;
+    in.problem = load_problem_as_given(f, iree ? "inclusive" : "half-open", model).problem;
     if (iree)
       for (Buffer& b : in.problem.buffers) b.offset.reset();
     std::string name = std::filesystem::path(f).stem().string();
@@ -99,13 +100,14 @@ void add_bench_commands(CLI::App& app, BenchArgs& a) {
   a.bench = app.add_subcommand("bench", "run solvers over inputs; write Markdown/CSV tables and SVG charts");
   a.report = app.add_subcommand("report", "run solvers over inputs; write one self-contained HTML report");
   for (CLI::App* c : {a.bench, a.report}) {
-    c->add_option("inputs", a.inputs, "problem files or folders (every .csv, .json and .plc below)");
+    c->add_option("inputs", a.inputs, "problem files or folders (every .csv, .json, .plc and .onnx below)");
     c->add_option("--algos", a.algos, "comma-separated algorithms (default: bench all, report a fast set)");
     c->add_option("--generate", a.generate, "generated input KIND:BUFFERS:SEED (repeatable)");
     c->add_option("--repeat", a.repeat, "runs per solver and input (time is the mean)")->check(CLI::PositiveNumber);
     c->add_option("--time-limit", a.time_limit, "seconds per run")->check(CLI::NonNegativeNumber);
     c->add_option("--threads", a.threads, "threads per run")->check(CLI::PositiveNumber);
     c->add_option("--seed", a.seed, "seed for randomized solvers");
+    add_model_options(c, a.model);
   }
   a.bench->add_option("-o,--output", a.output, "output folder (bench.md, bench.csv, ratio.svg, time.svg)")->required();
   a.report->add_option("-o,--output", a.output, "output HTML file")->required();
@@ -113,7 +115,7 @@ void add_bench_commands(CLI::App& app, BenchArgs& a) {
 
 int run_bench_command(const BenchArgs& a) {
   const bool is_report = a.report && a.report->parsed();
-  const std::vector<BenchInput> inputs = load_inputs(a.inputs, a.generate);
+  const std::vector<BenchInput> inputs = load_inputs(a.inputs, a.generate, a.model);
   const std::vector<std::string> solvers = pick_solvers(a.algos, !is_report);
   SolveOptions opt;
   opt.time_limit_seconds = a.time_limit;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/load.h"
+
 namespace memplan {
 
 struct BenchArgs {
@@ -15,6 +17,7 @@ struct BenchArgs {
   int repeat = 1, threads = 2;
   double time_limit = 2.0;
   uint64_t seed = 1;
+  ModelOptions model;  // how .onnx inputs are read
 };
 
 void add_bench_commands(CLI::App& app, BenchArgs& args);

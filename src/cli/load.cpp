@@ -10,12 +10,43 @@ bool has_extension(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+void add_model_options(CLI::App* cmd, ModelOptions& m) {
+  cmd->add_option("--dim", m.dims, "ONNX: symbolic dimension NAME=VALUE, bound before shape inference (repeatable)");
+  cmd->add_option("--input", m.inputs, "ONNX: whole shape of a graph input, NAME=1x3x640x640 (repeatable)");
+  cmd->add_flag("--strict", m.strict, "ONNX: a tensor whose size stays unknown is an error, not a warning");
+}
+
+#ifdef MEMPLAN_HAVE_ONNX
+OnnxImportOptions onnx_options(const ModelOptions& m) {
+  OnnxImportOptions o;
+  o.strict = m.strict;
+  auto split = [](const std::string& s, const char* flag) {
+    const auto eq = s.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+      throw InputError(std::string(flag) + " '" + s + "': expected NAME=VALUE");
+    return std::pair{s.substr(0, eq), s.substr(eq + 1)};
+  };
+  for (const std::string& d : m.dims) {
+    auto [name, value] = split(d, "--dim");
+    const auto shape = parse_onnx_shape(value, "--dim '" + d + "'");
+    if (shape.size() != 1) throw InputError("--dim '" + d + "': VALUE must be one non-negative integer");
+    o.dims[name] = shape[0];
+  }
+  for (const std::string& in : m.inputs) {
+    auto [name, value] = split(in, "--input");
+    o.inputs[name] = parse_onnx_shape(value, "--input '" + in + "'");
+  }
+  return o;
+}
+#endif
+
 // By extension: .json (io_json.h), .plc (idealloc binary trace), anything else CSV.
-Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes) {
+Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes,
+                             const ModelOptions& model) {
   Loaded l;
 #ifdef MEMPLAN_HAVE_ONNX
   if (has_extension(path, ".onnx")) {
-    l.problem = import_onnx(path);
+    l.problem = import_onnx(path, onnx_options(model));
     return l;
   }
 #endif

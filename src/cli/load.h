@@ -1,10 +1,15 @@
 // Internal to the CLI: reading a problem file by its extension.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "memplan/io.h"
+#ifdef MEMPLAN_HAVE_ONNX
+#include "memplan/onnx.h"
+#endif
 
 namespace memplan {
 
@@ -16,8 +21,24 @@ struct Loaded {
 // True iff `path` ends with `suffix` (e.g. ".json").
 bool has_extension(const std::string& path, const std::string& suffix);
 
-// .onnx (when built with ONNX), .json, .plc (idealloc binary trace), anything else CSV with
+// How model files (.onnx) are read: symbolic dims and input shapes bound before shape
+// inference, and whether a tensor of unknown size is an error.
+struct ModelOptions {
+  std::vector<std::string> dims;    // NAME=VALUE
+  std::vector<std::string> inputs;  // NAME=1x3x640x640
+  bool strict = false;
+};
+// Adds --dim, --input and --strict to a subcommand.
+void add_model_options(CLI::App* cmd, ModelOptions& m);
+
+// .onnx (when built with ONNX, read per `model`), .json, .plc (idealloc binary trace), anything else CSV with
 // `lifetimes` "half-open" or "inclusive". Throws InputError on bad input.
-Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes);
+Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes,
+                             const ModelOptions& model = {});
+
+#ifdef MEMPLAN_HAVE_ONNX
+// The import options `model` asks for; throws InputError on a malformed --dim or --input.
+OnnxImportOptions onnx_options(const ModelOptions& model);
+#endif
 
 }  // namespace memplan

@@ -22,6 +22,7 @@
 #include "memplan/svg.h"
 #include "memplan/validate.h"
 #ifdef MEMPLAN_HAVE_ONNX
+#include "memplan/graph.h"
 #include "memplan/onnx.h"
 #endif
 
@@ -34,9 +35,11 @@ constexpr int kExitOk = 0, kExitInvalid = 1, kExitBadInput = 2, kExitNoPlan = 3;
 // --ignore-fixed-offsets: plan every buffer freely, e.g. idealloc's IREE sets, whose offset
 // column holds IREE's own plan rather than constraints.
 bool g_ignore_fixed_offsets = false;
+// --dim, --input, --strict: how .onnx models are read.
+ModelOptions g_model;
 
 Loaded load_problem(const std::string& path, const std::string& lifetimes) {
-  Loaded l = load_problem_as_given(path, lifetimes);
+  Loaded l = load_problem_as_given(path, lifetimes, g_model);
   if (g_ignore_fixed_offsets) {
     for (Buffer& b : l.problem.buffers) b.offset.reset();
     if (l.table)
@@ -202,6 +205,53 @@ int cmd_stats(const std::string& input, const std::string& lifetimes) {
   return kExitOk;
 }
 
+#ifdef MEMPLAN_HAVE_ONNX
+std::string mb(int64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%lld bytes (%.2f MB)", static_cast<long long>(bytes), bytes / 1e6);
+  return buf;
+}
+
+// `memplan onnx`: the model's buffers as CSV, and/or its summary.
+int cmd_onnx(const std::string& input, int64_t alignment, bool weights, bool summary, const std::string& output) {
+  OnnxImportOptions o = onnx_options(g_model);
+  o.alignment = alignment;
+  o.include_weights = weights;
+  const Graph g = onnx_graph(input, o);
+  const LoweredGraph lowered = lower_onnx(g, o);
+  check_problem(lowered.problem, input);
+  if (!output.empty() || !summary) {
+    std::ostringstream out;
+    write_csv(out, lowered.problem, nullptr);
+    if (output.empty()) std::cout << out.str();
+    else write_file_atomic(output, out.str());
+  }
+  if (!summary) return kExitOk;
+  SolveOptions opt;
+  opt.threads = std::max(1u, std::thread::hardware_concurrency());
+  const std::string algo = find_solver("auto") ? "auto" : "greedy";
+  const SolveResult r = solve(lowered.problem, algo, opt);
+  if (!r.solution) {
+    std::cerr << "memplan: no plan found for " << input << "\n";
+    return kExitNoPlan;
+  }
+  const GraphSummary s = summarize(lowered, r.solution->offsets);
+  std::cout << "model: " << input << "\n"
+            << "operators: " << g.ops.size() << ", tensors: " << g.tensors.size() << "\n"
+            << "buffers: " << s.buffers << "\n"
+            << "naive sum (no reuse): " << mb(s.naive_bytes) << "\n"
+            << "graph-order LOAD: " << mb(s.load) << "\n"
+            << "memplan peak (" << algo << "): " << mb(s.peak) << "\n"
+            << "weights: " << mb(s.weight_bytes) << (weights ? " (planned)" : " (not planned)") << "\n";
+  std::string at;
+  if (s.peak_instant >= 0 && s.peak_instant < static_cast<int64_t>(g.ops.size()))
+    at = " (operator '" + g.ops[s.peak_instant].name + "', " + g.ops[s.peak_instant].type + ")";
+  std::cout << "largest live set, at step " << s.peak_instant << at << ":\n";
+  for (const auto& [id, bytes] : s.live_at_peak) std::printf("  %12lld  %s\n", static_cast<long long>(bytes), id.c_str());
+  return kExitOk;
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -235,6 +285,7 @@ int main(int argc, char** argv) {
   std::string svg;
   solve_cmd->add_option("--svg", svg, "also draw the plan as an SVG picture here");
   add_lifetimes(solve_cmd);
+  add_model_options(solve_cmd, g_model);
 
   auto* validate_cmd = app.add_subcommand("validate", "check a plan against a problem");
   std::string solution;
@@ -262,14 +313,15 @@ int main(int argc, char** argv) {
 
 #ifdef MEMPLAN_HAVE_ONNX
   auto* onnx_cmd = app.add_subcommand("onnx", "turn an ONNX model into buffers (MiniMalloc CSV)");
-  OnnxImportOptions onnx_opt;
-  std::vector<std::string> onnx_dims;
+  int64_t onnx_alignment = 1;
+  bool onnx_weights = false, onnx_summary = false;
   onnx_cmd->add_option("model", input, "ONNX model file")->required();
-  onnx_cmd->add_option("--dim", onnx_dims, "symbolic dimension value, NAME=VALUE (repeatable)");
-  onnx_cmd->add_option("--default-dim", onnx_opt.default_dim, "value of other symbolic dimensions")->check(CLI::NonNegativeNumber);
-  onnx_cmd->add_option("--alignment", onnx_opt.alignment, "alignment of every buffer")->check(CLI::PositiveNumber);
-  onnx_cmd->add_flag("--weights", onnx_opt.include_weights, "include initializers (live for the whole run)");
-  onnx_cmd->add_option("-o,--output", output, "output CSV (default: stdout)");
+  add_model_options(onnx_cmd, g_model);
+  onnx_cmd->add_option("--alignment", onnx_alignment, "alignment of every buffer")->check(CLI::PositiveNumber);
+  onnx_cmd->add_flag("--weights", onnx_weights, "include initializers and constants (live for the whole run)");
+  onnx_cmd->add_flag("--summary", onnx_summary,
+                     "print buffers, naive sum, LOAD, memplan's peak, weights and the largest live set at the peak");
+  onnx_cmd->add_option("-o,--output", output, "output CSV (default: stdout, unless --summary)");
 #endif
   BenchArgs bench_args;
   add_bench_commands(app, bench_args);
@@ -285,24 +337,7 @@ int main(int argc, char** argv) {
     if (*validate_cmd) return cmd_validate(input, solution, capacity, lifetimes);
     if (*stats_cmd) return cmd_stats(input, lifetimes);
 #ifdef MEMPLAN_HAVE_ONNX
-    if (*onnx_cmd) {
-      for (const std::string& d : onnx_dims) {
-        const auto eq = d.find('=');
-        if (eq == std::string::npos || eq == 0)
-          throw InputError("--dim '" + d + "': expected NAME=VALUE");
-        try {
-          onnx_opt.dims[d.substr(0, eq)] = std::stoll(d.substr(eq + 1));
-        } catch (const std::exception&) {
-          throw InputError("--dim '" + d + "': VALUE must be an integer");
-        }
-      }
-      const Problem p = import_onnx(input, onnx_opt);
-      std::ostringstream out;
-      write_csv(out, p, nullptr);
-      if (output.empty()) std::cout << out.str();
-      else write_file_atomic(output, out.str());
-      return kExitOk;
-    }
+    if (*onnx_cmd) return cmd_onnx(input, onnx_alignment, onnx_weights, onnx_summary, output);
 #endif
     if (bench_args.bench->parsed() || bench_args.report->parsed()) return run_bench_command(bench_args);
     if (*list_cmd) {

@@ -1,0 +1,88 @@
+// Internal to the ONNX front end: the steps of onnx_graph (onnx.h), one file each.
+//   read_model (bind.cpp)   file -> ModelProto, nodes topologically sorted, dims bound
+//   infer_sizes (infer.cpp) shape inference + data propagation (fold.cpp) to a fixed point
+//   build_graph (build.cpp) the inferred model -> memplan::Graph
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "memplan/onnx.h"
+
+namespace memplan::onnx_fe {
+
+// "node 'name' (Op)", or "node #k (Op)" for unnamed nodes.
+std::string node_label(const onnx::NodeProto& n, int index);
+
+// Emits a warning per the options (collected or stderr).
+void warn(const OnnxImportOptions& o, const std::string& message);
+
+// Names a body graph (If/Loop/Scan attribute, nested) reads from outside itself.
+std::set<std::string> outer_refs(const onnx::GraphProto& body);
+// Every name a node reads: its inputs and its bodies' outer references.
+std::vector<std::string> node_reads(const onnx::NodeProto& n);
+
+// Reads the model, checks and binds options.dims / options.inputs / default_dim into the
+// graph's declared types (inputs, outputs, value_info, bodies), sorts the main graph's nodes
+// topologically (InputError on a cycle).
+onnx::ModelProto read_model(const std::string& path, const OnnxImportOptions& options);
+
+// A small constant tensor value known at import time (shapes and the like).
+struct Value {
+  int32_t type = 0;             // onnx::TensorProto::DataType
+  std::vector<int64_t> dims;
+  std::vector<int64_t> ints;    // integer and bool types
+  std::vector<double> reals;    // float types
+  bool is_real() const;
+  int64_t count() const;
+  double at(int64_t k) const { return is_real() ? reals[k] : static_cast<double>(ints[k]); }
+  int64_t int_at(int64_t k) const { return is_real() ? static_cast<int64_t>(reals[k]) : ints[k]; }
+};
+constexpr int64_t kMaxFoldElements = 1 << 16;
+
+std::optional<Value> value_of(const onnx::TensorProto& t);
+onnx::TensorProto to_tensor(const Value& v, const std::string& name);
+
+// Static type info of a tensor: element type and dims (-1 = unknown); rank unknown when
+// !has_shape.
+struct TypeInfo {
+  bool is_tensor = false;  // false for sequences, maps, optionals
+  int32_t elem_type = 0;
+  bool has_shape = false;
+  std::vector<int64_t> dims;
+  bool known() const;
+};
+using TypeMap = std::unordered_map<std::string, TypeInfo>;
+TypeInfo type_info(const onnx::TypeProto& t);
+// Types of a graph's inputs, outputs, value_info and initializers (Constant outputs too).
+void collect_types(const onnx::GraphProto& g, TypeMap& out);
+
+// Evaluates one node whose inputs are known values (nullptr where unknown) and whose input
+// types are `types`. nullopt when the op is not evaluated here, an input is missing, or the
+// result would be larger than kMaxFoldElements.
+std::optional<Value> fold_node(const onnx::NodeProto& n, const std::vector<const Value*>& in,
+                               const std::vector<const TypeInfo*>& types);
+
+struct Inferred {
+  onnx::ModelProto model;  // the model with inferred value_info (bodies too)
+  TypeMap types;           // main-graph tensor types by name
+  std::unordered_map<std::string, Value> values;  // tensors computed at import time
+};
+// Shape inference and data propagation to a fixed point.
+Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path);
+
+Graph build_graph(const onnx::ModelProto& bound, const Inferred& inferred,
+                  const std::string& path, const OnnxImportOptions& options);
+
+// Bits per element of a tensor element type; 0 when it has no fixed size (string, undefined).
+int64_t element_bits(int32_t type);
+const char* dtype_name(int32_t type);
+
+}  // namespace memplan::onnx_fe
