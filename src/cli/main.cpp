@@ -49,6 +49,14 @@ Loaded load_problem(const std::string& path, const std::string& lifetimes) {
 }
 
 
+// Model tensors may have any name; a CSV id cannot hold a comma or a line break.
+void require_csv_ids(const Problem& p, const std::string& output) {
+  for (const Buffer& b : p.buffers)
+    if (b.id.find_first_of(",\n\r") != std::string::npos)
+      throw InputError((output.empty() ? std::string("stdout") : output) + ": tensor '" + b.id +
+                       "' has a comma or line break in its name, which CSV cannot hold; write JSON (-o FILE.json)");
+}
+
 std::string fmt_seconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", s);
@@ -159,6 +167,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     } else if (l.table) {
       write_csv(out, *l.table, &r.solution->offsets);
     } else {
+      require_csv_ids(l.problem, output);
       write_csv(out, l.problem, &r.solution->offsets);
     }
     write_file_atomic(output, out.str());
@@ -219,10 +228,14 @@ int cmd_onnx(const std::string& input, int64_t alignment, bool weights, bool sum
   o.include_weights = weights;
   const Graph g = onnx_graph(input, o);
   const LoweredGraph lowered = lower_onnx(g, o);
-  check_problem(lowered.problem, input);
   if (!output.empty() || !summary) {
     std::ostringstream out;
-    write_csv(out, lowered.problem, nullptr);
+    if (has_extension(output, ".json")) {
+      out << problem_to_json(lowered.problem, nullptr, {});
+    } else {
+      require_csv_ids(lowered.problem, output);
+      write_csv(out, lowered.problem, nullptr);
+    }
     if (output.empty()) std::cout << out.str();
     else write_file_atomic(output, out.str());
   }

@@ -76,6 +76,8 @@ struct Builder {
         throw InputError(path + ": " + w + ": a sequence, map or optional value, not a plain tensor (unsupported)");
       if (ti.elem_type != 0 && element_bits(ti.elem_type) == 0)
         throw InputError(path + ": " + w + ": element type " + dtype_name(ti.elem_type) + " has no fixed size (unsupported)");
+      if (ti.elem_type == 0 && !ti.has_shape)
+        throw InputError(path + ": " + w + ": no type or shape could be inferred (an op ONNX 1.12 does not know?)");
       t.dtype = dtype_name(ti.elem_type);
       t.shape = ti.has_shape ? ti.dims : std::vector<int64_t>{};
       t.bytes = bytes_of(ti, path, w);
@@ -83,7 +85,7 @@ struct Builder {
       unknown(w + " has unknown shape " + shape_text(ti) + (ti.elem_type == 0 ? " and element type" : ""));
       return;
     }
-    unknown(w + " has no inferable type or shape");
+    throw InputError(path + ": " + w + ": no type or shape could be inferred (an op ONNX 1.12 does not know?)");
   }
 
   void unknown(const std::string& message) {

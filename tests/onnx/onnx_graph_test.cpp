@@ -1,0 +1,483 @@
+// ONNX front end on the graph layer: models built here with the protobuf API (If, Loop,
+// computed Reshape/Pad/Slice, views and in-place, symbolic dims) and each bad-model class.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <variant>
+
+#include "memplan/graph.h"
+#include "memplan/io.h"
+#include "memplan/onnx.h"
+
+namespace memplan {
+namespace {
+
+using Dim = std::variant<int64_t, std::string>;
+using TP = onnx::TensorProto;
+
+void set_type(onnx::ValueInfoProto* v, const std::string& name, int32_t elem, std::vector<Dim> dims) {
+  v->set_name(name);
+  auto* tt = v->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(elem);
+  auto* shape = tt->mutable_shape();
+  for (const auto& d : dims) {
+    auto* dim = shape->add_dim();
+    if (std::holds_alternative<int64_t>(d)) dim->set_dim_value(std::get<int64_t>(d));
+    else if (!std::get<std::string>(d).empty()) dim->set_dim_param(std::get<std::string>(d));
+  }
+}
+
+// A graph output declared with its element type only (shape left to inference).
+void set_out(onnx::ValueInfoProto* v, const std::string& name, int32_t elem) {
+  v->set_name(name);
+  v->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
+}
+
+onnx::NodeProto* node(onnx::GraphProto* g, const std::string& op, std::vector<std::string> in,
+                      std::vector<std::string> out) {
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name(op + "_" + out[0]);
+  for (auto& i : in) n->add_input(i);
+  for (auto& o : out) n->add_output(o);
+  return n;
+}
+
+// A Constant node holding int64 values (a shape, indices, pads).
+void int_const(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> values, bool scalar = false) {
+  auto* n = node(g, "Constant", {}, {name});
+  auto* a = n->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  auto* t = a->mutable_t();
+  t->set_data_type(TP::INT64);
+  if (!scalar) t->add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t v : values) t->add_int64_data(v);
+}
+
+onnx::ModelProto model(int opset = 13) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* op = m.add_opset_import();
+  op->set_domain("");
+  op->set_version(opset);
+  m.mutable_graph()->set_name("test");
+  return m;
+}
+
+std::string save(const onnx::ModelProto& m, const std::string& name) {
+  const std::string path = ::testing::TempDir() + "memplan_" + name + ".onnx";
+  std::ofstream out(path, std::ios::binary);
+  m.SerializeToOstream(&out);
+  return path;
+}
+
+int32_t tensor(const Graph& g, const std::string& name) {
+  for (size_t k = 0; k < g.tensors.size(); ++k)
+    if (g.tensors[k].name == name) return static_cast<int32_t>(k);
+  return -1;
+}
+const Operator& op_of(const Graph& g, const std::string& type) {
+  for (const Operator& op : g.ops)
+    if (op.type == type) return op;
+  throw std::runtime_error("no op " + type);
+}
+
+std::string error_of(const std::string& path, const OnnxImportOptions& o = {}) {
+  try {
+    onnx_graph(path, o);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// X [2,3] -> Relu -> R; If(cond): then = Mul(Relu(R), R) (two [2,3] temporaries), else = Neg(R).
+onnx::ModelProto if_model() {
+  onnx::ModelProto m = model();
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "X", TP::FLOAT, {int64_t{2}, int64_t{3}});
+  set_type(g->add_input(), "cond", TP::BOOL, {});
+  node(g, "Relu", {"X"}, {"R"});
+  auto* n = node(g, "If", {"cond"}, {"Y"});
+  auto* then_a = n->add_attribute();
+  then_a->set_name("then_branch");
+  then_a->set_type(onnx::AttributeProto::GRAPH);
+  auto* tb = then_a->mutable_g();
+  tb->set_name("then");
+  node(tb, "Relu", {"R"}, {"t1"});
+  node(tb, "Mul", {"t1", "R"}, {"t_out"});
+  set_type(tb->add_output(), "t_out", TP::FLOAT, {int64_t{2}, int64_t{3}});
+  auto* else_a = n->add_attribute();
+  else_a->set_name("else_branch");
+  else_a->set_type(onnx::AttributeProto::GRAPH);
+  auto* eb = else_a->mutable_g();
+  eb->set_name("else");
+  node(eb, "Neg", {"R"}, {"e_out"});
+  set_type(eb->add_output(), "e_out", TP::FLOAT, {int64_t{2}, int64_t{3}});
+  node(g, "Relu", {"Y"}, {"Z"});
+  set_out(g->add_output(), "Z", TP::FLOAT);
+  return m;
+}
+
+TEST(OnnxGraph, IfBodiesReadOuterTensorsAndAreScratch) {
+  const Graph g = onnx_graph(save(if_model(), "if"));
+  EXPECT_EQ(tensor(g, "t1"), -1) << "a body's own tensor is not an outer tensor";
+  EXPECT_EQ(tensor(g, "t_out"), -1);
+  const Operator& op = op_of(g, "If");
+  const int32_t r = tensor(g, "R");
+  ASSERT_GE(r, 0);
+  EXPECT_NE(std::find(op.inputs.begin(), op.inputs.end(), r), op.inputs.end()) << "outer R is read by the If";
+  EXPECT_EQ(op.scratch_bytes, 2 * 24) << "the larger branch: t1 and t_out, 24 bytes each";
+  EXPECT_EQ(g.tensors[tensor(g, "Y")].bytes, 24);
+  const LoweredGraph l = lower(g);
+  bool scratch = false;
+  for (size_t b = 0; b < l.problem.buffers.size(); ++b)
+    if (l.scratch_of_buffer[b] >= 0) scratch = l.problem.buffers[b].size == 48;
+  EXPECT_TRUE(scratch);
+}
+
+// Loop M=3 times over v [4]: tmp = Mul(v, X), v_out = Add(tmp, X); X is outer.
+onnx::ModelProto loop_model(bool symbolic_body = false) {
+  onnx::ModelProto m = model();
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "X", TP::FLOAT, {int64_t{4}});
+  int_const(g, "M", {3}, true);
+  node(g, "Relu", {"X"}, {"v0"});
+  auto* n = node(g, "Loop", {"M", "", "v0"}, {"v_final"});
+  auto* a = n->add_attribute();
+  a->set_name("body");
+  a->set_type(onnx::AttributeProto::GRAPH);
+  auto* b = a->mutable_g();
+  b->set_name("body");
+  set_type(b->add_input(), "i", TP::INT64, {});
+  set_type(b->add_input(), "c_in", TP::BOOL, {});
+  set_type(b->add_input(), "v", TP::FLOAT, {int64_t{4}});
+  node(b, "Identity", {"c_in"}, {"c_out"});
+  node(b, "Mul", {"v", "X"}, {"tmp"});
+  if (symbolic_body) {
+    // A body tensor whose size changes per iteration: Slice(tmp, 0, i).
+    int_const(b, "zero", {0});
+    node(b, "Unsqueeze", {"i", "zero"}, {"i1"});
+    node(b, "Slice", {"tmp", "zero", "i1"}, {"part"});
+  }
+  node(b, "Add", {"tmp", "X"}, {"v_out"});
+  set_out(b->add_output(), "c_out", TP::BOOL);
+  set_type(b->add_output(), "v_out", TP::FLOAT, {int64_t{4}});
+  set_type(g->add_output(), "v_final", TP::FLOAT, {int64_t{4}});
+  return m;
+}
+
+TEST(OnnxGraph, LoopBodyIsOneIterationOfScratch) {
+  const Graph g = onnx_graph(save(loop_model(), "loop"));
+  const Operator& op = op_of(g, "Loop");
+  EXPECT_EQ(op.scratch_bytes, 1 + 16 + 16) << "c_out, tmp, v_out";
+  EXPECT_EQ(tensor(g, "tmp"), -1);
+  const int32_t x = tensor(g, "X");
+  EXPECT_NE(std::find(op.inputs.begin(), op.inputs.end(), x), op.inputs.end());
+  EXPECT_EQ(g.tensors[tensor(g, "M")].kind, TensorKind::kWeight) << "a Constant output is a weight";
+  const Problem p = import_onnx(save(loop_model(), "loop"));
+  for (const Buffer& b : p.buffers)
+    if (b.id == "X") EXPECT_EQ(b.end, 2) << "X is read by the Loop (step 1)";
+}
+
+TEST(OnnxGraph, LoopBodyOfUnknownSizeWarnsOrIsRefusedUnderStrict) {
+  const std::string path = save(loop_model(true), "loop_symbolic");
+  std::vector<std::string> warnings;
+  OnnxImportOptions o;
+  o.warnings = &warnings;
+  const Graph g = onnx_graph(path, o);
+  ASSERT_FALSE(warnings.empty());
+  EXPECT_NE(warnings[0].find("Loop_v_final"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("'part'"), std::string::npos) << warnings[0];
+  o.strict = true;
+  const std::string e = error_of(path, o);
+  EXPECT_NE(e.find("node 'Loop_v_final' (Loop)"), std::string::npos) << e;
+}
+
+// X [N,3,4] -> Relu -> R; target = Concat(Gather(Shape(R), [0]), [-1]); Y = Reshape(R, target)
+// (ViT's pattern: the target shape is computed in the graph).
+onnx::ModelProto computed_reshape_model() {
+  onnx::ModelProto m = model();
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "X", TP::FLOAT, {std::string("N"), int64_t{3}, int64_t{4}});
+  node(g, "Relu", {"X"}, {"R"});
+  node(g, "Shape", {"R"}, {"s"});
+  int_const(g, "idx0", {0});
+  node(g, "Gather", {"s", "idx0"}, {"n"});
+  int_const(g, "minus1", {-1});
+  node(g, "Concat", {"n", "minus1"}, {"target"})->add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("axis");
+    a.set_type(onnx::AttributeProto::INT);
+    a.set_i(0);
+    return a;
+  }());
+  node(g, "Reshape", {"R", "target"}, {"Y"});
+  node(g, "Sigmoid", {"Y"}, {"Z"});
+  set_out(g->add_output(), "Z", TP::FLOAT);
+  return m;
+}
+
+TEST(OnnxGraph, ComputedReshapeIsSizedOnceTheDimIsBound) {
+  const std::string path = save(computed_reshape_model(), "reshape");
+  OnnxImportOptions o;
+  o.dims["N"] = 5;
+  const Graph g = onnx_graph(path, o);
+  const Tensor& y = g.tensors[tensor(g, "Y")];
+  EXPECT_EQ(y.shape, (std::vector<int64_t>{5, 12}));
+  EXPECT_EQ(y.bytes, 5 * 12 * 4);
+  for (const Tensor& t : g.tensors) EXPECT_GE(t.bytes, 0) << t.name;
+  // The shape arithmetic is folded (as runtimes do at load): weights, not operators.
+  EXPECT_EQ(g.tensors[tensor(g, "target")].kind, TensorKind::kWeight);
+  EXPECT_EQ(g.ops.size(), 3u) << "Relu, Reshape, Sigmoid";
+  // Bound by the whole input shape instead: the same sizes.
+  OnnxImportOptions by_input;
+  by_input.inputs["X"] = {5, 3, 4};
+  EXPECT_EQ(onnx_graph(path, by_input).tensors[tensor(g, "Y")].bytes, 5 * 12 * 4);
+}
+
+TEST(OnnxGraph, UnboundDimWarnsNamingTensorAndNodeAndStrictRefuses) {
+  const std::string path = save(computed_reshape_model(), "reshape_unbound");
+  std::vector<std::string> warnings;
+  OnnxImportOptions o;
+  o.warnings = &warnings;
+  const Graph g = onnx_graph(path, o);
+  EXPECT_LT(g.tensors[tensor(g, "R")].bytes, 0) << "never a silent 1";
+  bool named = false;
+  for (const auto& w : warnings) named = named || w.find("tensor 'R' (output of node 'Relu_R' (Relu))") != std::string::npos;
+  EXPECT_TRUE(named);
+  // import_onnx leaves the unknown tensors out instead of guessing their size.
+  for (const Buffer& b : import_onnx(path, o).buffers) EXPECT_NE(b.id, "R");
+  o.strict = true;
+  const std::string e = error_of(path, o);
+  EXPECT_NE(e.find("tensor 'X'"), std::string::npos) << e;
+  EXPECT_NE(e.find("--strict"), std::string::npos) << e;
+}
+
+TEST(OnnxGraph, MisspelledDimOrInputAndBadShapesAreErrors) {
+  const std::string path = save(computed_reshape_model(), "reshape_names");
+  OnnxImportOptions o;
+  o.dims["n"] = 5;
+  std::string e = error_of(path, o);
+  EXPECT_NE(e.find("--dim 'n'"), std::string::npos) << e;
+  EXPECT_NE(e.find("N"), std::string::npos) << "lists the model's dims: " << e;
+  OnnxImportOptions i;
+  i.inputs["x"] = {5, 3, 4};
+  e = error_of(path, i);
+  EXPECT_NE(e.find("--input 'x'"), std::string::npos) << e;
+  OnnxImportOptions rank;
+  rank.inputs["X"] = {5, 3};
+  EXPECT_NE(error_of(path, rank).find("rank"), std::string::npos);
+  OnnxImportOptions clash;
+  clash.inputs["X"] = {5, 3, 7};
+  EXPECT_NE(error_of(path, clash).find("declares 4"), std::string::npos);
+  OnnxImportOptions zero;
+  zero.default_dim = 0;
+  EXPECT_NE(error_of(path, zero).find("--default-dim"), std::string::npos);
+  EXPECT_THROW(parse_onnx_shape("1x3xx4", "--input"), InputError);
+  EXPECT_EQ(parse_onnx_shape("1x3x640x640", "--input"), (std::vector<int64_t>{1, 3, 640, 640}));
+}
+
+// PP-OCR's pattern: pad H and W up to 12 with pads computed from Shape: Pad(R, pads) where
+// pads = Concat([0,0,0,0], [0,0], 12 - h, 12 - w).
+onnx::ModelProto computed_pad_model() {
+  onnx::ModelProto m = model();
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "X", TP::FLOAT, {std::string("N"), int64_t{3}, std::string(""), std::string("")});
+  node(g, "Relu", {"X"}, {"R"});
+  node(g, "Shape", {"R"}, {"s"});
+  int_const(g, "hw_idx", {2, 3});
+  node(g, "Gather", {"s", "hw_idx"}, {"hw"});
+  int_const(g, "twelve", {12});
+  node(g, "Sub", {"twelve", "hw"}, {"extra"});
+  int_const(g, "zeros", {0, 0, 0, 0, 0, 0});
+  auto* c = node(g, "Concat", {"zeros", "extra"}, {"pads"});
+  auto* a = c->add_attribute();
+  a->set_name("axis");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(0);
+  node(g, "Pad", {"R", "pads"}, {"P"});
+  set_out(g->add_output(), "P", TP::FLOAT);
+  return m;
+}
+
+TEST(OnnxGraph, ComputedPadIsSized) {
+  OnnxImportOptions o;
+  o.inputs["X"] = {2, 3, 8, 10};
+  const Graph g = onnx_graph(save(computed_pad_model(), "pad"), o);
+  const Tensor& p = g.tensors[tensor(g, "P")];
+  EXPECT_EQ(p.shape, (std::vector<int64_t>{2, 3, 12, 12}));
+  EXPECT_EQ(p.bytes, 2 * 3 * 12 * 12 * 4);
+}
+
+// Slice with starts computed from the shape: Y = R[:, n/2:].
+TEST(OnnxGraph, ComputedSliceIsSized) {
+  onnx::ModelProto m = model();
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "X", TP::FLOAT, {int64_t{2}, std::string("L")});
+  node(g, "Relu", {"X"}, {"R"});
+  node(g, "Shape", {"R"}, {"s"});
+  int_const(g, "one", {1});
+  node(g, "Gather", {"s", "one"}, {"len"});
+  int_const(g, "two", {2});
+  node(g, "Div", {"len", "two"}, {"half"});
+  int_const(g, "end", {INT64_MAX});
+  node(g, "Slice", {"R", "half", "end", "one"}, {"Y"});
+  set_out(g->add_output(), "Y", TP::FLOAT);
+  OnnxImportOptions o;
+  o.dims["L"] = 10;
+  const Graph gr = onnx_graph(save(m, "slice"), o);
+  EXPECT_EQ(gr.tensors[tensor(gr, "Y")].shape, (std::vector<int64_t>{2, 5}));
+}
+
+TEST(OnnxGraph, ViewsAndInPlaceAreDerived) {
+  onnx::ModelProto m = model();
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "X", TP::FLOAT, {int64_t{2}, int64_t{3}});
+  node(g, "Relu", {"X"}, {"A"});
+  int_const(g, "flat", {6});
+  node(g, "Reshape", {"A", "flat"}, {"B"});
+  node(g, "Sigmoid", {"B"}, {"C"});
+  node(g, "Transpose", {"A"}, {"T"});
+  node(g, "Add", {"C", "C"}, {"D"});
+  node(g, "Identity", {"D"}, {"E"});
+  set_out(g->add_output(), "E", TP::FLOAT);
+  set_out(g->add_output(), "T", TP::FLOAT);
+  const Graph gr = onnx_graph(save(m, "views"));
+  const Operator& reshape = op_of(gr, "Reshape");
+  ASSERT_EQ(reshape.view_of.size(), 1u);
+  EXPECT_EQ(reshape.view_of[0], 0);
+  EXPECT_TRUE(op_of(gr, "Transpose").view_of.empty()) << "a layout change is a copy";
+  ASSERT_EQ(op_of(gr, "Sigmoid").may_overwrite.size(), 1u);
+  EXPECT_EQ(op_of(gr, "Sigmoid").may_overwrite[0], 0);
+  EXPECT_TRUE(op_of(gr, "Relu").may_overwrite.empty()) << "X is a graph input, not an activation";
+  const LoweredGraph l = lower(gr);
+  EXPECT_EQ(l.buffer_of_tensor[tensor(gr, "B")], l.buffer_of_tensor[tensor(gr, "A")]);
+  const Buffer& c = l.problem.buffers[l.buffer_of_tensor[tensor(gr, "C")]];
+  // A is still read by the Transpose after the Sigmoid: C may not take A's buffer.
+  EXPECT_EQ(c.inplace_of, "");
+  const Buffer& d = l.problem.buffers[l.buffer_of_tensor[tensor(gr, "D")]];
+  EXPECT_EQ(d.inplace_of, "C") << "C dies at the Add";
+}
+
+TEST(OnnxGraph, CommasInTensorNamesAreFine) {
+  onnx::ModelProto m = model();
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "in,put", TP::FLOAT, {int64_t{4}});
+  node(g, "Relu", {"in,put"}, {"a,b"});
+  node(g, "Relu", {"a,b"}, {"out"});
+  set_out(g->add_output(), "out", TP::FLOAT);
+  const Problem p = import_onnx(save(m, "commas"));
+  bool found = false;
+  for (const Buffer& b : p.buffers) found = found || b.id == "a,b";
+  EXPECT_TRUE(found);
+}
+
+// --- bad models: one InputError naming the node or tensor --------------------------------
+
+TEST(OnnxGraph, TruncatedFileIsRefused) {
+  const std::string good = save(computed_pad_model(), "whole");
+  std::ifstream in(good, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  const std::string path = ::testing::TempDir() + "memplan_truncated.onnx";
+  std::ofstream(path, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  const std::string e = error_of(path);
+  EXPECT_NE(e.find(path), std::string::npos) << e;
+  EXPECT_NE(e.find("truncated"), std::string::npos) << e;
+}
+
+TEST(OnnxGraph, UnknownOpWithoutShapeIsRefused) {
+  onnx::ModelProto m = model();
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "X", TP::FLOAT, {int64_t{4}});
+  auto* n = node(g, "MysteryOp", {"X"}, {"Y"});
+  n->set_domain("com.example");
+  node(g, "Relu", {"Y"}, {"Z"});
+  set_out(g->add_output(), "Z", TP::FLOAT);
+  auto* op = m.add_opset_import();
+  op->set_domain("com.example");
+  op->set_version(1);
+  const std::string e = error_of(save(m, "unknown_op"));
+  EXPECT_NE(e.find("tensor 'Y' (output of node 'MysteryOp_Y' (MysteryOp))"), std::string::npos) << e;
+}
+
+TEST(OnnxGraph, StringTensorIsRefused) {
+  onnx::ModelProto m = model();
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "S", TP::STRING, {int64_t{4}});
+  node(g, "Identity", {"S"}, {"T"});
+  set_out(g->add_output(), "T", TP::STRING);
+  const std::string e = error_of(save(m, "string"));
+  EXPECT_NE(e.find("tensor 'S'"), std::string::npos) << e;
+  EXPECT_NE(e.find("string"), std::string::npos) << e;
+}
+
+TEST(OnnxGraph, CyclicGraphIsRefused) {
+  onnx::ModelProto m = model();
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "X", TP::FLOAT, {int64_t{4}});
+  node(g, "Add", {"X", "B"}, {"A"});
+  node(g, "Relu", {"A"}, {"B"});
+  set_out(g->add_output(), "B", TP::FLOAT);
+  const std::string e = error_of(save(m, "cycle"));
+  EXPECT_NE(e.find("cyclic graph"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 'Add_A' (Add)"), std::string::npos) << e;
+}
+
+// --- the command line: exit 2, one line, no output file -----------------------------------
+
+int run(const std::string& args, std::string* err = nullptr) {
+  const std::string err_path = ::testing::TempDir() + "memplan_cli_err.txt";
+  const int rc = std::system((std::string(MEMPLAN_CLI) + " " + args + " >/dev/null 2>" + err_path).c_str());
+  if (err) {
+    std::ifstream in(err_path);
+    *err = std::string((std::istreambuf_iterator<char>(in)), {});
+  }
+  return WEXITSTATUS(rc);
+}
+
+TEST(OnnxCli, BadModelsExitTwoWithoutOutput) {
+  const std::string out = ::testing::TempDir() + "memplan_cli_out.csv";
+  const std::string reshape = save(computed_reshape_model(), "cli_reshape");
+  std::filesystem::remove(out);
+  std::string err;
+  EXPECT_EQ(run("onnx " + reshape + " --dim n=3 -o " + out, &err), 2);
+  EXPECT_NE(err.find("--dim 'n'"), std::string::npos) << err;
+  EXPECT_EQ(run("onnx " + reshape + " --strict -o " + out, &err), 2);
+  EXPECT_NE(err.find("--strict"), std::string::npos) << err;
+  EXPECT_EQ(run("onnx " + reshape + " --default-dim 0 -o " + out), 2);
+  onnx::ModelProto m = model();
+  set_type(m.mutable_graph()->add_input(), "S", TP::STRING, {int64_t{4}});
+  node(m.mutable_graph(), "Identity", {"S"}, {"T"});
+  set_out(m.mutable_graph()->add_output(), "T", TP::STRING);
+  EXPECT_EQ(run("onnx " + save(m, "cli_string") + " -o " + out, &err), 2);
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // Bound, the same model plans, through solve too.
+  EXPECT_EQ(run("onnx " + reshape + " --dim N=2 -o " + out), 0);
+  EXPECT_TRUE(std::filesystem::exists(out));
+  EXPECT_EQ(run("solve " + reshape + " --input X=2x3x4 --time-limit 1"), 0);
+  EXPECT_EQ(run("solve " + reshape + " --input Y=2x3x4 --time-limit 1", &err), 2);
+  EXPECT_NE(err.find("--input 'Y'"), std::string::npos) << err;
+}
+
+TEST(OnnxCli, SummaryReportsTheNumbers) {
+  const std::string reshape = save(computed_reshape_model(), "cli_summary");
+  const std::string out = ::testing::TempDir() + "memplan_summary.txt";
+  ASSERT_EQ(std::system((std::string(MEMPLAN_CLI) + " onnx " + reshape + " --dim N=2 --summary >" + out).c_str()), 0);
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  // X, R (Y is its view), Z: 96 bytes each; Z may overwrite R's buffer (R dies there).
+  EXPECT_NE(text.find("buffers: 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("naive sum (no reuse): 288 bytes"), std::string::npos) << text;
+  EXPECT_NE(text.find("graph-order LOAD: 192 bytes"), std::string::npos) << text;
+  EXPECT_NE(text.find("memplan peak (auto): 192 bytes"), std::string::npos) << text;
+  EXPECT_NE(text.find("largest live set"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace memplan
