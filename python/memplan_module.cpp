@@ -7,6 +7,10 @@
 #include "memplan/io.h"
 #include "memplan/solver.h"
 #include "memplan/validate.h"
+#ifdef MEMPLAN_HAVE_ONNX
+#include "memplan/graph.h"
+#include "memplan/onnx.h"
+#endif
 
 namespace py = pybind11;
 using namespace memplan;
@@ -109,4 +113,75 @@ PYBIND11_MODULE(memplan, m) {
     for (const SolverInfo& s : all_solvers()) out.emplace_back(s.name, s.description);
     return out;
   }, "(name, description) of every registered algorithm.");
+
+#ifdef MEMPLAN_HAVE_ONNX
+  // ONNX models (as `memplan onnx`): dims and input shapes bound before shape inference;
+  // warnings (tensors of unknown size, left out of the plan) go to Python's warnings.
+  auto onnx_options = [](const std::map<std::string, int64_t>& dims,
+                         const std::map<std::string, std::vector<int64_t>>& inputs, bool strict,
+                         bool include_weights, std::vector<std::string>* warnings) {
+    OnnxImportOptions o;
+    o.dims = dims;
+    o.inputs = inputs;
+    o.strict = strict;
+    o.include_weights = include_weights;
+    o.warnings = warnings;
+    return o;
+  };
+  auto emit = [](const std::vector<std::string>& warnings) {
+    for (const std::string& w : warnings) PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 1);
+  };
+  m.def("onnx_problem", [onnx_options, emit](const std::string& path, const std::map<std::string, int64_t>& dims,
+                                             const std::map<std::string, std::vector<int64_t>>& inputs, bool strict,
+                                             bool include_weights) {
+        std::vector<std::string> warnings;
+        Problem p = import_onnx(path, onnx_options(dims, inputs, strict, include_weights, &warnings));
+        emit(warnings);
+        return p;
+      }, py::arg("path"), py::arg("dims") = std::map<std::string, int64_t>{},
+      py::arg("inputs") = std::map<std::string, std::vector<int64_t>>{}, py::arg("strict") = false,
+      py::arg("include_weights") = false,
+      "The buffers of an ONNX model (ids = tensor names). dims: {name: value}; inputs: {input: [dims]}.");
+  m.def("onnx_summary", [onnx_options, emit](const std::string& path, const std::map<std::string, int64_t>& dims,
+                                             const std::map<std::string, std::vector<int64_t>>& inputs, bool strict,
+                                             const std::string& algo, double time_limit, int threads) {
+        std::vector<std::string> warnings;
+        const OnnxImportOptions o = onnx_options(dims, inputs, strict, false, &warnings);
+        const Graph g = onnx_graph(path, o);
+        const LoweredGraph l = lower_onnx(g, o);
+        emit(warnings);
+        SolveOptions so;
+        so.time_limit_seconds = time_limit;
+        so.threads = threads;
+        SolveResult r;
+        {
+          py::gil_scoped_release release;
+          r = solve(l.problem, algo, so);
+        }
+        if (!r.solution) throw InputError(path + ": no plan found");
+        const GraphSummary s = summarize(l, r.solution->offsets);
+        py::dict d;
+        d["buffers"] = s.buffers;
+        d["naive"] = s.naive_bytes;
+        d["load"] = s.load;
+        d["peak"] = s.peak;
+        d["weights"] = s.weight_bytes;
+        d["peak_step"] = s.peak_instant;
+        d["peak_operator"] = s.peak_instant < static_cast<int64_t>(g.ops.size()) ? g.ops[s.peak_instant].name : "";
+        d["live_at_peak"] = s.live_at_peak;
+        d["offsets"] = r.solution->offsets;
+        d["ids"] = [&] {
+          std::vector<std::string> ids;
+          for (const Buffer& b : l.problem.buffers) ids.push_back(b.id);
+          return ids;
+        }();
+        d["warnings"] = warnings;
+        return d;
+      }, py::arg("path"), py::arg("dims") = std::map<std::string, int64_t>{},
+      py::arg("inputs") = std::map<std::string, std::vector<int64_t>>{}, py::arg("strict") = false,
+      py::arg("algo") = find_solver("auto") ? "auto" : "greedy", py::arg("time_limit") = 10.0,
+      py::arg("threads") = 1,
+      "As `memplan onnx --summary`: dict with buffers, naive (no reuse), load, peak, weights, "
+      "peak_step, peak_operator, live_at_peak [(id, bytes)], ids and offsets of the plan, warnings.");
+#endif
 }
