@@ -1,5 +1,7 @@
 #include "cli/load.h"
 
+#include <iostream>
+
 #include "memplan/io_json.h"
 #ifdef MEMPLAN_HAVE_ONNX
 #include "memplan/onnx.h"
@@ -40,13 +42,25 @@ OnnxImportOptions onnx_options(const ModelOptions& m) {
 }
 #endif
 
+void print_warnings(const std::vector<std::string>& warnings) {
+  constexpr size_t kShown = 10;
+  for (size_t k = 0; k < warnings.size() && k < kShown; ++k)
+    std::cerr << "memplan: warning: " << warnings[k] << "\n";
+  if (warnings.size() > kShown)
+    std::cerr << "memplan: warning: ... and " << warnings.size() - kShown << " more warnings like these\n";
+}
+
 // By extension: .json (io_json.h), .plc (idealloc binary trace), anything else CSV.
 Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes,
                              const ModelOptions& model) {
   Loaded l;
 #ifdef MEMPLAN_HAVE_ONNX
   if (has_extension(path, ".onnx")) {
-    l.problem = import_onnx(path, onnx_options(model));
+    std::vector<std::string> warnings;
+    OnnxImportOptions o = onnx_options(model);
+    o.warnings = &warnings;
+    l.problem = import_onnx(path, o);
+    print_warnings(warnings);
     return l;
   }
 #endif

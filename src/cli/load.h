@@ -37,6 +37,8 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
                              const ModelOptions& model = {});
 
 #ifdef MEMPLAN_HAVE_ONNX
+// Prints model warnings to stderr, the first 10 and a count of the rest.
+void print_warnings(const std::vector<std::string>& warnings);
 // The import options `model` asks for; throws InputError on a malformed --dim or --input.
 OnnxImportOptions onnx_options(const ModelOptions& model);
 #endif

@@ -226,7 +226,10 @@ int cmd_onnx(const std::string& input, int64_t alignment, bool weights, bool sum
   OnnxImportOptions o = onnx_options(g_model);
   o.alignment = alignment;
   o.include_weights = weights;
+  std::vector<std::string> warnings;
+  o.warnings = &warnings;
   const Graph g = onnx_graph(input, o);
+  print_warnings(warnings);
   const LoweredGraph lowered = lower_onnx(g, o);
   if (!output.empty() || !summary) {
     std::ostringstream out;

@@ -147,7 +147,7 @@ onnx::ModelProto loop_model(bool symbolic_body = false) {
   set_type(g->add_input(), "X", TP::FLOAT, {int64_t{4}});
   int_const(g, "M", {3}, true);
   node(g, "Relu", {"X"}, {"v0"});
-  auto* n = node(g, "Loop", {"M", "", "v0"}, {"v_final"});
+  auto* n = node(g, "Loop", {"M", "", "v0"}, {"v_final", "scan"});
   auto* a = n->add_attribute();
   a->set_name("body");
   a->set_type(onnx::AttributeProto::GRAPH);
@@ -167,7 +167,9 @@ onnx::ModelProto loop_model(bool symbolic_body = false) {
   node(b, "Add", {"tmp", "X"}, {"v_out"});
   set_out(b->add_output(), "c_out", TP::BOOL);
   set_type(b->add_output(), "v_out", TP::FLOAT, {int64_t{4}});
+  set_type(b->add_output(), "tmp", TP::FLOAT, {int64_t{4}});  // a scan output: one per iteration
   set_type(g->add_output(), "v_final", TP::FLOAT, {int64_t{4}});
+  set_out(g->add_output(), "scan", TP::FLOAT);
   return m;
 }
 
@@ -179,6 +181,8 @@ TEST(OnnxGraph, LoopBodyIsOneIterationOfScratch) {
   const int32_t x = tensor(g, "X");
   EXPECT_NE(std::find(op.inputs.begin(), op.inputs.end(), x), op.inputs.end());
   EXPECT_EQ(g.tensors[tensor(g, "M")].kind, TensorKind::kWeight) << "a Constant output is a weight";
+  // M = 3 fixed iterations (no condition): the scan output stacks 3 of tmp.
+  EXPECT_EQ(g.tensors[tensor(g, "scan")].shape, (std::vector<int64_t>{3, 4}));
   const Problem p = import_onnx(save(loop_model(), "loop"));
   for (const Buffer& b : p.buffers)
     if (b.id == "X") EXPECT_EQ(b.end, 2) << "X is read by the Loop (step 1)";

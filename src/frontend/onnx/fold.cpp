@@ -384,9 +384,14 @@ std::optional<Value> fold_node(const onnx::NodeProto& n, const std::vector<const
     return std::nullopt;
   }
   if (op == "Shape" || op == "Size") {
-    if (types.empty() || !types[0] || !types[0]->known()) return std::nullopt;
+    if (types.empty() || !types[0] || !types[0]->has_shape) return std::nullopt;
     const Dims& d = types[0]->dims;
-    if (op == "Size") { Value v = make(T::INT64, {}); v.ints = {product(d)}; return v; }
+    if (op == "Size") {
+      if (!types[0]->known()) return std::nullopt;
+      Value v = make(T::INT64, {});
+      v.ints = {product(d)};
+      return v;
+    }
     const int64_t rank = static_cast<int64_t>(d.size());
     int64_t s = attr_int(n, "start", 0), e = attr_int(n, "end", rank);
     if (s < 0) s += rank;
@@ -394,7 +399,10 @@ std::optional<Value> fold_node(const onnx::NodeProto& n, const std::vector<const
     s = std::clamp<int64_t>(s, 0, rank);
     e = std::clamp<int64_t>(e, 0, rank);
     Value v = make(T::INT64, {std::max<int64_t>(e - s, 0)});
-    for (int64_t k = s; k < e; ++k) v.ints.push_back(d[k]);
+    for (int64_t k = s; k < e; ++k) {
+      if (d[k] < 0) return std::nullopt;  // only the dims Shape returns must be known
+      v.ints.push_back(d[k]);
+    }
     return v;
   }
   if (op == "ConstantOfShape") {
