@@ -8,6 +8,7 @@
 #include <set>
 
 #include "memplan/bounds.h"
+#include "memplan/constraints.h"
 #include "memplan/svg.h"
 #include "memplan/validate.h"
 
@@ -64,7 +65,7 @@ std::vector<BenchRow> run_bench(const std::vector<BenchInput>& inputs,
                                 int repeat) {
   std::vector<BenchRow> rows;
   for (const BenchInput& in : inputs) {
-    const int64_t load = compute_load(in.problem);
+    const int64_t load = constrained_lower_bound(in.problem);  // LOAD, in-place chains merged
     for (const std::string& s : solvers) {
       BenchRow row;
       row.input = in.name;
