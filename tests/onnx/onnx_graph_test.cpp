@@ -282,6 +282,15 @@ TEST(OnnxGraph, MisspelledDimOrInputAndBadShapesAreErrors) {
   OnnxImportOptions zero;
   zero.default_dim = 0;
   EXPECT_NE(error_of(path, zero).find("--default-dim"), std::string::npos);
+  // An explicit default binds the unbound input dims before inference, each one reported.
+  std::vector<std::string> warnings;
+  OnnxImportOptions two;
+  two.default_dim = 2;
+  two.warnings = &warnings;
+  const Graph g = onnx_graph(path, two);
+  EXPECT_EQ(g.tensors[tensor(g, "Y")].bytes, 2 * 12 * 4);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("graph input 'X' dim 0 ('N') set to the default 2"), std::string::npos) << warnings[0];
   EXPECT_THROW(parse_onnx_shape("1x3xx4", "--input"), InputError);
   EXPECT_EQ(parse_onnx_shape("1x3x640x640", "--input"), (std::vector<int64_t>{1, 3, 640, 640}));
 }
