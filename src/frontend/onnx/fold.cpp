@@ -358,7 +358,10 @@ std::optional<Value> concat(const onnx::NodeProto& n, const std::vector<const Va
 }
 
 std::optional<Value> cast(const Value& v, int32_t to) {
-  if (element_bits(to) == 0) return std::nullopt;
+  // Half-precision values are not represented here (their rounding is not modelled).
+  if (element_bits(to) == 0 || to == T::FLOAT16 || to == T::BFLOAT16 || v.type == T::FLOAT16 ||
+      v.type == T::BFLOAT16)
+    return std::nullopt;
   Value out = make(to, v.dims);
   for (int64_t k = 0; k < v.count(); ++k) {
     const double x = v.at(k);
