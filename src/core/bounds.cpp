@@ -56,6 +56,11 @@ int64_t compute_load(const Problem& p) {
   for (size_t i = 0; i < p.buffers.size(); ++i) {
     const Buffer& b = p.buffers[i];
     const int32_t k = comp.empty() ? static_cast<int32_t>(i) : comp[i];
+    if (b.gaps.empty()) {
+      ev.push_back({b.start, b.size, k});
+      ev.push_back({b.end, -b.size, k});
+      continue;
+    }
     for (const Piece& pc : pieces_of(b)) {
       ev.push_back({pc.start, pc.hi - pc.lo, k});
       ev.push_back({pc.end, -(pc.hi - pc.lo), k});
@@ -64,18 +69,24 @@ int64_t compute_load(const Problem& p) {
   std::sort(ev.begin(), ev.end(), [](const CEvent& a, const CEvent& b) {
     return a.time != b.time ? a.time < b.time : a.delta < b.delta;
   });
-  std::vector<int32_t> members;  // buffers per component, to tell singletons apart
+  // Components of two or more buffers get a multiset of live widths (slot[k] + 1 indexes
+  // it; slot[k] == -1 for a single buffer).
+  std::vector<int32_t> slot;
+  int32_t shared = 0;
   if (!comp.empty()) {
-    members.assign(p.buffers.size(), 0);
+    std::vector<int32_t> members(p.buffers.size(), 0);
     for (int32_t k : comp) ++members[k];
+    slot.assign(p.buffers.size(), -1);
+    for (size_t k = 0; k < members.size(); ++k)
+      if (members[k] > 1) slot[k] = shared++;
   }
-  std::unordered_map<int32_t, std::multiset<int64_t>> widths;
+  std::vector<std::multiset<int64_t>> widths(shared);
   int64_t live = 0, load = 0;
   for (const CEvent& e : ev) {
-    if (members.empty() || members[e.comp] == 1) {
+    if (slot.empty() || slot[e.comp] < 0) {
       live = sat_add(live, e.delta);
     } else {
-      std::multiset<int64_t>& w = widths[e.comp];
+      std::multiset<int64_t>& w = widths[slot[e.comp]];
       const int64_t before = w.empty() ? 0 : *w.rbegin();
       if (e.delta > 0) w.insert(e.delta);
       else w.erase(w.find(-e.delta));

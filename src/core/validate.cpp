@@ -249,14 +249,25 @@ void check_footprints(Checker& c, const std::vector<int32_t>& cls) {
     const int32_t k = cls[r.buffer];
     if (e.is_end) {
       if (!inserted[e.rect]) continue;
+      // Usually the rectangle is a segment of its own.
+      if (auto it = segs.find(r.lo); it != segs.end() && it->second.hi == r.hi && it->second.count == 1) {
+        segs.erase(it);
+        continue;
+      }
       split_at(segs, r.lo);
       split_at(segs, r.hi);
       for (auto it = segs.find(r.lo); it != segs.end() && it->first < r.hi;)
         it = --it->second.count == 0 ? segs.erase(it) : std::next(it);
       continue;
     }
+    const auto first = first_after(segs, r.lo);
+    if (first == segs.end() || first->first >= r.hi) {  // free bytes: usually so
+      inserted[e.rect] = 1;
+      segs.emplace_hint(first, r.lo, Segment{r.hi, k, 1, r.buffer});
+      continue;
+    }
     bool clash = false;
-    for (auto it = first_after(segs, r.lo); it != segs.end() && it->first < r.hi; ++it) {
+    for (auto it = first; it != segs.end() && it->first < r.hi; ++it) {
       if (it->second.cls == k) continue;
       const Buffer& a = c.p.buffers[it->second.buffer];
       const Buffer& b = c.p.buffers[r.buffer];
