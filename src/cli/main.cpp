@@ -13,7 +13,6 @@
 #include <thread>
 
 #include "memplan/bounds.h"
-#include "memplan/constraints.h"
 #include "memplan/generate.h"
 #include "memplan/io.h"
 #include "memplan/io_json.h"
@@ -130,7 +129,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     r = solve(l.problem, algo, opt);
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const int64_t load = constrained_lower_bound(l.problem);  // LOAD, in-place chains merged
+  const int64_t load = compute_load(l.problem);
   std::ostringstream line;
   line << "algo=" << algo << " buffers=" << l.problem.buffers.size();
   bool valid = false;
@@ -191,7 +190,7 @@ int cmd_validate(const std::string& input, const std::string& solution,
     offsets = read_solution_csv_file(solution, l.problem);
   }
   const Validation v = validate(l.problem, offsets, capacity);
-  const int64_t load = constrained_lower_bound(l.problem);  // LOAD, in-place chains merged
+  const int64_t load = compute_load(l.problem);
   char ratio[32];
   std::snprintf(ratio, sizeof ratio, "%.4f", load > 0 ? double(v.peak) / double(load) : 1.0);
   std::cout << "valid=" << (v.ok ? "yes" : "no") << " buffers=" << l.problem.buffers.size()

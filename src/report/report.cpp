@@ -8,7 +8,6 @@
 #include <set>
 
 #include "memplan/bounds.h"
-#include "memplan/constraints.h"
 #include "memplan/svg.h"
 #include "memplan/validate.h"
 
@@ -65,7 +64,7 @@ std::vector<BenchRow> run_bench(const std::vector<BenchInput>& inputs,
                                 int repeat) {
   std::vector<BenchRow> rows;
   for (const BenchInput& in : inputs) {
-    const int64_t load = constrained_lower_bound(in.problem);  // LOAD, in-place chains merged
+    const int64_t load = compute_load(in.problem);
     for (const std::string& s : solvers) {
       BenchRow row;
       row.input = in.name;
