@@ -41,6 +41,9 @@ struct OnnxImportOptions {
   bool strict = false;        // a tensor of unknown size is an InputError, not a warning
   int64_t alignment = 1;      // alignment of every buffer (power of two)
   bool include_weights = false;
+  // Views and in-place reuse (see above); false: every tensor gets a buffer of its own, e.g.
+  // to compare each tensor's size with an executor's.
+  bool aliasing = true;
   // Where warnings go: appended here when set, else printed to stderr ("memplan: warning:").
   std::vector<std::string>* warnings = nullptr;
 };

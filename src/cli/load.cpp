@@ -16,12 +16,14 @@ void add_model_options(CLI::App* cmd, ModelOptions& m) {
   cmd->add_option("--dim", m.dims, "ONNX: symbolic dimension NAME=VALUE, bound before shape inference (repeatable)");
   cmd->add_option("--input", m.inputs, "ONNX: whole shape of a graph input, NAME=1x3x640x640 (repeatable)");
   cmd->add_flag("--strict", m.strict, "ONNX: a tensor whose size stays unknown is an error, not a warning");
+  cmd->add_flag("--no-alias", m.no_alias, "ONNX: no views or in-place reuse: every tensor gets its own buffer");
 }
 
 #ifdef MEMPLAN_HAVE_ONNX
 OnnxImportOptions onnx_options(const ModelOptions& m) {
   OnnxImportOptions o;
   o.strict = m.strict;
+  o.aliasing = !m.no_alias;
   auto split = [](const std::string& s, const char* flag) {
     const auto eq = s.rfind('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())

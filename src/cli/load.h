@@ -27,6 +27,7 @@ struct ModelOptions {
   std::vector<std::string> dims;    // NAME=VALUE
   std::vector<std::string> inputs;  // NAME=1x3x640x640
   bool strict = false;
+  bool no_alias = false;            // every tensor its own buffer (no views, no in-place)
 };
 // Adds --dim, --input and --strict to a subcommand.
 void add_model_options(CLI::App* cmd, ModelOptions& m);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <variant>
 
 #include "memplan/graph.h"
@@ -375,6 +376,16 @@ TEST(OnnxGraph, ViewsAndInPlaceAreDerived) {
   EXPECT_EQ(c.inplace_of, "");
   const Buffer& d = l.problem.buffers[l.buffer_of_tensor[tensor(gr, "D")]];
   EXPECT_EQ(d.inplace_of, "C") << "C dies at the Add";
+  // Without aliasing every tensor has its own buffer (to compare sizes tensor by tensor).
+  OnnxImportOptions plain;
+  plain.aliasing = false;
+  const Problem p = import_onnx(save(m, "views_plain"), plain);
+  std::set<std::string> ids;
+  for (const Buffer& b : p.buffers) {
+    ids.insert(b.id);
+    EXPECT_EQ(b.inplace_of, "") << b.id;
+  }
+  EXPECT_EQ(ids, (std::set<std::string>{"X", "A", "B", "C", "T", "D", "E"}));
 }
 
 TEST(OnnxGraph, CommasInTensorNamesAreFine) {

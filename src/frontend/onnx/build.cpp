@@ -206,7 +206,8 @@ struct Builder {
     for (int k = 0; k < main.node_size(); ++k) {
       if (folded_nodes.count(k)) continue;
       Operator& op = g.ops[op_index];
-      set_aliasing(op, op_index++);
+      if (o.aliasing) set_aliasing(op, op_index);
+      ++op_index;
       std::vector<std::string> unknown_names;
       op.scratch_bytes = node_scratch(inferred_main.node(k), unknown_names);
       if (unknown_names.empty()) continue;
