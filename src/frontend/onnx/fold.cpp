@@ -28,9 +28,11 @@ std::optional<Dims> attr_ints(const onnx::NodeProto& n, const char* name) {
   return Dims(a->ints().begin(), a->ints().end());
 }
 
+// INT64_MAX on overflow (never a valid element count here).
 int64_t product(const Dims& d) {
   int64_t c = 1;
-  for (int64_t x : d) c *= x;
+  for (int64_t x : d)
+    if (__builtin_mul_overflow(c, x, &c)) return INT64_MAX;
   return c;
 }
 
@@ -40,6 +42,12 @@ Dims strides_of(const Dims& d) {
   for (int k = static_cast<int>(d.size()) - 2; k >= 0; --k) s[k] = s[k + 1] * d[k + 1];
   return s;
 }
+
+// Integer arithmetic wraps like the executors' two's complement, without undefined behaviour
+// on hostile models.
+int64_t wrap_add(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+int64_t wrap_sub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
+int64_t wrap_mul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
 
 bool normalize_axis(int64_t& axis, int64_t rank) {
   if (axis < 0) axis += rank;
@@ -121,12 +129,12 @@ std::optional<Value> elementwise(const onnx::NodeProto& n, const std::vector<con
     if (in.size() == 1) {
       const double x = get(0);
       const int64_t xi = geti(0);
-      if (op == "Neg") push(out, -x, -xi);
-      else if (op == "Abs") push(out, std::fabs(x), xi < 0 ? -xi : xi);
+      if (op == "Neg") push(out, -x, wrap_sub(0, xi));
+      else if (op == "Abs") push(out, std::fabs(x), xi < 0 ? wrap_sub(0, xi) : xi);
       else if (op == "Not") push(out, !xi, !xi);
       else if (op == "Floor") push(out, std::floor(x), xi);
       else if (op == "Ceil") push(out, std::ceil(x), xi);
-      else if (op == "Sqrt") push(out, std::sqrt(x), static_cast<int64_t>(std::sqrt(x)));
+      else if (op == "Sqrt") { if (!real) return std::nullopt; push(out, std::sqrt(x), 0); }
       else if (op == "Reciprocal") push(out, 1.0 / x, xi);
       else if (op == "Sign") push(out, (x > 0) - (x < 0), (xi > 0) - (xi < 0));
       else if (op == "Relu") push(out, std::max(x, 0.0), std::max<int64_t>(xi, 0));
@@ -135,18 +143,20 @@ std::optional<Value> elementwise(const onnx::NodeProto& n, const std::vector<con
     }
     const double x = get(0), y = get(1);
     const int64_t xi = geti(0), yi = geti(1);
-    if (op == "Add") push(out, x + y, xi + yi);
-    else if (op == "Sub") push(out, x - y, xi - yi);
-    else if (op == "Mul") push(out, x * y, xi * yi);
+    if (op == "Add") push(out, x + y, wrap_add(xi, yi));
+    else if (op == "Sub") push(out, x - y, wrap_sub(xi, yi));
+    else if (op == "Mul") push(out, x * y, wrap_mul(xi, yi));
     else if (op == "Div") {
-      if (!real && yi == 0) return std::nullopt;
+      if (!real && (yi == 0 || (yi == -1 && xi == INT64_MIN))) return std::nullopt;
       push(out, x / y, real ? 0 : xi / yi);
     } else if (op == "Mod") {
-      if (!real && yi == 0) return std::nullopt;
+      if (!real && (yi == 0 || yi == -1)) return std::nullopt;
       if (attr_int(n, "fmod", 0) || real) push(out, std::fmod(x, y), xi % yi);
       else { int64_t r = xi % yi; if (r != 0 && ((r < 0) != (yi < 0))) r += yi; push(out, 0, r); }
     } else if (op == "Pow") {
-      push(out, std::pow(x, y), static_cast<int64_t>(std::llround(std::pow(x, y))));
+      const double p = std::pow(x, y);
+      if (!real && !(std::fabs(p) < 9e18)) return std::nullopt;
+      push(out, p, real ? 0 : static_cast<int64_t>(std::llround(p)));
     } else if (op == "Min") push(out, std::min(x, y), std::min(xi, yi));
     else if (op == "Max") push(out, std::max(x, y), std::max(xi, yi));
     else if (op == "Equal") push(out, 0, real ? x == y : xi == yi);
@@ -183,8 +193,8 @@ std::optional<Value> reshape_to(const Value& v, Dims target, bool allowzero) {
       infer = static_cast<int64_t>(k);
     } else if (target[k] < 0) {
       return std::nullopt;
-    } else {
-      known *= target[k];
+    } else if (__builtin_mul_overflow(known, target[k], &known)) {
+      return std::nullopt;
     }
   }
   if (infer >= 0) {
@@ -235,8 +245,8 @@ std::optional<Value> reduce(const onnx::NodeProto& n, const std::vector<const Va
       if (!reduced[d]) o += (k / in_strides[d] % v.dims[d]) * out_strides[d];
     const double x = v.at(k);
     const int64_t xi = v.int_at(k);
-    if (op == "ReduceProd") { acc[o] *= x; acci[o] *= xi; }
-    else if (op == "ReduceSum" || op == "ReduceMean") { acc[o] += x; acci[o] += xi; }
+    if (op == "ReduceProd") { acc[o] *= x; acci[o] = wrap_mul(acci[o], xi); }
+    else if (op == "ReduceSum" || op == "ReduceMean") { acc[o] += x; acci[o] = wrap_add(acci[o], xi); }
     else if (op == "ReduceMin") { acc[o] = seen[o] ? std::min(acc[o], x) : x; acci[o] = seen[o] ? std::min(acci[o], xi) : xi; }
     else if (op == "ReduceMax") { acc[o] = seen[o] ? std::max(acc[o], x) : x; acci[o] = seen[o] ? std::max(acci[o], xi) : xi; }
     else return std::nullopt;
@@ -277,7 +287,7 @@ std::optional<Value> slice(const onnx::NodeProto& n, const std::vector<const Val
   Dims first(rank, 0), step(rank, 1), out_dims = v.dims;
   for (size_t k = 0; k < starts.size(); ++k) {
     int64_t a = axes[k];
-    if (!normalize_axis(a, rank) || steps[k] == 0) return std::nullopt;
+    if (!normalize_axis(a, rank) || steps[k] == 0 || steps[k] == INT64_MIN) return std::nullopt;
     const int64_t dim = v.dims[a];
     auto clampi = [&](int64_t x, int64_t lo, int64_t hi) {
       if (x < 0) x = x < -dim ? -1 - dim + dim : x + dim;  // numpy-style negative indices
@@ -367,6 +377,7 @@ std::optional<Value> cast(const Value& v, int32_t to) {
     const double x = v.at(k);
     if (out.is_real()) out.reals.push_back(x);
     else if (to == T::BOOL) out.ints.push_back(x != 0);
+    else if (v.is_real() && !(std::fabs(x) < 9.2e18)) return std::nullopt;
     else out.ints.push_back(v.is_real() ? static_cast<int64_t>(std::trunc(x)) : v.ints[k]);
   }
   return out;
@@ -422,11 +433,12 @@ std::optional<Value> fold_node(const onnx::NodeProto& n, const std::vector<const
     if (!have(0) || !have(1) || !have(2)) return std::nullopt;
     const double start = in[0]->at(0), limit = in[1]->at(0), delta = in[2]->at(0);
     if (delta == 0) return std::nullopt;
-    const int64_t count = std::max<int64_t>(static_cast<int64_t>(std::ceil((limit - start) / delta)), 0);
-    if (count > kMaxFoldElements) return std::nullopt;
+    const double steps = std::ceil((limit - start) / delta);
+    if (!(steps <= kMaxFoldElements)) return std::nullopt;  // also NaN
+    const int64_t count = std::max<int64_t>(static_cast<int64_t>(steps), 0);
     Value v = make(in[0]->type, {count});
     for (int64_t k = 0; k < count; ++k)
-      push(v, start + k * delta, in[0]->int_at(0) + k * in[2]->int_at(0));
+      push(v, start + k * delta, wrap_add(in[0]->int_at(0), wrap_mul(k, in[2]->int_at(0))));
     return v;
   }
   // The rest needs every data input known.
@@ -491,7 +503,8 @@ std::optional<Value> fold_node(const onnx::NodeProto& n, const std::vector<const
   if (op == "Tile" && have(1)) {
     Dims dims = a.dims;
     if (in[1]->ints.size() != dims.size()) return std::nullopt;
-    for (size_t k = 0; k < dims.size(); ++k) dims[k] *= in[1]->ints[k];
+    for (size_t k = 0; k < dims.size(); ++k)
+      if (__builtin_mul_overflow(dims[k], in[1]->ints[k], &dims[k])) return std::nullopt;
     if (too_big(dims)) return std::nullopt;
     const Dims src_strides = strides_of(a.dims);
     return remap(a, dims, [&](int64_t k) {

@@ -43,7 +43,11 @@ struct Value {
   bool is_real() const;
   int64_t count() const;
   double at(int64_t k) const { return is_real() ? reals[k] : static_cast<double>(ints[k]); }
-  int64_t int_at(int64_t k) const { return is_real() ? static_cast<int64_t>(reals[k]) : ints[k]; }
+  // Reals out of int64's range (and NaN) read as 0 rather than invoking undefined behaviour.
+  int64_t int_at(int64_t k) const {
+    if (!is_real()) return ints[k];
+    return reals[k] > -9.2e18 && reals[k] < 9.2e18 ? static_cast<int64_t>(reals[k]) : 0;
+  }
 };
 constexpr int64_t kMaxFoldElements = 1 << 16;
 

@@ -46,7 +46,7 @@ bool Value::is_real() const {
 
 int64_t Value::count() const {
   int64_t c = 1;
-  for (int64_t d : dims) c *= d;
+  for (int64_t d : dims) c *= d;  // values are built at most kMaxFoldElements large
   return c;
 }
 
