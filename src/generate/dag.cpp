@@ -57,21 +57,21 @@ class DagBuilder {
     return relu(y);
   }
 
+  // Branches emitted level by level across the branches (as exporters of batched or
+  // breadth-first graphs write them), not one branch after the other.
   int32_t inception(int32_t x) {
     const int64_t s = g.tensors[x].bytes;
     const int branches = static_cast<int>(uniform(3, 4));
-    std::vector<int32_t> outs;
-    int64_t total = 0;
-    for (int k = 0; k < branches; ++k) {
-      const int depth = static_cast<int>(uniform(1, 3));
-      int32_t y = x;
-      for (int d = 0; d < depth; ++d) {
-        y = conv(y, std::max<int64_t>(64, s * uniform(1, 6) / 4));
-        if (chance(50)) y = relu(y);
+    std::vector<int32_t> outs(branches, x), depth(branches);
+    for (auto& d : depth) d = static_cast<int32_t>(uniform(1, 3));
+    for (int level = 0; level < 3; ++level)
+      for (int k = 0; k < branches; ++k) {
+        if (level >= depth[k]) continue;
+        outs[k] = conv(outs[k], std::max<int64_t>(64, s * uniform(1, 6) / 4));
+        if (chance(50)) outs[k] = relu(outs[k]);
       }
-      outs.push_back(y);
-      total += g.tensors[y].bytes;
-    }
+    int64_t total = 0;
+    for (int32_t y : outs) total += g.tensors[y].bytes;
     const int32_t cat = op("Concat", outs, total);
     return conv(cat, s);
   }
@@ -82,15 +82,15 @@ class DagBuilder {
     const int32_t q = op("MatMul", {x, weight(s)}, s);
     const int32_t k = op("MatMul", {x, weight(s)}, s);
     const int32_t v = op("MatMul", {x, weight(s)}, s);
-    const int64_t scores = std::max<int64_t>(64, s / heads * uniform(1, 4));
-    std::vector<int32_t> outs;
-    for (int h = 0; h < heads; ++h) {
-      const int32_t qh = op("Slice", {q}, 0, true), kh = op("Slice", {k}, 0, true);
-      const int32_t vh = op("Slice", {v}, 0, true);
-      int32_t a = op("MatMul", {qh, kh}, scores);
-      a = op("Softmax", {a}, scores, false, true);
-      outs.push_back(op("MatMul", {a, vh}, s / heads));
-    }
+    const int64_t scores = std::max<int64_t>(64, s * uniform(1, 3) / 2);  // L x L per head
+    // Stage by stage across the heads, as an unrolled batched attention is written.
+    std::vector<int32_t> qh(heads), kh(heads), vh(heads), a(heads), outs(heads);
+    for (int h = 0; h < heads; ++h) qh[h] = op("Slice", {q}, 0, true);
+    for (int h = 0; h < heads; ++h) kh[h] = op("Slice", {k}, 0, true);
+    for (int h = 0; h < heads; ++h) vh[h] = op("Slice", {v}, 0, true);
+    for (int h = 0; h < heads; ++h) a[h] = op("MatMul", {qh[h], kh[h]}, scores);
+    for (int h = 0; h < heads; ++h) a[h] = op("Softmax", {a[h]}, scores, false, true);
+    for (int h = 0; h < heads; ++h) outs[h] = op("MatMul", {a[h], vh[h]}, s / heads);
     const int32_t cat = op("Concat", outs, (s / heads) * heads);
     const int32_t proj = op("MatMul", {cat, weight(s)}, s);
     const int32_t add = op("Add", {proj, x}, s, false, true);
