@@ -3,7 +3,9 @@
 // (greedy offsets, validated) and the peak RSS of the run. Each graph runs in a child
 // process, so the RSS is per graph. Prints a Markdown table.
 //
-//   schedule_bench [--sizes 1000,10000,100000] [--seed S] [--time-limit S] [--no-plan]
+//   schedule_bench [--graphs dnn:1000,wired:1000,...] [--seed S] [--time-limit S] [--no-plan]
+//
+// dnn:N is generate_dnn_graph(N, seed), wired:N generate_random_wired_graph(N, seed).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,8 +25,8 @@ using namespace memplan;
 
 namespace {
 
-void row(int64_t size, uint64_t seed, double time_limit, bool plan) {
-  const Graph g = generate_dnn_graph(size, seed);
+void row(const std::string& kind, int64_t size, uint64_t seed, double time_limit, bool plan) {
+  const Graph g = kind == "wired" ? generate_random_wired_graph(size, seed) : generate_dnn_graph(size, seed);
   ScheduleOptions opt;
   opt.seed = seed;
   opt.time_limit = time_limit;
@@ -33,7 +35,7 @@ void row(int64_t size, uint64_t seed, double time_limit, bool plan) {
   opt.mode = ScheduleMode::kExact;
   const ScheduleResult ex = schedule(g, opt);
   if (!is_topological(g, mem.order) || !is_topological(g, ex.order)) {
-    std::printf("| dag-%lld | ERROR: not a topological order |\n", static_cast<long long>(size));
+    std::printf("| %s:%lld | ERROR: not a topological order |\n", kind.c_str(), static_cast<long long>(size));
     return;
   }
   std::string plan_cell = "-";
@@ -45,7 +47,7 @@ void row(int64_t size, uint64_t seed, double time_limit, bool plan) {
     plan_cell = s.solution && validate(l.problem, s.solution->offsets).ok
                     ? std::to_string(s.solution->peak) : "ERROR";
   }
-  std::printf("| dag-%lld:%llu | %zu | %lld | %lld |", static_cast<long long>(size),
+  std::printf("| %s:%lld:%llu | %zu | %lld | %lld |", kind.c_str(), static_cast<long long>(size),
               static_cast<unsigned long long>(seed), g.ops.size(), static_cast<long long>(mem.blocks),
               static_cast<long long>(mem.largest_block));
   std::printf(" %lld |", static_cast<long long>(mem.graph_order_load));
@@ -61,18 +63,18 @@ void row(int64_t size, uint64_t seed, double time_limit, bool plan) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int64_t> sizes{1000, 10000, 100000};
+  std::vector<std::string> graphs{"dnn:1000", "dnn:10000", "dnn:100000", "wired:1000", "wired:10000", "wired:100000"};
   uint64_t seed = 1;
   double time_limit = 10;
   bool plan = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--sizes" && i + 1 < argc) {
-      sizes.clear();
+    if (a == "--graphs" && i + 1 < argc) {
+      graphs.clear();
       std::string s = argv[++i];
       for (size_t p = 0; p <= s.size();) {
         const size_t q = std::min(s.find(',', p), s.size());
-        sizes.push_back(std::stoll(s.substr(p, q - p)));
+        graphs.push_back(s.substr(p, q - p));
         p = q + 1;
       }
     } else if (a == "--seed" && i + 1 < argc) {
@@ -82,7 +84,7 @@ int main(int argc, char** argv) {
     } else if (a == "--no-plan") {
       plan = false;
     } else {
-      std::fprintf(stderr, "usage: schedule_bench [--sizes N,N,...] [--seed S] [--time-limit S] [--no-plan]\n");
+      std::fprintf(stderr, "usage: schedule_bench [--graphs dnn:N,wired:N,...] [--seed S] [--time-limit S] [--no-plan]\n");
       return 2;
     }
   }
@@ -92,7 +94,14 @@ int main(int argc, char** argv) {
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   std::fflush(stdout);
   int status_all = 0;
-  for (int64_t size : sizes) {
+  for (const std::string& spec : graphs) {
+    const size_t colon = spec.find(':');
+    const std::string kind = spec.substr(0, colon);
+    if (colon == std::string::npos || (kind != "dnn" && kind != "wired")) {
+      std::fprintf(stderr, "schedule_bench: bad graph '%s' (dnn:N or wired:N)\n", spec.c_str());
+      return 2;
+    }
+    const int64_t size = std::stoll(spec.substr(colon + 1));
     int fds[2];
     if (pipe(fds) != 0) return 1;
     std::fflush(stdout);  // the child must not inherit unwritten rows
@@ -100,7 +109,7 @@ int main(int argc, char** argv) {
     if (pid == 0) {
       dup2(fds[1], STDOUT_FILENO);
       close(fds[0]);
-      row(size, seed, time_limit, plan);
+      row(kind, size, seed, time_limit, plan);
       _exit(0);
     }
     close(fds[1]);
@@ -113,7 +122,7 @@ int main(int argc, char** argv) {
     wait4(pid, &status, 0, &ru);
     if (!line.empty() && line.back() == '\n') line.pop_back();
     if (status != 0) {
-      std::printf("| dag-%lld | ERROR: child exited %d |\n", static_cast<long long>(size), status);
+      std::printf("| %s | ERROR: child exited %d |\n", spec.c_str(), status);
       status_all = 1;
       continue;
     }

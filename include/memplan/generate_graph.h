@@ -16,4 +16,11 @@ namespace memplan {
 // Throws std::invalid_argument when operators < 1. Deterministic in seed.
 Graph generate_dnn_graph(int64_t operators, uint64_t seed);
 
+// A randomly wired network (the irregular graphs Serenity targets) of about `operators`
+// operators: a chain of cells, each a random DAG of 8-24 operators (every operator reads
+// 1-3 random earlier operators of its cell or the cell input, sizes vary 16x), the cell's
+// sinks summed into its output (of the cell input's size); operators written in a seeded random topological
+// order within the cell. Throws std::invalid_argument when operators < 1.
+Graph generate_random_wired_graph(int64_t operators, uint64_t seed);
+
 }  // namespace memplan

@@ -117,11 +117,67 @@ class DagBuilder {
     return y;
   }
 
+  // One randomly wired cell on x; returns the cell's output.
+  int32_t random_cell(int32_t x) {
+    const int n = static_cast<int>(uniform(8, 24));
+    const int64_t s = g.tensors[x].bytes;
+    std::vector<std::vector<int>> preds(n);  // -1: the cell input
+    std::vector<char> has_succ(n, 0);
+    for (int v = 0; v < n; ++v) {
+      const int k = static_cast<int>(uniform(1, 3));
+      for (int j = 0; j < k; ++j) {
+        const int p = v == 0 ? -1 : static_cast<int>(uniform(-1, v - 1));
+        if (std::find(preds[v].begin(), preds[v].end(), p) == preds[v].end()) preds[v].push_back(p);
+        if (p >= 0) has_succ[p] = 1;
+      }
+    }
+    std::vector<int64_t> bytes(n);
+    for (auto& b : bytes) b = std::max<int64_t>(64, s * uniform(1, 16) / 8);
+    // A random topological order of the cell (Kahn, random picks).
+    std::vector<int> indeg(n, 0), ready, order;
+    std::vector<std::vector<int>> succ(n);
+    for (int v = 0; v < n; ++v)
+      for (int p : preds[v])
+        if (p >= 0) succ[p].push_back(v), ++indeg[v];
+    for (int v = 0; v < n; ++v)
+      if (!indeg[v]) ready.push_back(v);
+    while (!ready.empty()) {
+      const auto i = static_cast<size_t>(uniform(0, static_cast<int64_t>(ready.size()) - 1));
+      const int v = ready[i];
+      ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(i));
+      order.push_back(v);
+      for (int w : succ[v])
+        if (--indeg[w] == 0) ready.push_back(w);
+    }
+    std::vector<int32_t> out(n, -1), sinks;
+    for (int v : order) {
+      std::vector<int32_t> in;
+      for (int p : preds[v]) in.push_back(p < 0 ? x : out[p]);
+      out[v] = op(in.size() > 1 ? "Add" : "Conv", in, bytes[v], false,
+                  in.size() > 1 && g.tensors[in[0]].bytes == bytes[v]);
+    }
+    for (int v = 0; v < n; ++v)
+      if (!has_succ[v]) sinks.push_back(out[v]);
+    return op("Sum", sinks, s);  // same size as the cell input: sizes stay bounded
+  }
+
   Graph g;
 
  private:
   std::mt19937_64 rng_;
 };
+
+// The graph output: an Identity of x.
+Graph finish(DagBuilder& b, int32_t x) {
+  Operator out;
+  out.name = "Output";
+  out.type = "Identity";
+  out.inputs = {x};
+  out.outputs = {b.tensor(b.g.tensors[x].bytes, TensorKind::kOutput)};
+  b.g.ops.push_back(std::move(out));
+  finalize(b.g);
+  return std::move(b.g);
+}
 
 }  // namespace
 
@@ -139,14 +195,15 @@ Graph generate_dnn_graph(int64_t operators, uint64_t seed) {
     else if (kind < 90) x = b.unet(x);
     else x = b.op(b.chance(50) ? "MaxPool" : "Conv", {x}, b.uniform(64, 512) * unit);
   }
-  Operator out;
-  out.name = "Output";
-  out.type = "Identity";
-  out.inputs = {x};
-  out.outputs = {b.tensor(b.g.tensors[x].bytes, TensorKind::kOutput)};
-  b.g.ops.push_back(std::move(out));
-  finalize(b.g);
-  return std::move(b.g);
+  return finish(b, x);
+}
+
+Graph generate_random_wired_graph(int64_t operators, uint64_t seed) {
+  if (operators < 1) throw std::invalid_argument("generate_random_wired_graph: operators must be >= 1");
+  DagBuilder b(seed);
+  int32_t x = b.tensor(b.uniform(64, 256) * 1024, TensorKind::kInput);
+  while (static_cast<int64_t>(b.g.ops.size()) + 1 < operators) x = b.random_cell(x);
+  return finish(b, x);
 }
 
 }  // namespace memplan
