@@ -25,17 +25,20 @@ std::vector<int32_t> in_degrees(const BlockView& b) {
 }
 
 // List scheduling with priorities read from the state before every choice: the ready
-// operator of smallest key (ties: graph position) runs next. O(width) per step.
-std::vector<int32_t> greedy(const BlockView& b, Sweep& s,
+// operator of smallest key (ties: graph position) runs next. O(width) per step; past the
+// deadline the rest runs in ready-list order (O(1) per step).
+std::vector<int32_t> greedy(const BlockView& b, Sweep& s, const Clock& clock,
                             const std::function<Key(int32_t v, const Sweep&)>& key) {
   std::vector<int32_t> deg = in_degrees(b), ready, order;
   for (int32_t i = 0; i < b.size(); ++i)
     if (deg[i] == 0) ready.push_back(i);
   s.mark();
+  bool late = false;
   while (!ready.empty()) {
     size_t best = 0;
     Key best_key{};
-    for (size_t r = 0; r < ready.size(); ++r) {
+    if (!late && (order.size() & 255) == 255) late = clock.expired();
+    for (size_t r = 0; !late && r < ready.size(); ++r) {
       const Key k = key(b.node(ready[r]), s);
       if (r == 0 || k < best_key || (k == best_key && ready[r] < ready[best])) {
         best = r;
@@ -186,7 +189,7 @@ const char* heuristic_name(Heuristic h) {
   return "?";
 }
 
-std::vector<int32_t> heuristic_order(Heuristic h, const BlockView& b, Sweep& s) {
+std::vector<int32_t> heuristic_order(Heuristic h, const BlockView& b, Sweep& s, const Clock& clock) {
   const Model& m = *b.m;
   switch (h) {
     case Heuristic::kGraph: {
@@ -198,7 +201,7 @@ std::vector<int32_t> heuristic_order(Heuristic h, const BlockView& b, Sweep& s) 
       // Highest (bytes freed - bytes defined) first, then most users (XLA's list
       // scheduler; "defined" net of an in-place reuse). The freed bytes of a buffer's
       // last reader change as its other readers run: read afresh at every step.
-      return greedy(b, s, [&](int32_t v, const Sweep& st) {
+      return greedy(b, s, clock, [&](int32_t v, const Sweep& st) {
         const int64_t defined = m.alloc[v] + m.scratch[v] - st.savings(v);
         return Key{defined - st.freed(v), -m.succs.size(v), 0};
       });
@@ -208,7 +211,7 @@ std::vector<int32_t> heuristic_order(Heuristic h, const BlockView& b, Sweep& s) 
     }
     case Heuristic::kLpmf:
       // Least peak memory first: (max(memory at this step, peak so far), size - freed).
-      return greedy(b, s, [&](int32_t v, const Sweep& st) {
+      return greedy(b, s, clock, [&](int32_t v, const Sweep& st) {
         const int64_t here = st.mem(v);
         return Key{std::max(here, st.peak()), m.alloc[v] + m.scratch[v] - st.savings(v) - st.freed(v), 0};
       });

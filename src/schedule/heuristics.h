@@ -32,8 +32,9 @@ constexpr Heuristic kAllHeuristics[] = {Heuristic::kGraph,        Heuristic::kXl
 const char* heuristic_name(Heuristic h);
 
 // The block's order by heuristic `h`. `s` holds the state at the block's start; it may be
-// advanced (dynamic priorities read it) and is rolled back to that state on return.
-std::vector<int32_t> heuristic_order(Heuristic h, const BlockView& b, Sweep& s);
+// advanced (dynamic priorities read it) and is rolled back to that state on return. Past
+// the deadline, the list schedulers finish with any ready operator at each step.
+std::vector<int32_t> heuristic_order(Heuristic h, const BlockView& b, Sweep& s, const Clock& clock);
 
 struct BlockScore {
   int64_t peak = 0;

@@ -75,12 +75,12 @@ ScheduleResult schedule(const Graph& g, const ScheduleOptions& opt) {
     r.largest_block = std::max<int64_t>(r.largest_block, b.size());
     if (opt.mode == ScheduleMode::kExact && b.size() > 1 && b.size() <= exact_max)
       p.start = capture_start(b, sweep);
-    p.order = heuristic_order(Heuristic::kGraph, b, sweep);
+    p.order = heuristic_order(Heuristic::kGraph, b, sweep, clock);
     BlockScore best = score_block(p.order, sweep);
     // Out of time: the remaining blocks keep the graph order (never worse).
     if (search && b.size() > 1 && !clock.expired()) {
       for (size_t h = 0; h < std::size(kAllHeuristics); ++h) {
-        std::vector<int32_t> order = heuristic_order(kAllHeuristics[h], b, sweep);
+        std::vector<int32_t> order = heuristic_order(kAllHeuristics[h], b, sweep, clock);
         const BlockScore s = score_block(order, sweep);
         per_heuristic[h] = std::max(per_heuristic[h], s.peak);
         if (s.peak < best.peak) {  // ties keep the earlier (graph order first)
