@@ -89,7 +89,12 @@ ScheduleResult schedule(const Graph& g, const ScheduleOptions& opt) {
         }
       }
       const int64_t evals = std::min<int64_t>(kSearchPerNode * b.size(), evals_per_block);
+      const BlockScore graph = score_block(heuristic_order(Heuristic::kGraph, b, sweep, clock), sweep);
       best = local_search(b, sweep, p.order, evals, rng, clock);
+      if (best.peak == graph.peak) {  // no lower peak: keep the graph order (stable diffs)
+        p.order = heuristic_order(Heuristic::kGraph, b, sweep, clock);
+        best = graph;
+      }
     } else {
       for (auto& h : per_heuristic) h = std::max(h, best.peak);
     }
