@@ -73,7 +73,7 @@ ExactResult exact_block(const BlockView& b, const BlockStart& start, int64_t inc
     next.clear();
     int64_t work = 0;
     for (const State& st : levels[k]) {
-      if ((++work & 1023) == 0 && clock.expired()) {
+      if ((work++ & 1023) == 0 && clock.expired()) {  // at every level's start, then every 1024
         res.status = ExactResult::kTimeout;
         return res;
       }

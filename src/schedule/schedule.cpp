@@ -126,6 +126,10 @@ ScheduleResult schedule(const Graph& g, const ScheduleOptions& opt) {
       BlockPlan& p = plans[i];
       if (p.proven || p.peak <= lb) continue;
       const BlockView b{&m, p.lo, p.hi};
+      if (clock.expired()) {
+        if (reason.empty()) reason = "time limit reached before a block of " + std::to_string(b.size()) + " operators";
+        break;
+      }
       if (b.size() > exact_max) {
         if (reason.empty())
           reason = "block of " + std::to_string(b.size()) + " operators over the exact limit of " +
