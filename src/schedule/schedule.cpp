@@ -49,6 +49,95 @@ struct BlockPlan {
   BlockStart start;         // kept for the exact pass (small blocks only)
 };
 
+// The largest block peak: the LOAD of the blocks' orders concatenated.
+int64_t max_peak(const Model& m, const std::vector<BlockPlan>& plans) {
+  int64_t load = m.n == 0 ? m.initial_live : 0;
+  for (const BlockPlan& p : plans) load = std::max(load, p.peak);
+  return load;
+}
+
+// One block from the state in `sweep`: graph order, or (search) the best of the heuristics
+// and then the local search; a block whose peak is not lower keeps the graph order.
+// Out of time, the block keeps the graph order (never worse). Raises per_heuristic.
+BlockPlan plan_block(const BlockView& b, Sweep& sweep, bool search, int64_t evals,
+                     std::mt19937_64& rng, const Clock& clock, std::vector<int64_t>& per_heuristic) {
+  BlockPlan p;
+  p.lo = b.lo;
+  p.hi = b.hi;
+  p.order = heuristic_order(Heuristic::kGraph, b, sweep, clock);
+  const BlockScore graph = score_block(p.order, sweep);
+  BlockScore best = graph;
+  if (search && b.size() > 1 && !clock.expired()) {
+    for (size_t h = 0; h < std::size(kAllHeuristics); ++h) {
+      std::vector<int32_t> order = heuristic_order(kAllHeuristics[h], b, sweep, clock);
+      const BlockScore s = score_block(order, sweep);
+      per_heuristic[h] = std::max(per_heuristic[h], s.peak);
+      if (s.peak < best.peak) {  // ties keep the earlier (graph order first)
+        best = s;
+        p.order = std::move(order);
+      }
+    }
+    best = local_search(b, sweep, p.order, evals, rng, clock);
+    if (best.peak == graph.peak) {  // no lower peak: keep the graph order (stable diffs)
+      p.order = heuristic_order(Heuristic::kGraph, b, sweep, clock);
+      best = graph;
+    }
+  } else {
+    for (auto& h : per_heuristic) h = std::max(h, graph.peak);
+  }
+  p.peak = best.peak;
+  // A single operator's step is the same in every order: its peak is its optimum.
+  p.lower_bound = b.size() == 1 ? p.peak : 0;
+  for (int32_t v : p.order) p.lower_bound = std::max(p.lower_bound, step_lower_bound(*b.m, v));
+  p.proven = p.peak == p.lower_bound;
+  return p;
+}
+
+// The exact pass over the blocks, highest peaks first: a block at or below the bound
+// proven so far (lb) cannot lower LOAD, and each block the program solves raises lb to its
+// optimum. Returns why a block was left unsolved (the first reason), or "".
+std::string solve_exactly(const Model& m, std::vector<BlockPlan>& plans, int64_t& lb,
+                          const ScheduleOptions& opt, const Clock& clock, int64_t& solved) {
+  const int exact_max = std::min(opt.exact_max_nodes, 64);
+  std::vector<size_t> idx(plans.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t c) { return plans[a].peak > plans[c].peak; });
+  std::string reason;
+  auto note = [&](const std::string& why) {
+    if (reason.empty()) reason = why;
+  };
+  for (size_t i : idx) {
+    BlockPlan& p = plans[i];
+    if (p.proven || p.peak <= lb) continue;
+    const BlockView b{&m, p.lo, p.hi};
+    const std::string ops = std::to_string(b.size()) + " operators";
+    if (clock.expired()) {
+      note("time limit reached before a block of " + ops);
+      break;
+    }
+    if (b.size() > exact_max) {
+      note("block of " + ops + " over the exact limit of " + std::to_string(exact_max));
+      continue;
+    }
+    const ExactResult e = exact_block(b, p.start, p.peak, opt.exact_max_states, clock);
+    if (e.status != ExactResult::kSolved) {
+      note(e.status == ExactResult::kTimeout
+               ? "time limit reached in a block of " + ops
+               : "block of " + ops + " over " + std::to_string(opt.exact_max_states) + " states");
+      continue;
+    }
+    ++solved;
+    if (!e.order.empty()) {
+      p.order = e.order;
+      p.peak = e.peak;
+    }
+    p.proven = true;
+    p.lower_bound = std::max(p.lower_bound, p.peak);
+    lb = std::max(lb, p.peak);
+  }
+  return reason;
+}
+
 }  // namespace
 
 ScheduleResult schedule(const Graph& g, const ScheduleOptions& opt) {
@@ -60,7 +149,7 @@ ScheduleResult schedule(const Graph& g, const ScheduleOptions& opt) {
   const std::vector<int32_t> bounds = split_blocks(m);
   r.blocks = static_cast<int64_t>(bounds.size()) - 1;
   const bool search = opt.mode != ScheduleMode::kGraph;
-  const int exact_max = std::min(opt.exact_max_nodes, 64);
+  const bool exact = opt.mode == ScheduleMode::kExact;
 
   std::vector<int64_t> per_heuristic(std::size(kAllHeuristics), m.n == 0 ? m.initial_live : 0);
   std::vector<BlockPlan> plans;
@@ -68,102 +157,31 @@ ScheduleResult schedule(const Graph& g, const ScheduleOptions& opt) {
   const int64_t evals_per_block = m.n > 0 ? kSearchWork / m.n : 0;
   Sweep sweep(m);
   for (size_t k = 0; k + 1 < bounds.size(); ++k) {
-    BlockPlan p;
-    p.lo = bounds[k];
-    p.hi = bounds[k + 1];
-    const BlockView b{&m, p.lo, p.hi};
+    const BlockView b{&m, bounds[k], bounds[k + 1]};
     r.largest_block = std::max<int64_t>(r.largest_block, b.size());
-    if (opt.mode == ScheduleMode::kExact && b.size() > 1 && b.size() <= exact_max)
-      p.start = capture_start(b, sweep);
-    p.order = heuristic_order(Heuristic::kGraph, b, sweep, clock);
-    BlockScore best = score_block(p.order, sweep);
-    // Out of time: the remaining blocks keep the graph order (never worse).
-    if (search && b.size() > 1 && !clock.expired()) {
-      for (size_t h = 0; h < std::size(kAllHeuristics); ++h) {
-        std::vector<int32_t> order = heuristic_order(kAllHeuristics[h], b, sweep, clock);
-        const BlockScore s = score_block(order, sweep);
-        per_heuristic[h] = std::max(per_heuristic[h], s.peak);
-        if (s.peak < best.peak) {  // ties keep the earlier (graph order first)
-          best = s;
-          p.order = std::move(order);
-        }
-      }
-      const int64_t evals = std::min<int64_t>(kSearchPerNode * b.size(), evals_per_block);
-      const BlockScore graph = score_block(heuristic_order(Heuristic::kGraph, b, sweep, clock), sweep);
-      best = local_search(b, sweep, p.order, evals, rng, clock);
-      if (best.peak == graph.peak) {  // no lower peak: keep the graph order (stable diffs)
-        p.order = heuristic_order(Heuristic::kGraph, b, sweep, clock);
-        best = graph;
-      }
-    } else {
-      for (auto& h : per_heuristic) h = std::max(h, best.peak);
-    }
-    p.peak = best.peak;
-    p.lower_bound = b.size() == 1 ? p.peak : 0;
-    p.proven = b.size() == 1;
-    for (int32_t v : p.order) p.lower_bound = std::max(p.lower_bound, step_lower_bound(m, v));
-    p.proven |= p.peak == p.lower_bound;
+    const int64_t evals = std::min<int64_t>(kSearchPerNode * b.size(), evals_per_block);
+    BlockPlan p = plan_block(b, sweep, search, evals, rng, clock, per_heuristic);
+    if (exact && !p.proven && b.size() <= std::min(opt.exact_max_nodes, 64)) p.start = capture_start(b, sweep);
     for (int32_t v : p.order) sweep.run(v);  // the state at the next block's start
     plans.push_back(std::move(p));
   }
   for (size_t h = 0; h < std::size(kAllHeuristics); ++h)
     if (search && kAllHeuristics[h] != Heuristic::kGraph)
       r.heuristics.push_back({heuristic_name(kAllHeuristics[h]), per_heuristic[h]});
+  r.local_search_load = max_peak(m, plans);
 
   int64_t lb = m.n == 0 ? m.initial_live : 0;
   for (const BlockPlan& p : plans) lb = std::max(lb, p.lower_bound);
-  r.local_search_load = m.n == 0 ? m.initial_live : 0;
-  for (const BlockPlan& p : plans) r.local_search_load = std::max(r.local_search_load, p.peak);
-
-  if (opt.mode == ScheduleMode::kExact) {
-    // Highest peaks first: a block at or below the bound proven so far cannot lower LOAD,
-    // and each block the program solves raises that bound to its optimum.
-    std::vector<size_t> idx(plans.size());
-    std::iota(idx.begin(), idx.end(), 0);
-    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t c) { return plans[a].peak > plans[c].peak; });
-    std::string reason;
-    for (size_t i : idx) {
-      BlockPlan& p = plans[i];
-      if (p.proven || p.peak <= lb) continue;
-      const BlockView b{&m, p.lo, p.hi};
-      if (clock.expired()) {
-        if (reason.empty()) reason = "time limit reached before a block of " + std::to_string(b.size()) + " operators";
-        break;
-      }
-      if (b.size() > exact_max) {
-        if (reason.empty())
-          reason = "block of " + std::to_string(b.size()) + " operators over the exact limit of " +
-                   std::to_string(exact_max);
-        continue;
-      }
-      const ExactResult e = exact_block(b, p.start, p.peak, opt.exact_max_states, clock);
-      if (e.status != ExactResult::kSolved) {
-        if (reason.empty())
-          reason = e.status == ExactResult::kTimeout
-                       ? "time limit reached in a block of " + std::to_string(b.size()) + " operators"
-                       : "block of " + std::to_string(b.size()) + " operators over " +
-                             std::to_string(opt.exact_max_states) + " states";
-        continue;
-      }
-      ++r.exact_blocks;
-      if (!e.order.empty()) {
-        p.order = e.order;
-        p.peak = e.peak;
-      }
-      p.proven = true;
-      p.lower_bound = std::max(p.lower_bound, p.peak);
-      lb = std::max(lb, p.peak);
-    }
-    r.load = m.n == 0 ? m.initial_live : 0;
-    for (const BlockPlan& p : plans) r.load = std::max(r.load, p.peak);
-    if (r.load > lb) {
+  if (exact) {
+    const std::string reason = solve_exactly(m, plans, lb, opt, clock, r.exact_blocks);
+    if (max_peak(m, plans) > lb) {
       r.fell_back = true;
       r.fell_back_reason = reason.empty() ? "not proven" : reason;
     }
   }
 
   for (const BlockPlan& p : plans) r.order.insert(r.order.end(), p.order.begin(), p.order.end());
-  r.load = score(m, r.order);  // one sweep over the final order, not the blocks' sum
+  r.load = score(m, r.order);  // one sweep over the final order, not the blocks' maximum
   r.lower_bound = lb;
   r.proven_optimal = r.load == lb;
   r.seconds = clock.elapsed();
