@@ -20,7 +20,8 @@
 #   IDEALLOC_BIN=/path/to/idealloc           (the coreba crate's binary), or
 #   IDEALLOC_DIR=/path/to/idealloc-src       (built here with `cargo build --release --offline`
 #                                             into build/peers/idealloc)
-# or with `minimalloc` / `idealloc` on PATH. A peer that is absent (or fails to build) is
+# or with `minimalloc` / `idealloc` on PATH. MEMPLAN=/path/to/memplan picks the memplan CLI
+# (default build/memplan). A peer that is absent (or fails to build) is
 # said so at the top and in its table: its columns read "absent" and memplan's side is still
 # measured. The "quoted" columns are the peers' figures from our research notes
 # (../shared/research/minimalloc.md §5, idealloc.md §7.1: other runs on the same 2-core
@@ -50,7 +51,7 @@ while [ $# -gt 0 ]; do
     --skip-minimalloc) DO_MM=0; shift ;;
     --skip-idealloc) DO_IA=0; shift ;;
     -o) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -64,7 +65,6 @@ if [ ! -x "$MEMPLAN" ]; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build -j "$(nproc)" --target memplan_cli >/dev/null
 fi
-mkdir -p build/peers
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -80,6 +80,7 @@ if [ -n "${MINIMALLOC_BIN:-}" ]; then
 elif [ -n "${MINIMALLOC_DIR:-}" ]; then
   if [ -f "$MINIMALLOC_DIR/CMakeLists.txt" ]; then
     echo "compare.sh: building MiniMalloc from $MINIMALLOC_DIR (log: build/peers/minimalloc.log)" >&2
+    mkdir -p build/peers
     if cmake -S "$MINIMALLOC_DIR" -B build/peers/minimalloc -DCMAKE_BUILD_TYPE=Release >build/peers/minimalloc.log 2>&1 &&
        cmake --build build/peers/minimalloc -j "$(nproc)" --target minimalloc >>build/peers/minimalloc.log 2>&1; then
       MM_BIN=$(find build/peers/minimalloc -maxdepth 3 -type f -name minimalloc -perm -u+x | head -n 1)
@@ -106,6 +107,7 @@ elif [ -n "${IDEALLOC_DIR:-}" ]; then
     IA_WHY="cargo is not installed (Debian: cargo), so $IDEALLOC_DIR cannot be built"
   else
     echo "compare.sh: building idealloc from $IDEALLOC_DIR (log: build/peers/idealloc.log)" >&2
+    mkdir -p build/peers
     if CARGO_TARGET_DIR=$PWD/build/peers/idealloc cargo build --release --offline \
          --manifest-path "$IDEALLOC_DIR/Cargo.toml" --bin idealloc >build/peers/idealloc.log 2>&1; then
       IA_BIN=build/peers/idealloc/release/idealloc
@@ -149,7 +151,9 @@ echo
 echo "Printed by \`scripts/compare.sh$( [ "$RUNS" = 3 ] || echo " --runs $RUNS")$( [ "$ONLY" = "A,B,C,D,E,F,G,H,I,J,K" ] || echo " --only $ONLY")$( [ "$ITERS" = 10000 ] || echo " --iterations $ITERS")$( [ "$THREADS" = 1 ] || echo " --threads $THREADS")\`"
 echo "on $(nproc) cores ($(date -u +%Y-%m-%d), memplan $(git rev-parse --short HEAD 2>/dev/null || echo '?'))."
 echo "Runs alternate memplan, peer, memplan, peer, ... ($RUNS each); figures are medians."
-echo "Ratios are peer / memplan (above 1: memplan is faster)."
+echo "Ratios are peer / memplan (above 1: memplan is faster). Load average at the start:"
+echo "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?') (other jobs on the machine inflate both sides' times; alternation"
+echo "shares the inflation out, the quoted figures were measured on a quieter machine)."
 echo
 if [ -n "$MM_BIN" ]; then echo "- MiniMalloc: \`$MM_BIN\`"; else echo "- MiniMalloc: **absent**: $MM_WHY. Its columns read \"absent\"."; fi
 if [ -n "$IA_BIN" ]; then echo "- idealloc: \`$IA_BIN\`"; else echo "- idealloc: **absent**: $IA_WHY. Its columns read \"absent\"."; fi
