@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reproduces the README's results tables (writes docs/results.md and prints it).
 # Takes about 14 minutes on 2 cores (13 min 17 s measured on 2026-11-25 under a load
-# average of ~12, before the Figure 6 section, which adds about 1 min), --quick about 5.
+# average of ~12, before the Figure 6 section, which adds about 1 min), --quick about 6
+# (5 min 49 s under the same load: it shortens the limits, not the real-set idealloc rows).
 # The header records the load average at the start and at the end: times measured under
 # load are inflated (2-7x on a shared 2-core machine), and under heavy load the 10 s and 60 s
 # limits reach less. The side-by-side comparison with MiniMalloc and idealloc is
