@@ -91,6 +91,32 @@ def close(got, want):
     return "" if ok else f"values differ (max |d| {(got.double() - want.double()).abs().max()})"
 
 
+def check_contract(case, model, record):
+    """compare() itself: rows made from the executed tensors pass; each way of breaking the
+    contract (a wrong size, a weight row, a missing activation, a stray row) fails."""
+    weights, static = rx.weight_names(model), statically_known(model)
+    rows = {n: ex.bytes for n, ex in record.items() if n not in weights and not ex.scope
+            and ex.op not in rx.VIEW_OPS and n not in static}
+    body = sum(ex.bytes for ex in record.values() if ex.scope)
+    if body:
+        rows["(scratch of the If)"] = body
+    problems = []
+    if compare(model, record, rows)[1]:
+        problems.append(f"exact rows rejected: {compare(model, record, rows)[1][0]}")
+    victim = next(n for n in rows if n in record)
+    broken = [dict(rows, **{victim: rows[victim] + 4}),
+              {n: v for n, v in rows.items() if n != victim},
+              dict(rows, **{"not a tensor": 4, "nor this": 4})]
+    if weights:
+        broken.append(dict(rows, **{sorted(weights)[0]: 4}))
+    if body:
+        broken.append({n: v for n, v in rows.items() if n != "(scratch of the If)"})
+    for i, bad in enumerate(broken):
+        if not compare(model, record, bad)[1]:
+            problems.append(f"broken rows #{i} accepted")
+    return problems
+
+
 def check_executor(cases, skipped):
     failures = 0
     counts = {}
@@ -114,6 +140,10 @@ def check_executor(cases, skipped):
             print(f"FAIL executor {case.name}: {problems[0]}")
         elif case.kind != "testdata":
             print(f"ok   executor {case.name}: {len(outs)} output(s) match")
+        if case.kind != "testdata":
+            for p in check_contract(case, model, record):
+                failures += 1
+                print(f"FAIL size check on {case.name}: {p}")
     reasons = {}
     for _, why in skipped:
         key = why.split(" (node")[0]
@@ -172,12 +202,32 @@ def compare(model, record, rows):
             notes["static"] += 1
         else:
             failures.append(f"{name!r} ({ex.op}, {ex.bytes} B) was executed but has no row")
-    extra = [r for r in rows if r not in record]
+    # Rows naming no executed tensor: tensors of an untaken branch (nested regions), or at
+    # most one scratch row per If, which must at least hold the largest executed branch
+    # tensor. Executed branch tensors need rows or a scratch row.
+    body = branch_tensor_names(model.graph)
+    extra = [r for r in rows if r not in record and r not in body]
     ifs = sum(1 for n in model.graph.node if n.op_type == "If")
     if len(extra) > ifs:
-        failures.append(f"{len(extra)} rows name no executed tensor ({extra[:3]}...), "
+        failures.append(f"{len(extra)} rows name no tensor ({extra[:3]}...), "
                         f"{ifs} If node(s) may have a scratch row")
+    largest = max((ex.bytes for n, ex in record.items() if ex.scope and n not in rows),
+                  default=0)
+    if largest and sum(rows[r] for r in extra) < largest:
+        failures.append(f"executed If-branch tensors ({largest} B the largest) have neither "
+                        f"rows nor a scratch row that holds them ({extra})")
     return equal, failures, notes
+
+
+def branch_tensor_names(graph):
+    """Every tensor produced inside If/Loop/Scan bodies, at any depth."""
+    names = set()
+    for node in graph.node:
+        for attr in node.attribute:
+            for g in list(attr.graphs) + ([attr.g] if attr.HasField("g") else []):
+                names |= {o for n in g.node for o in n.output if o}
+                names |= branch_tensor_names(g)
+    return names
 
 
 def check_sizes(cli, cases):
