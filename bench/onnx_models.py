@@ -3,7 +3,9 @@
     /usr/bin/python3 bench/onnx_models.py build/memplan [--time-limit 5] [--cache DIR]
                                                           [--testdata] [--models a,b]
 
-Per model: buffers, naive (sum of sizes: no reuse), LOAD (largest total live at one
+Per model: buffers, naive (sum of sizes: no reuse), executed (the same sum over the
+activations the reference executor produced: non-weight, non-view, not statically known
+tensors of the main graph; equal to naive when the sizes are right, If scratch aside), LOAD (largest total live at one
 instant, graph order: the lower bound), memplan's peak (`memplan solve`, default algorithm
 auto, --time-limit), its status, the import and solve times, and whether the sizes are
 right: the model is executed by the torch-based reference executor
@@ -50,7 +52,19 @@ def import_cmd(cli, case, out, has_input):
 
 
 def mib(b):
-    return f"{b / 2**20:.2f}"
+    """Bytes for people: MiB from 1 MiB up, else KiB, else B."""
+    if b >= 2**20:
+        return f"{b / 2**20:.2f} MiB"
+    return f"{b / 2**10:.1f} KiB" if b >= 2**10 else f"{b} B"
+
+
+def executed_bytes(case):
+    """Sum of the activations the reference executor produced (see the module comment)."""
+    model = onnx.load(case.path)
+    _, record = rx.run(model, case.inputs)
+    weights, static = rx.weight_names(model), st.statically_known(model)
+    return sum(ex.bytes for n, ex in record.items() if n not in weights and n not in static
+               and not ex.scope and ex.op not in rx.VIEW_OPS)
 
 
 def bench_case(cli, case, has_input, time_limit, tmp):
@@ -71,12 +85,15 @@ def bench_case(cli, case, has_input, time_limit, tmp):
     fields = dict(re.findall(r"(\w+)=(\S+)", s.stdout))
     model = onnx.load(case.path)
     _, record = rx.run(model, case.inputs)
-    equal, failures, _ = st.compare(model, record, rows)
+    equal, failures, notes = st.compare(model, record, rows, st.warned_tensors(p.stderr))
+    sizes = "ok" if not failures else f"{len(failures)} wrong/missing"
+    if notes["warned"]:
+        sizes += f", {notes['warned']} left out with a warning"
     return {"buffers": len(rows), "naive": sum(rows.values()), "load": int(fields["load"]),
             "peak": int(fields["peak"]), "status": fields.get("status", "?"),
             "valid": fields.get("valid", "?"), "t_import": t_import,
             "t_solve": float(fields["time"]),
-            "sizes": "ok" if not failures else f"{len(failures)} wrong/missing"}
+            "sizes": sizes}
 
 
 def main():
@@ -108,19 +125,22 @@ def main():
     has_input = "--input" in help_text
     print(f"memplan onnx binds shapes with {'--input' if has_input else '--dim (no --input)'}; "
           f"solve: default algorithm, --time-limit {args.time_limit:g}\n")
-    print("| model | input | buffers | naive MiB | LOAD MiB | peak MiB | peak/LOAD | status "
-          "| import s | solve s | sizes vs executed |")
-    print("|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|")
+    print("| model | input | buffers | naive | executed | LOAD | peak | "
+          "peak/LOAD | status | import s | solve s | sizes vs executed |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases:
             shape = ";".join("x".join(str(d) for d in v) for v in case.dims.values()) or "-"
             r = bench_case(args.cli, case, has_input, args.time_limit, tmp)
+            r["executed"] = executed_bytes(case)
             if "error" in r:
-                print(f"| {case.name} | {shape} | - | - | - | - | - | import failed: "
+                print(f"| {case.name} | {shape} | - | - | {mib(r['executed'])} | - | - | - | "
+                      f"import failed: "
                       f"{r['error'].replace('|', '/')} | - | - | - |")
                 continue
             ratio = r["peak"] / r["load"] if r["load"] else 1.0
             print(f"| {case.name} | {shape} | {r['buffers']} | {mib(r['naive'])} | "
+                  f"{mib(r['executed'])} | "
                   f"{mib(r['load'])} | {mib(r['peak'])} | {ratio:.3f} | {r['status']} | "
                   f"{r['t_import']:.2f} | {r['t_solve']:.2f} | {r['sizes']} |", flush=True)
 

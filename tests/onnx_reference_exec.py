@@ -479,7 +479,7 @@ def opset_of(model):
 
 
 def _run_graph(graph, env, record, opset, scope):
-    for node in graph.node:
+    for index, node in enumerate(graph.node):
         if node.domain not in ("", "ai.onnx"):
             raise UnsupportedOp(f"op {node.domain}.{node.op_type} (node {node.name!r})")
         a = attrs_of(node)
@@ -497,7 +497,7 @@ def _run_graph(graph, env, record, opset, scope):
         if node.op_type == "If":
             branch = a["then_branch"] if bool(args[0].item()) else a["else_branch"]
             inner = dict(env)
-            _run_graph(branch, inner, record, opset, scope or node.name)
+            _run_graph(branch, inner, record, opset, scope or node.name or f"If#{index}")
             outs = tuple(inner[o.name] for o in branch.output)
         elif node.op_type in OPS:
             kwargs = {"opset": opset} if node.op_type in OPSET_AWARE else {}
