@@ -3,14 +3,15 @@
     /usr/bin/python3 bench/onnx_models.py build/memplan [--time-limit 5] [--cache DIR]
                                                           [--testdata] [--models a,b]
 
-Per model: buffers, naive (sum of sizes: no reuse), executed (the same sum over the
-activations the reference executor produced: non-weight, non-view, not statically known
-tensors of the main graph; equal to naive when the sizes are right, If scratch aside), LOAD (largest total live at one
-instant, graph order: the lower bound), memplan's peak (`memplan solve`, default algorithm
-auto, --time-limit), its status, the import and solve times, and whether the sizes are
-right: the model is executed by the torch-based reference executor
-(tests/onnx_reference_exec.py) and every CSV row is compared with the executed bytes
-(tests/onnx_sizes_test.py's contract); "ok" means every row matches and no executed
+Per model: buffers, naive (sum of sizes: no reuse), executed (the same sum over what the
+reference executor produced: main-graph tensors that are neither weights nor view outputs;
+naive exceeds it by an If's scratch row and by views an importer plans as buffers), LOAD
+(largest total live at one instant in graph order, each buffer counted, so an in-place
+pair counts twice), memplan's peak (`memplan solve`, default algorithm auto,
+--time-limit) and lower bound (in-place aware), its status, the import and solve times,
+and whether the sizes are right: the model is executed by the torch-based reference
+executor (tests/onnx_reference_exec.py) and every CSV row is compared with the executed
+bytes (tests/onnx_sizes_test.py's contract); "ok" means every row matches and no executed
 activation is missing, otherwise the number of wrong or missing tensors.
 
 Models: the torchvision exports and the small If / computed-shape models of
@@ -62,8 +63,8 @@ def executed_bytes(case):
     """Sum of the activations the reference executor produced (see the module comment)."""
     model = onnx.load(case.path)
     _, record = rx.run(model, case.inputs)
-    weights, static = rx.weight_names(model), st.statically_known(model)
-    return sum(ex.bytes for n, ex in record.items() if n not in weights and n not in static
+    weights = rx.weight_names(model)
+    return sum(ex.bytes for n, ex in record.items() if n not in weights
                and not ex.scope and ex.op not in rx.VIEW_OPS)
 
 
@@ -90,7 +91,8 @@ def bench_case(cli, case, has_input, time_limit, tmp):
     if notes["warned"]:
         sizes += f", {notes['warned']} left out with a warning"
     return {"buffers": len(rows), "naive": sum(rows.values()), "load": int(fields["load"]),
-            "peak": int(fields["peak"]), "status": fields.get("status", "?"),
+            "peak": int(fields["peak"]), "bound": int(fields.get("lower_bound", 0)),
+            "status": fields.get("status", "?"),
             "valid": fields.get("valid", "?"), "t_import": t_import,
             "t_solve": float(fields["time"]),
             "sizes": sizes}
@@ -125,23 +127,24 @@ def main():
     has_input = "--input" in help_text
     print(f"memplan onnx binds shapes with {'--input' if has_input else '--dim (no --input)'}; "
           f"solve: default algorithm, --time-limit {args.time_limit:g}\n")
-    print("| model | input | buffers | naive | executed | LOAD | peak | "
+    print("| model | input | buffers | naive | executed | LOAD | peak | bound | "
           "peak/LOAD | status | import s | solve s | sizes vs executed |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases:
             shape = ";".join("x".join(str(d) for d in v) for v in case.dims.values()) or "-"
             r = bench_case(args.cli, case, has_input, args.time_limit, tmp)
             r["executed"] = executed_bytes(case)
             if "error" in r:
-                print(f"| {case.name} | {shape} | - | - | {mib(r['executed'])} | - | - | - | "
+                print(f"| {case.name} | {shape} | - | - | {mib(r['executed'])} | - | - | - | - | "
                       f"import failed: "
                       f"{r['error'].replace('|', '/')} | - | - | - |")
                 continue
             ratio = r["peak"] / r["load"] if r["load"] else 1.0
             print(f"| {case.name} | {shape} | {r['buffers']} | {mib(r['naive'])} | "
                   f"{mib(r['executed'])} | "
-                  f"{mib(r['load'])} | {mib(r['peak'])} | {ratio:.3f} | {r['status']} | "
+                  f"{mib(r['load'])} | {mib(r['peak'])} | {mib(r['bound'])} | {ratio:.3f} | "
+                  f"{r['status']} | "
                   f"{r['t_import']:.2f} | {r['t_solve']:.2f} | {r['sizes']} |", flush=True)
 
 
