@@ -12,8 +12,9 @@ libonnx-testdata's test_data_set_0 (every model whose ops and types it supports)
 with the executed tensors (main graph; weights = initializers and Constant outputs):
   - a CSV row must have exactly the executed bytes of its tensor (a mismatch fails);
   - an executed activation without a row must be a view (Reshape, Flatten, Squeeze,
-    Unsqueeze, Identity, Dropout: it aliases its base) or statically known (computed from
-    shapes and constants only, e.g. Shape -> Gather -> Concat: a folder may drop it);
+    Unsqueeze, Identity, Dropout, a Transpose that moves only size-1 dims: it aliases its
+    base) or statically known (computed from shapes and constants only, e.g. Shape ->
+    Gather -> Concat: a folder may drop it);
     any other missing tensor fails;
   - tensors inside If branches are not rows (the If's scratch buffer holds them); rows
     that name no executed tensor are allowed only up to one per If node (that scratch);
@@ -194,6 +195,7 @@ def compare(model, record, rows, warned=frozenset()):
     `warned`: tensors the CLI warned it left out (unknown size); allowed, and counted."""
     weights = rx.weight_names(model)
     static = statically_known(model)
+    layout_views = transposes_without_data_movement(model, record)
     equal, failures = 0, []
     notes = {"view": 0, "static": 0, "branch": 0, "empty": 0, "warned": 0}
     for name, ex in record.items():
@@ -209,7 +211,7 @@ def compare(model, record, rows, warned=frozenset()):
                                 f"{ex.bytes} B {list(ex.shape)} {ex.dtype}")
         elif ex.scope:
             notes["branch"] += 1
-        elif ex.op in rx.VIEW_OPS:
+        elif ex.op in rx.VIEW_OPS or name in layout_views:
             notes["view"] += 1
         elif name in static:
             notes["static"] += 1
@@ -235,6 +237,21 @@ def compare(model, record, rows, warned=frozenset()):
         failures.append(f"executed If-branch tensors ({largest} B the largest) have neither "
                         f"rows nor a scratch row that holds them ({extra})")
     return equal, failures, notes
+
+
+def transposes_without_data_movement(model, record):
+    """Transpose outputs whose bytes equal their input's: the dims longer than 1 keep their
+    order (only size-1 dims move), so an importer may make them views."""
+    out = set()
+    for node in model.graph.node:
+        if node.op_type != "Transpose" or node.input[0] not in record:
+            continue
+        shape = record[node.input[0]].shape
+        perm = rx.attrs_of(node).get("perm", list(reversed(range(len(shape)))))
+        moved = [p for p in perm if shape[p] != 1]
+        if moved == sorted(moved):
+            out.add(node.output[0])
+    return out
 
 
 def branch_tensor_names(graph):
