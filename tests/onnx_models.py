@@ -1,0 +1,242 @@
+"""The real-model zoo of the ONNX size test and benchmark.
+
+- torchvision models (random init: weights=None, weights_backbone=None; no downloads),
+  exported with torch.onnx.export into a cache folder (the build dir; not committed), with
+  the input and torch's eager output saved next to each so the reference executor can be
+  checked against torch;
+- small hand-built models: an If whose branches differ, and Reshape/Pad shapes computed
+  in the graph from Shape/Gather/Div/Concat chains;
+- Debian libonnx-testdata models (their test_data_set_0 holds inputs and expected outputs).
+
+Every case is a Case(name, path, inputs, expected, dims): `inputs` the feeds (name ->
+tensor), `expected` the outputs the executor must reproduce (list, graph output order),
+`dims` the shapes to bind with `memplan onnx --input NAME=AxBxC` (inputs with symbolic dims).
+"""
+import glob
+import os
+from dataclasses import dataclass, field
+
+import onnx
+import torch
+from onnx import TensorProto, helper, numpy_helper
+
+import onnx_reference_exec as rx
+
+TESTDATA = "/usr/share/libonnx-testdata/data"
+TESTDATA_GROUPS = ("pytorch-converted", "pytorch-operator", "simple", "node")
+CACHE_VERSION = "1"  # bump when an export setting changes
+
+
+@dataclass
+class Case:
+    name: str
+    path: str
+    inputs: dict
+    expected: list
+    dims: dict = field(default_factory=dict)  # input name -> shape, for --input
+    kind: str = "torchvision"
+
+
+def _torchvision_specs():
+    import torchvision.models as tvm
+    import torchvision.models.segmentation as seg
+
+    class SegOut(torch.nn.Module):  # deeplabv3 returns a dict; export its "out"
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            return self.m(x)["out"]
+
+    # name, constructor, input shape, opset, dynamic spatial dims
+    return [
+        ("resnet18", lambda: tvm.resnet18(weights=None), (1, 3, 64, 64), 14, True),
+        ("resnet50", lambda: tvm.resnet50(weights=None), (1, 3, 64, 64), 17, True),
+        ("mobilenet_v2", lambda: tvm.mobilenet_v2(weights=None), (1, 3, 64, 64), 14, True),
+        ("mobilenet_v3_large", lambda: tvm.mobilenet_v3_large(weights=None), (1, 3, 64, 64),
+         17, True),
+        ("efficientnet_b0", lambda: tvm.efficientnet_b0(weights=None), (1, 3, 64, 64), 17, True),
+        ("convnext_tiny", lambda: tvm.convnext_tiny(weights=None), (1, 3, 64, 64), 17, True),
+        ("deeplabv3_mobilenet_v3_large",
+         lambda: SegOut(seg.deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None)),
+         (1, 3, 96, 96), 16, True),
+        # ViT's position embedding fixes the image size at 224: only the batch is symbolic.
+        ("vit_b_16", lambda: tvm.vit_b_16(weights=None), (1, 3, 224, 224), 17, False),
+    ]
+
+
+def _export(name, ctor, shape, opset, dynamic_hw, folder):
+    path = os.path.join(folder, f"{name}.onnx")
+    data = os.path.join(folder, f"{name}.io.pt")
+    stamp = os.path.join(folder, f"{name}.stamp")
+    want = f"{CACHE_VERSION} {torch.__version__} {shape} {opset} {dynamic_hw}"
+    if os.path.exists(stamp) and open(stamp).read() == want:
+        io = torch.load(data)
+        return path, io["input"], io["output"]
+    torch.manual_seed(0)
+    model = ctor().eval()
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        y = model(x)
+    axes = {0: "batch", 2: "height", 3: "width"} if dynamic_hw else {0: "batch"}
+    torch.onnx.export(model, (x,), path, opset_version=opset, do_constant_folding=True,
+                      input_names=["input"], output_names=["output"],
+                      dynamic_axes={"input": axes, "output": {0: "batch"}})
+    torch.save({"input": x, "output": y}, data)
+    with open(stamp, "w") as f:
+        f.write(want)
+    return path, x, y
+
+
+def torchvision_cases(folder, names=None):
+    os.makedirs(folder, exist_ok=True)
+    cases = []
+    for name, ctor, shape, opset, dyn in _torchvision_specs():
+        if names is not None and name not in names:
+            continue
+        path, x, y = _export(name, ctor, shape, opset, dyn, folder)
+        cases.append(Case(name, path, {"input": x}, [y], {"input": list(shape)}))
+    return cases
+
+
+# --- small hand-built models ----------------------------------------------------------
+
+def _const(name, values, dtype=TensorProto.INT64):
+    return helper.make_node("Constant", [], [name], name=name,
+                            value=helper.make_tensor(name + "_v", dtype, [len(values)], values))
+
+
+def if_model():
+    """x[N,16] -> If(sum(x) > 0): then relu(x)*x via a [N,4,4] reshape, else sigmoid(x)+x
+    widened by Concat; both give y[N,32]. Branch tensors are used only inside the If."""
+    then_nodes = [
+        helper.make_node("Relu", ["x"], ["t_relu"], name="t_relu"),
+        helper.make_node("Mul", ["t_relu", "x"], ["t_mul"], name="t_mul"),
+        helper.make_node("Concat", ["t_mul", "t_relu"], ["t_out"], name="t_cat", axis=1),
+    ]
+    else_nodes = [
+        helper.make_node("Sigmoid", ["x"], ["e_sig"], name="e_sig"),
+        helper.make_node("Add", ["e_sig", "x"], ["e_add"], name="e_add"),
+        helper.make_node("Tanh", ["e_add"], ["e_tanh"], name="e_tanh"),
+        helper.make_node("Concat", ["e_tanh", "e_add"], ["e_out"], name="e_cat", axis=1),
+    ]
+    f = TensorProto.FLOAT
+    then_g = helper.make_graph(then_nodes, "then", [],
+                               [helper.make_tensor_value_info("t_out", f, ["N", 32])])
+    else_g = helper.make_graph(else_nodes, "else", [],
+                               [helper.make_tensor_value_info("e_out", f, ["N", 32])])
+    nodes = [
+        helper.make_node("Exp", ["x"], ["x_exp"], name="pre"),
+        helper.make_node("ReduceSum", ["x_exp"], ["s"], name="sum", keepdims=0),
+        _const("thr", [60.0], TensorProto.FLOAT),
+        helper.make_node("Greater", ["s", "thr"], ["cond_v"], name="gt"),
+        helper.make_node("Squeeze", ["cond_v"], ["cond"], name="sq"),
+        helper.make_node("If", ["cond"], ["y"], name="branch", then_branch=then_g,
+                         else_branch=else_g),
+        helper.make_node("Relu", ["y"], ["out"], name="post"),
+    ]
+    g = helper.make_graph(nodes, "if_model",
+                          [helper.make_tensor_value_info("x", f, ["N", 16])],
+                          [helper.make_tensor_value_info("out", f, ["N", 32])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def computed_shapes_model():
+    """x[1,C,H,W] -> Pad with pads computed as [0,0,1,1, 0,0,H/4,W/4] (Shape/Gather/Div/
+    Concat) -> Conv -> Reshape to [1, C', -1] with the shape taken from Shape(conv) ->
+    Transpose -> Softmax; and an Expand to a computed shape."""
+    f = TensorProto.FLOAT
+    w = numpy_helper.from_array(torch.randn(8, 3, 3, 3).numpy(), "w")
+    nodes = [
+        helper.make_node("Shape", ["x"], ["xs"], name="shape_x"),
+        _const("hw_idx", [2, 3]),
+        helper.make_node("Gather", ["xs", "hw_idx"], ["hw"], name="gather_hw", axis=0),
+        _const("four", [4]),
+        helper.make_node("Div", ["hw", "four"], ["hw4"], name="div_hw"),
+        _const("pads_head", [0, 0, 1, 1, 0, 0]),
+        helper.make_node("Concat", ["pads_head", "hw4"], ["pads"], name="cat_pads", axis=0),
+        helper.make_node("Pad", ["x", "pads"], ["xp"], name="pad", mode="constant"),
+        helper.make_node("Conv", ["xp", "w"], ["c"], name="conv", kernel_shape=[3, 3]),
+        helper.make_node("Shape", ["c"], ["cs"], name="shape_c"),
+        _const("nc_idx", [0, 1]),
+        helper.make_node("Gather", ["cs", "nc_idx"], ["nc"], name="gather_nc", axis=0),
+        _const("minus1", [-1]),
+        helper.make_node("Concat", ["nc", "minus1"], ["rshape"], name="cat_shape", axis=0),
+        helper.make_node("Reshape", ["c", "rshape"], ["r"], name="reshape"),
+        helper.make_node("Transpose", ["r"], ["rt"], name="transpose", perm=[0, 2, 1]),
+        helper.make_node("Softmax", ["rt"], ["sm"], name="softmax", axis=-1),
+        # Expand a [1, 8] row to [2*C', 8]: the row count computed from the conv's shape.
+        _const("two", [2]),
+        helper.make_node("Mul", ["nc", "two"], ["nc2"], name="mul_nc"),
+        _const("one_idx", [1]),
+        helper.make_node("Gather", ["nc2", "one_idx"], ["c2"], name="gather_c2", axis=0),
+        _const("eight", [8]),
+        helper.make_node("Concat", ["c2", "eight"], ["eshape"], name="cat_eshape", axis=0),
+        helper.make_node("ReduceMean", ["sm"], ["row"], name="mean_row", axes=[1]),
+        helper.make_node("Expand", ["row", "eshape"], ["ex"], name="expand"),
+    ]
+    g = helper.make_graph(nodes, "computed_shapes",
+                          [helper.make_tensor_value_info("x", f, [1, 3, "H", "W"])],
+                          [helper.make_tensor_value_info("sm", f, [1, "L", 8]),
+                           helper.make_tensor_value_info("ex", f, [1, "R", 8])],
+                          initializer=[w])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def small_cases(folder):
+    """The If model (both branches, by two inputs) and the computed-shape model."""
+    os.makedirs(folder, exist_ok=True)
+    cases = []
+    gen = torch.Generator().manual_seed(3)
+    m = if_model()
+    path = os.path.join(folder, "if_branches.onnx")
+    onnx.save(m, path)
+    for label, x in (("then", torch.ones(4, 16)), ("else", -torch.rand(4, 16, generator=gen))):
+        cases.append(Case(f"if_branches[{label}]", path, {"x": x}, None, {"x": [4, 16]},
+                          "small"))
+    m = computed_shapes_model()
+    path = os.path.join(folder, "computed_shapes.onnx")
+    onnx.save(m, path)
+    x = torch.randn(1, 3, 40, 24, generator=gen)
+    cases.append(Case("computed_shapes", path, {"x": x}, None, {"x": [1, 3, 40, 24]}, "small"))
+    return cases
+
+
+# --- libonnx-testdata -----------------------------------------------------------------
+
+def _read_pb(path):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return rx.to_torch(numpy_helper.to_array(t))
+
+
+def _numbered(folder, prefix):
+    files = glob.glob(os.path.join(folder, f"{prefix}_*.pb"))
+    return sorted(files, key=lambda p: int(p.rsplit("_", 1)[1][:-3]))
+
+
+def testdata_case(folder):
+    """A Case for one libonnx-testdata model; raises rx.UnsupportedOp (or onnx's error)
+    when its data or types are outside what torch can hold."""
+    model = onnx.load(os.path.join(folder, "model.onnx"))
+    data = os.path.join(folder, "test_data_set_0")
+    ins = [_read_pb(p) for p in _numbered(data, "input")]
+    outs = [_read_pb(p) for p in _numbered(data, "output")]
+    feeds = {vi.name: x for vi, x in zip(rx.graph_inputs(model), ins)}
+    dims = {}
+    for vi in rx.graph_inputs(model):
+        shape = vi.type.tensor_type.shape
+        if vi.name in feeds and any(not d.HasField("dim_value") for d in shape.dim):
+            dims[vi.name] = list(feeds[vi.name].shape)
+    group = os.path.basename(os.path.dirname(folder))
+    return Case(f"{group}/{os.path.basename(folder)}", os.path.join(folder, "model.onnx"),
+                feeds, outs, dims, "testdata")
+
+
+def testdata_folders(groups=TESTDATA_GROUPS):
+    out = []
+    for g in groups:
+        out += sorted(glob.glob(os.path.join(TESTDATA, g, "*", "model.onnx")))
+    return [os.path.dirname(p) for p in out]
