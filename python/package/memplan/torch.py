@@ -271,7 +271,7 @@ def _trace_inference(module: torch.nn.Module, inputs: tuple, tracer: str):
                 rec.run(*inputs)
             return gm, "fx", rec.values
         except Exception as e:  # noqa: BLE001 - any tracing failure falls back to make_fx
-            reasons.append(f"torch.fx.symbolic_trace: {type(e).__name__}: {e}")
+            reasons.append(f"torch.fx.symbolic_trace: {type(e).__name__}: {_first_line(str(e))}")
     if tracer in ("auto", "aten"):
         try:
             from torch.fx.experimental.proxy_tensor import make_fx
@@ -281,7 +281,7 @@ def _trace_inference(module: torch.nn.Module, inputs: tuple, tracer: str):
                 rec.run(*inputs)
             return gm, "aten", rec.values
         except Exception as e:  # noqa: BLE001
-            reasons.append(f"make_fx: {type(e).__name__}: {e}")
+            reasons.append(f"make_fx: {type(e).__name__}: {_first_line(str(e))}")
     if not reasons:
         raise ValueError(f"unknown tracer '{tracer}' (auto, fx, aten)")
     raise MemplanTraceError(f"cannot trace {type(module).__name__}: " + "; ".join(reasons))
