@@ -4,7 +4,7 @@ for each model, inference (eval, no_grad) and one training step (forward + backw
 AOT autograd), the planned buffers, their naive sum (no reuse), the graph-order LOAD, the
 peak memplan finds, and the time (trace and plan). Prints a Markdown table.
 
-    PYTHONPATH=build/python python3 bench/torch_models.py [--batch 1] [--size 64]
+    PYTHONPATH=build/python python3 bench/torch_models.py [--batch 1] [--train-batch 2] [--size 64]
         [--vit-size 224] [--time-limit 10] [--models resnet18,vit_b_16] [--no-training]
 
 LOAD is the largest total size of the buffers live at one graph step. An in-place reuse lets
@@ -39,7 +39,9 @@ def mib(n):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=1, help="inference batch")
+    ap.add_argument("--train-batch", type=int, default=2,
+                    help="training batch (batch norm needs more than one value per channel)")
     ap.add_argument("--size", type=int, default=64, help="image side (all but ViT)")
     ap.add_argument("--vit-size", type=int, default=224, help="ViT image side (multiple of 16)")
     ap.add_argument("--time-limit", type=float, default=10)
@@ -50,7 +52,8 @@ def main():
     torch.manual_seed(0)
     torch.set_num_threads(1)
     modes = ["inference"] + ([] if args.no_training else ["training"])
-    print(f"torch {torch.__version__}, torchvision {torchvision.__version__}, batch {args.batch}, "
+    print(f"torch {torch.__version__}, torchvision {torchvision.__version__}, batch {args.batch} "
+          f"(training {args.train_batch}), "
           f"images {args.size}x{args.size} (ViT {args.vit_size}x{args.vit_size}), algo {args.algo}, "
           f"time limit {args.time_limit} s, 1 thread. Sizes in MiB.\n")
     print("| model | mode | tracer | tensors | buffers | weights | naive | LOAD | peak | bound | status | trace s | plan s |")
@@ -59,7 +62,7 @@ def main():
         size = args.vit_size if name.startswith("vit") else args.size
         for mode in modes:
             model = MODELS[name](size)
-            x = torch.randn(args.batch, 3, size, size)
+            x = torch.randn(args.batch if mode == "inference" else args.train_batch, 3, size, size)
             t0 = time.perf_counter()
             try:
                 p = mt.plan(model, (x,), training=(mode == "training"), algo=args.algo,
