@@ -330,6 +330,33 @@ class AliasingTest(unittest.TestCase):
                 mt.export_csv(DataDependent(), (self.x,), path)
             self.assertFalse(os.path.exists(path))
 
+    def test_training_joins_forward_and_backward(self):
+        model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.ReLU(inplace=True),
+                                    torch.nn.Flatten(), torch.nn.Linear(4 * 8 * 8, 10))
+        p = mt.plan(model, (self.x,), training=True)
+        self.assertTrue(memplan.validate(p.problem, p.result.offsets)[0])
+        names = [op[0] for op in p.graph.ops]
+        n_fw = sum(1 for n in names if n.startswith("fw."))
+        self.assertEqual(names[n_fw], "loss_backward")  # between the two graphs
+        self.assertTrue(all(n.startswith("bw.") for n in names[n_fw + 1:]))
+        horizon = len(names)
+        bufs = {b.id: b for b in p.problem.buffers}
+        # The output's gradient is made at the loss step, not at the start.
+        tangents = [b for i, b in bufs.items() if i.startswith("bw.tangents")]
+        self.assertEqual([b.start for b in tangents], [n_fw])
+        # Saved activations live into the backward; the forward output and every parameter
+        # gradient (the backward's outputs) live to the end.
+        saved = [b for i, b in bufs.items() if i.startswith("fw.") and b.end > n_fw + 1 and b.end < horizon]
+        self.assertGreater(len(saved), 0)
+        bw_outputs = p.graph_modules[1].graph.output_node().args[0] if hasattr(
+            p.graph_modules[1].graph, "output_node") else \
+            [n for n in p.graph_modules[1].graph.nodes if n.op == "output"][0].args[0]
+        grads = [n.name for n in bw_outputs if n is not None]
+        self.assertEqual(len(grads), 4)  # conv and fc weight and bias (the input needs none)
+        for gname in grads:  # getitem of convolution_backward's tuple: a view of its element
+            b = p.problem.buffers[p.buffer_of_tensor[p.graph.tensor_of_name["bw." + gname]]]
+            self.assertEqual(b.end, horizon, gname)
+
     def test_export_csv_round_trips(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "small.csv")

@@ -308,8 +308,10 @@ def build_training_graph(module: torch.nn.Module, example_inputs) -> TorchGraph:
     traced by functorch's AOT autograd (aten level). The forward returns the model outputs
     and then the tensors it saves; the backward takes those saved tensors and then the
     outputs' gradients (tangents), so each saved tensor is one tensor of the joint graph,
-    live from its forward producer to its last backward use. Parameter gradients are graph
-    outputs."""
+    live from its forward producer to its last backward use. The outputs' gradients (ones)
+    are made by one 'loss_backward' operator between the two graphs. Parameter gradients
+    are graph outputs. (AOT autograd's min-cut rematerializing partition, which saves less,
+    needs networkx, which is not a dependency here.)"""
     try:
         from functorch.compile import aot_module, make_boxed_func
     except ImportError as e:
@@ -361,6 +363,16 @@ def build_training_graph(module: torch.nn.Module, example_inputs) -> TorchGraph:
     for n, idx in zip(saved, fw_out[n_user:]):
         if idx is not None:
             alias[n.name] = idx
+    # The tangents: made from the outputs once the forward is done, not graph inputs.
+    tangents = []
+    for n in bw_ph[len(saved):]:
+        v = cap["bw_values"].get(n.name)
+        if isinstance(v, torch.Tensor):
+            alias[n.name] = [g.add_tensor("bw." + n.name, _nbytes(v), "activation")]
+            tangents.extend(alias[n.name])
+    if tangents:
+        user = [t for idx in fw_out[:n_user] for t in (idx or [])]
+        g.ops.append(("loss_backward", "loss_backward", user, tangents, [], [], 0))
     bb = _Builder(g, prefix="bw.")
     bb.add_graph(bw, cap["bw_values"], lambda i, n: "input", alias=alias)
     _mark_outputs(g, fw_out[:n_user])
