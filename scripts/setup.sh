@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(build-essential cmake libcli11-dev nlohmann-json3-dev libgtest-dev googletest
           libbenchmark-dev pybind11-dev python3-dev
           libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata chromium
-          python3-torch python3-torchvision)
+          time python3-torch python3-torchvision)
 PACKAGES+=(${MEMPLAN_EXTRA_PACKAGES:-})
 
 missing=()

@@ -202,11 +202,26 @@ TEST(BaselinesQuirks, TvmHillClimbIsDeterministicAndStopsAtPressure) {
 }
 
 TEST(BaselinesQuirks, SomasPrefersSharedObjectsUnlessSavingExceedsThreshold) {
-  const auto recs = recs_inclusive(kComplex);
+  // Size order c, a, b. ManyObjects: c anchors slab [0,6); a (time-disjoint from c) joins it
+  // at 0; b overlaps a and the 2 bytes left above it are too few, so b anchors a new slab at
+  // 6: total 10. SingleObject puts b at 4, straddling the slab boundary: total 8. FindBest
+  // takes the single-object plan only if it saves more than the threshold (2 bytes here).
+  const auto recs = recs_inclusive({{4, 0, 1}, {4, 0, 1}, {6, 2, 3}});
   const Plan pure = baselines::somas(recs, 0, kNoDeadline);
-  const Plan pref = baselines::somas(recs, int64_t{100} << 20, kNoDeadline);
-  EXPECT_LE(pure.total, pref.total);
-  EXPECT_NE(pref.detail.find("many-objects"), std::string::npos);
+  EXPECT_EQ(pure.total, 8);
+  EXPECT_NE(pure.detail.find("single-object"), std::string::npos) << pure.detail;
+  const Plan just_below = baselines::somas(recs, 1, kNoDeadline);
+  EXPECT_EQ(just_below.total, 8);
+  const Plan at = baselines::somas(recs, 2, kNoDeadline);
+  EXPECT_EQ(at.total, 10);
+  EXPECT_NE(at.detail.find("many-objects"), std::string::npos) << at.detail;
+  EXPECT_EQ(at.offsets, (std::vector<int64_t>{0, 6, 0}));
+  // The registered solvers: somas keeps shared objects (100 MiB margin), somas-min does not.
+  Problem p;
+  p.buffers = {testing::make_buffer("a", 0, 2, 4), testing::make_buffer("b", 0, 2, 4),
+               testing::make_buffer("c", 2, 4, 6)};
+  EXPECT_EQ(solve(p, "somas", {}).solution->peak, 10);
+  EXPECT_EQ(solve(p, "somas-min", {}).solution->peak, 8);
 }
 
 TEST(BaselinesQuirks, ExecutorchStacksInsideABucket) {

@@ -9,8 +9,10 @@ namespace memplan {
 
 // LOAD: the largest total size live at one instant, by an event sweep in which ends come
 // before starts at equal times (half-open lifetimes). Gaps reduce a buffer's contribution
-// to its window width (0 for an absent stretch). A lower bound on every plan's peak.
-// O(n log n).
+// to its window width (0 for an absent stretch). Buffers linked by in-place reuse
+// (inplace_of, through any number of links) count once per instant, as their widest live
+// member: a plan may let them share one address (it need not), and no other buffer may
+// share their bytes, so every valid plan's peak is >= LOAD. O(n log n).
 int64_t compute_load(const Problem& p);
 
 struct InstanceStats {

@@ -1,4 +1,6 @@
-// memplan: the independent plan checker.
+// memplan: the independent plan checker. It is written from the specification of each
+// feature (problem.h, constraints.h, two_ended.h, README) and shares no code with the solvers
+// or the constraint lowering: it uses the plain data structs only.
 #pragma once
 
 #include <cstdint>
@@ -16,11 +18,29 @@ struct Validation {
   std::vector<std::string> errors;  // the first violations, in words (at most max_errors)
 };
 
-// Checks offsets against the problem: one offset per buffer, offset >= 0, alignment,
-// pre-placed offsets, offset + size without overflow and within the capacity (if any),
-// and no two buffers whose footprints (gaps honoured) intersect in both time and memory.
-// O(n log n + reported violations) by a sweep over time with an ordered map of the
-// occupied address ranges.
+// A plan is valid iff every rule below holds (capacity: the argument, else problem.capacity).
+//  1. Shape: one offset per buffer; the problem itself is well formed (size > 0,
+//     start < end, alignment a power of two, gaps sorted, disjoint, inside the lifetime,
+//     windows inside [0, size]; in-place targets exist, differ from the buffer, are reused by
+//     at most one buffer and form no cycle).
+//  2. Per buffer: offset >= 0, offset % alignment == 0, offset + size fits 64 bits and is
+//     <= capacity, and a pre-placed buffer sits exactly at its `offset`.
+//  3. Footprints: a buffer occupies, during each piece of its lifetime, the bytes
+//     [offset + lo, offset + hi) (lo = 0, hi = size outside gaps; a gap's window or nothing
+//     inside one). Two buffers whose pieces intersect in time (half-open) must not intersect
+//     in bytes, unless they share memory in place: b with inplace_of = a shares with a iff
+//     both sit at the same offset; sharing is transitive along a chain a <- b <- c, so two
+//     chain members share iff every member between them (inclusive) sits at that one offset
+//     (e.g. a and c at 0 with b at 64 do not share). Sharing members may overlap arbitrarily
+//     (any sizes); every other buffer must avoid the union of their footprints.
+//  4. Contiguous groups: the members of a group, ordered by group_index (ties: input order),
+//     sit back to back: offset[next] == offset[prev] + size[prev].
+//  5. Two-ended pool (any buffer with from_top): every low buffer ends at or below the
+//     offset of every high (from_top) buffer, so the free middle is one region; with a
+//     capacity C, the high end grows down from top = C rounded down to the largest alignment
+//     of the high buffers, so every high buffer ends at or below that top.
+// O(n log n) by a sweep over time with an ordered map of occupied address segments (plus,
+// for a group of k buffers sharing in place, at most O(k) segment updates per member).
 Validation validate(const Problem& problem, const std::vector<int64_t>& offsets,
                     std::optional<int64_t> capacity = std::nullopt, int max_errors = 10);
 

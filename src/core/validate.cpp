@@ -1,42 +1,293 @@
+// The independent checker: every rule is written here from the specification (validate.h
+// lists them); nothing is shared with the solvers or the constraint lowering.
 #include "memplan/validate.h"
 
 #include <algorithm>
 #include <map>
-#include <stdexcept>
 #include <string>
-
-#include "core/arith.h"
-#include "memplan/constraints.h"
+#include <string_view>
+#include <unordered_map>
 
 namespace memplan {
 namespace {
 
-struct Span {
-  int64_t time;
-  bool is_end;
-  int32_t buffer;
-  int64_t lo, hi;  // absolute addresses
+std::string str(int64_t x) { return std::to_string(x); }
+
+struct Checker {
+  const Problem& p;
+  const std::vector<int64_t>& off;
+  std::optional<int64_t> capacity;
+  int max_errors;
+  Validation v;
+
+  std::string name(size_t i) const { return "buffer '" + p.buffers[i].id + "'"; }
+  void fail(std::string msg) {
+    v.ok = false;
+    if (static_cast<int>(v.errors.size()) < max_errors) v.errors.push_back(std::move(msg));
+  }
 };
 
-std::string name_of(const Problem& p, int32_t i) { return "buffer '" + p.buffers[i].id + "'"; }
+// Rule 1 for one buffer: its fields and gaps are well formed.
+bool well_formed(Checker& c, size_t i) {
+  const Buffer& b = c.p.buffers[i];
+  std::string why;
+  if (b.size <= 0) why = "size " + str(b.size) + " is not positive";
+  else if (b.end <= b.start) why = "lifetime [" + str(b.start) + "," + str(b.end) + ") is empty";
+  else if (b.alignment < 1 || (b.alignment & (b.alignment - 1)) != 0)
+    why = "alignment " + str(b.alignment) + " is not a power of two";
+  int64_t prev = b.start;
+  for (const Gap& g : b.gaps) {
+    if (!why.empty()) break;
+    if (g.start < prev || g.end <= g.start || g.end > b.end)
+      why = "gap [" + str(g.start) + "," + str(g.end) + ") is empty, out of order or outside the lifetime";
+    else if (g.has_window && (g.window_lo < 0 || g.window_lo > g.window_hi || g.window_hi > b.size))
+      why = "gap window " + str(g.window_lo) + ":" + str(g.window_hi) + " is outside [0, size]";
+    prev = g.end;
+  }
+  if (why.empty()) return true;
+  c.fail("problem: " + c.name(i) + ": " + why);
+  return false;
+}
 
-// Members of a contiguous group must sit back to back in group order.
-template <class Fail>
-void check_groups(const Problem& p, const std::vector<int64_t>& offsets, Fail&& fail) {
-  std::map<std::string, std::vector<int32_t>> groups;
-  for (int32_t i = 0; i < static_cast<int32_t>(p.buffers.size()); ++i)
-    if (!p.buffers[i].group.empty()) groups[p.buffers[i].group].push_back(i);
-  for (auto& [name, members] : groups) {
-    std::stable_sort(members.begin(), members.end(), [&](int32_t a, int32_t b) {
-      return p.buffers[a].group_index < p.buffers[b].group_index;
+// Rule 2 for one buffer. Returns false when the offset cannot be used further.
+bool offset_ok(Checker& c, size_t i) {
+  const Buffer& b = c.p.buffers[i];
+  const int64_t o = c.off[i];
+  int64_t top = 0;
+  if (o < 0) {
+    c.fail(c.name(i) + ": negative offset " + str(o));
+    return false;
+  }
+  if (__builtin_add_overflow(o, b.size, &top)) {
+    c.fail(c.name(i) + ": offset + size overflows 64 bits");
+    return false;
+  }
+  c.v.peak = std::max(c.v.peak, top);
+  if (o % b.alignment != 0) c.fail(c.name(i) + ": offset " + str(o) + " is not a multiple of " + str(b.alignment));
+  if (b.offset && *b.offset != o)
+    c.fail(c.name(i) + ": pre-placed at " + str(*b.offset) + " but planned at " + str(o));
+  if (c.capacity && top > *c.capacity)
+    c.fail(c.name(i) + ": ends at " + str(top) + ", above capacity " + str(*c.capacity));
+  return true;
+}
+
+int32_t find_root(std::vector<int32_t>& parent, int32_t x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+// Rules 1 and 3 for in-place reuse: the sharing class of every buffer (buffers of one class
+// sit at one offset and may overlap each other). Returns false on a malformed relation.
+bool sharing_classes(Checker& c, std::vector<int32_t>& cls) {
+  const auto& bufs = c.p.buffers;
+  const int32_t n = static_cast<int32_t>(bufs.size());
+  cls.resize(n);
+  for (int32_t i = 0; i < n; ++i) cls[i] = i;
+  bool any = false;
+  for (const Buffer& b : bufs) any = any || !b.inplace_of.empty();
+  if (!any) return true;
+  std::unordered_map<std::string_view, int32_t> index;
+  for (int32_t i = 0; i < n; ++i)
+    if (!index.emplace(bufs[i].id, i).second) {
+      c.fail("problem: duplicate id '" + bufs[i].id + "'");
+      return false;
+    }
+  std::vector<int32_t> target(n, -1), reuser(n, -1);
+  bool good = true;
+  for (int32_t i = 0; i < n; ++i) {
+    if (bufs[i].inplace_of.empty()) continue;
+    auto it = index.find(bufs[i].inplace_of);
+    if (it == index.end() || it->second == i) {
+      c.fail("problem: " + c.name(i) + ": inplace_of '" + bufs[i].inplace_of + "' is not another buffer");
+      good = false;
+      continue;
+    }
+    if (reuser[it->second] >= 0) {
+      c.fail("problem: " + c.name(it->second) + " is reused in place by both '" +
+             bufs[reuser[it->second]].id + "' and '" + bufs[i].id + "'");
+      good = false;
+      continue;
+    }
+    target[i] = it->second;
+    reuser[it->second] = i;
+  }
+  if (!good) return false;
+  // Every node has at most one target and one reuser: walking from the chain heads visits
+  // every buffer unless some lie on a cycle.
+  std::vector<char> seen(n, 0);
+  for (int32_t i = 0; i < n; ++i)
+    if (target[i] < 0)
+      for (int32_t k = i; k >= 0; k = reuser[k]) seen[k] = 1;
+  for (int32_t i = 0; i < n; ++i)
+    if (!seen[i]) {
+      c.fail("problem: " + c.name(i) + ": in-place reuse forms a cycle");
+      return false;
+    }
+  for (int32_t i = 0; i < n; ++i)
+    if (target[i] >= 0 && c.off[i] == c.off[target[i]])
+      cls[find_root(cls, i)] = find_root(cls, target[i]);
+  for (int32_t i = 0; i < n; ++i) cls[i] = find_root(cls, i);
+  return true;
+}
+
+// Rule 4.
+void check_groups(Checker& c) {
+  std::map<std::string_view, std::vector<size_t>> groups;
+  for (size_t i = 0; i < c.p.buffers.size(); ++i)
+    if (!c.p.buffers[i].group.empty()) groups[c.p.buffers[i].group].push_back(i);
+  for (auto& [g, members] : groups) {
+    std::stable_sort(members.begin(), members.end(), [&](size_t a, size_t b) {
+      return c.p.buffers[a].group_index < c.p.buffers[b].group_index;
     });
     for (size_t k = 0; k + 1 < members.size(); ++k) {
-      const int32_t a = members[k], b = members[k + 1];
-      if (offsets[a] + p.buffers[a].size != offsets[b])
-        fail("group '" + name + "': " + name_of(p, b) + " at " + std::to_string(offsets[b]) +
-             " does not follow " + name_of(p, a) + " (ends at " +
-             std::to_string(offsets[a] + p.buffers[a].size) + ")");
+      const size_t a = members[k], b = members[k + 1];
+      const int64_t want = c.off[a] + c.p.buffers[a].size;
+      if (c.off[b] != want)
+        c.fail("group '" + std::string(g) + "': " + c.name(b) + " at " + str(c.off[b]) +
+               " does not follow " + c.name(a) + " (which ends at " + str(want) + ")");
     }
+  }
+}
+
+// Rule 5.
+void check_two_ends(Checker& c) {
+  const auto& bufs = c.p.buffers;
+  int64_t high_align = 1;
+  int64_t low_top = -1, high_base = -1;  // -1: no buffer on that side
+  size_t low_at = 0, high_at = 0;
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    if (bufs[i].from_top) {
+      high_align = std::max(high_align, bufs[i].alignment);
+      if (high_base < 0 || c.off[i] < high_base) high_base = c.off[i], high_at = i;
+    } else if (c.off[i] + bufs[i].size > low_top) {
+      low_top = c.off[i] + bufs[i].size, low_at = i;
+    }
+  }
+  if (high_base < 0) return;
+  if (low_top > high_base)
+    c.fail("two-ended pool: low-end " + c.name(low_at) + " ends at " + str(low_top) +
+           ", above high-end " + c.name(high_at) + " at " + str(high_base));
+  if (!c.capacity || *c.capacity < 0) return;
+  const int64_t top = *c.capacity / high_align * high_align;
+  for (size_t i = 0; i < bufs.size(); ++i)
+    if (bufs[i].from_top && c.off[i] + bufs[i].size > top)
+      c.fail("two-ended pool: high-end " + c.name(i) + " ends at " + str(c.off[i] + bufs[i].size) +
+             ", above the top " + str(top) + " (capacity rounded down to alignment " + str(high_align) + ")");
+}
+
+// One rectangle of a footprint in absolute addresses.
+struct Rect {
+  int64_t start, end, lo, hi;
+  int32_t buffer;
+};
+
+void add_footprint(const Buffer& b, int32_t i, int64_t o, std::vector<Rect>& out) {
+  int64_t t = b.start;
+  for (const Gap& g : b.gaps) {
+    if (g.start > t) out.push_back({t, g.start, o, o + b.size, i});
+    if (g.has_window && g.window_hi > g.window_lo) out.push_back({g.start, g.end, o + g.window_lo, o + g.window_hi, i});
+    t = g.end;
+  }
+  if (t < b.end) out.push_back({t, b.end, o, o + b.size, i});
+}
+
+// Occupied addresses as disjoint segments, each owned by one sharing class and counting how
+// many live rectangles of that class cover it.
+struct Segment {
+  int64_t hi;
+  int32_t cls;
+  int32_t count;
+  int32_t buffer;  // a buffer that covers it, for messages
+};
+using Segments = std::map<int64_t, Segment>;
+
+// Splits the segment containing x (if any) at x.
+void split_at(Segments& segs, int64_t x) {
+  auto it = segs.upper_bound(x);
+  if (it == segs.begin()) return;
+  --it;
+  if (it->first < x && x < it->second.hi) {
+    Segment right = it->second;
+    it->second.hi = x;
+    segs.emplace(x, right);
+  }
+}
+
+// The first segment that ends after x.
+Segments::iterator first_after(Segments& segs, int64_t x) {
+  auto it = segs.upper_bound(x);
+  if (it != segs.begin() && std::prev(it)->second.hi > x) --it;
+  return it;
+}
+
+// Rule 3: a sweep over time, ends before starts at equal times (half-open lifetimes).
+void check_footprints(Checker& c, const std::vector<int32_t>& cls) {
+  std::vector<Rect> rects;
+  rects.reserve(c.p.buffers.size());
+  for (size_t i = 0; i < c.p.buffers.size(); ++i)
+    add_footprint(c.p.buffers[i], static_cast<int32_t>(i), c.off[i], rects);
+  struct Event {
+    int64_t time;
+    int32_t rect;
+    bool is_end;
+  };
+  std::vector<Event> events;
+  events.reserve(2 * rects.size());
+  for (size_t r = 0; r < rects.size(); ++r) {
+    events.push_back({rects[r].start, static_cast<int32_t>(r), false});
+    events.push_back({rects[r].end, static_cast<int32_t>(r), true});
+  }
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    if (a.time != b.time) return a.time < b.time;
+    if (a.is_end != b.is_end) return a.is_end;
+    return a.rect < b.rect;
+  });
+  Segments segs;
+  std::vector<char> inserted(rects.size(), 0);
+  for (const Event& e : events) {
+    const Rect& r = rects[e.rect];
+    const int32_t k = cls[r.buffer];
+    if (e.is_end) {
+      if (!inserted[e.rect]) continue;
+      // Usually the rectangle is a segment of its own.
+      if (auto it = segs.find(r.lo); it != segs.end() && it->second.hi == r.hi && it->second.count == 1) {
+        segs.erase(it);
+        continue;
+      }
+      split_at(segs, r.lo);
+      split_at(segs, r.hi);
+      for (auto it = segs.find(r.lo); it != segs.end() && it->first < r.hi;)
+        it = --it->second.count == 0 ? segs.erase(it) : std::next(it);
+      continue;
+    }
+    const auto first = first_after(segs, r.lo);
+    if (first == segs.end() || first->first >= r.hi) {  // free bytes: usually so
+      inserted[e.rect] = 1;
+      segs.emplace_hint(first, r.lo, Segment{r.hi, k, 1, r.buffer});
+      continue;
+    }
+    bool clash = false;
+    for (auto it = first; it != segs.end() && it->first < r.hi; ++it) {
+      if (it->second.cls == k) continue;
+      const Buffer& a = c.p.buffers[it->second.buffer];
+      const Buffer& b = c.p.buffers[r.buffer];
+      c.fail(c.name(it->second.buffer) + " [" + str(a.start) + "," + str(a.end) + ") and " + c.name(r.buffer) +
+             " [" + str(b.start) + "," + str(b.end) + ") both occupy bytes [" + str(std::max(it->first, r.lo)) +
+             "," + str(std::min(it->second.hi, r.hi)) + ") at time " + str(e.time));
+      clash = true;
+      break;
+    }
+    if (clash) continue;  // left out, so the live segments stay disjoint between classes
+    inserted[e.rect] = 1;
+    split_at(segs, r.lo);
+    split_at(segs, r.hi);
+    int64_t cursor = r.lo;
+    for (auto it = segs.lower_bound(r.lo); it != segs.end() && it->first < r.hi; ++it) {
+      if (it->first > cursor) segs.emplace(cursor, Segment{it->first, k, 1, r.buffer});
+      ++it->second.count;
+      cursor = it->second.hi;
+    }
+    if (cursor < r.hi) segs.emplace(cursor, Segment{r.hi, k, 1, r.buffer});
   }
 }
 
@@ -44,107 +295,21 @@ void check_groups(const Problem& p, const std::vector<int64_t>& offsets, Fail&& 
 
 Validation validate(const Problem& problem, const std::vector<int64_t>& offsets,
                     std::optional<int64_t> capacity, int max_errors) {
-  Validation v;
-  auto fail = [&](std::string msg) {
-    v.ok = false;
-    if (static_cast<int>(v.errors.size()) < max_errors) v.errors.push_back(std::move(msg));
-  };
-  const auto& bufs = problem.buffers;
-  if (offsets.size() != bufs.size()) {
-    fail("plan has " + std::to_string(offsets.size()) + " offsets for " +
-         std::to_string(bufs.size()) + " buffers");
-    return v;
+  Checker c{problem, offsets, capacity ? capacity : problem.capacity, max_errors, {}};
+  if (offsets.size() != problem.buffers.size()) {
+    c.fail("plan has " + str(static_cast<int64_t>(offsets.size())) + " offsets for " +
+           str(static_cast<int64_t>(problem.buffers.size())) + " buffers");
+    return c.v;
   }
-  if (!capacity) capacity = problem.capacity;
-  std::vector<Span> spans;
-  spans.reserve(2 * bufs.size());
-  bool broken = false;  // an offset the sweep cannot use
-  for (int32_t i = 0; i < static_cast<int32_t>(bufs.size()); ++i) {
-    const Buffer& b = bufs[i];
-    const int64_t off = offsets[i];
-    if (off < 0) {
-      fail(name_of(problem, i) + ": negative offset " + std::to_string(off));
-      broken = true;
-      continue;
-    }
-    int64_t top;
-    if (__builtin_add_overflow(off, b.size, &top)) {
-      fail(name_of(problem, i) + ": offset + size overflows 64 bits");
-      broken = true;
-      continue;
-    }
-    v.peak = std::max(v.peak, top);
-    if (b.alignment > 1 && off % b.alignment != 0)
-      fail(name_of(problem, i) + ": offset " + std::to_string(off) + " is not a multiple of " +
-           std::to_string(b.alignment));
-    if (b.offset && *b.offset != off)
-      fail(name_of(problem, i) + ": pre-placed at " + std::to_string(*b.offset) +
-           " but planned at " + std::to_string(off));
-    if (capacity && top > *capacity)
-      fail(name_of(problem, i) + ": ends at " + std::to_string(top) + ", above capacity " +
-           std::to_string(*capacity));
-  }
-  // Footprints: in-place chain members sharing an offset count once, as their merged shape.
-  std::vector<int64_t> merged_offsets;
-  Problem merged;
-  if (broken) return v;
-  const bool constrained = has_constraints(problem);
-  if (constrained) {
-    check_groups(problem, offsets, fail);
-    try {
-      merged = merge_shared_inplace(problem, offsets, merged_offsets);
-    } catch (const std::invalid_argument& e) {
-      fail(e.what());
-      return v;
-    }
-  }
-  const Problem& fp = constrained ? merged : problem;
-  const std::vector<int64_t>& fo = constrained ? merged_offsets : offsets;
-  for (int32_t i = 0; i < static_cast<int32_t>(fp.buffers.size()); ++i) {
-    for (const Piece& pc : pieces_of(fp.buffers[i])) {
-      if (pc.hi <= pc.lo || pc.end <= pc.start) continue;
-      spans.push_back({pc.start, false, i, fo[i] + pc.lo, fo[i] + pc.hi});
-      spans.push_back({pc.end, true, i, fo[i] + pc.lo, fo[i] + pc.hi});
-    }
-  }
-  // Ends before starts at equal times: half-open lifetimes may touch.
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
-    if (a.time != b.time) return a.time < b.time;
-    return a.is_end > b.is_end;
-  });
-  // Live pieces keyed by their low address; they are pairwise disjoint by induction, so a
-  // newcomer only needs checking against its neighbours in address order.
-  std::multimap<int64_t, const Span*> live;
-  for (const Span& s : spans) {
-    if (s.is_end) {
-      auto [first, last] = live.equal_range(s.lo);
-      for (auto it = first; it != last; ++it)
-        if (it->second->buffer == s.buffer && it->second->hi == s.hi) {
-          live.erase(it);
-          break;
-        }
-      continue;
-    }
-    auto next = live.lower_bound(s.lo);
-    const Span* clash = nullptr;
-    if (next != live.end() && next->second->lo < s.hi) clash = next->second;
-    if (!clash && next != live.begin() && std::prev(next)->second->hi > s.lo)
-      clash = std::prev(next)->second;
-    if (clash) {
-      const Buffer& a = fp.buffers[clash->buffer];
-      const Buffer& b = fp.buffers[s.buffer];
-      fail(name_of(fp, clash->buffer) + " [" + std::to_string(a.start) + "," +
-           std::to_string(a.end) + ") at [" + std::to_string(clash->lo) + "," +
-           std::to_string(clash->hi) + ") and " + name_of(fp, s.buffer) + " [" +
-           std::to_string(b.start) + "," + std::to_string(b.end) + ") at [" +
-           std::to_string(s.lo) + "," + std::to_string(s.hi) + ") overlap at time " +
-           std::to_string(s.time));
-      // Keep the live set disjoint: the clashing piece is not inserted.
-      continue;
-    }
-    live.emplace(s.lo, &s);
-  }
-  return v;
+  bool usable = true;  // every offset and the problem can be swept
+  for (size_t i = 0; i < problem.buffers.size(); ++i)
+    usable = well_formed(c, i) && offset_ok(c, i) && usable;
+  std::vector<int32_t> cls;
+  if (!usable || !sharing_classes(c, cls)) return c.v;
+  check_groups(c);
+  check_two_ends(c);
+  check_footprints(c, cls);
+  return c.v;
 }
 
 }  // namespace memplan
