@@ -15,6 +15,8 @@
 namespace py = pybind11;
 using namespace memplan;
 
+void register_graph_bindings(py::module_& m);  // graph_bindings.cpp
+
 namespace {
 
 Buffer make_buffer(std::string id, int64_t start, int64_t end, int64_t size, int64_t alignment,
@@ -39,7 +41,8 @@ Problem make_problem(std::vector<Buffer> buffers, std::optional<int64_t> capacit
 
 }  // namespace
 
-PYBIND11_MODULE(memplan, m) {
+// Built as memplan._memplan; python/memplan/__init__.py re-exports it as `memplan`.
+PYBIND11_MODULE(_memplan, m) {
   m.doc() = "memplan: static memory planning for ML compilers (offsets for buffers with known lifetimes)";
   py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
 
@@ -184,4 +187,6 @@ PYBIND11_MODULE(memplan, m) {
       "As `memplan onnx --summary`: dict with buffers, naive (no reuse), load, peak, weights, "
       "peak_step, peak_operator, live_at_peak [(id, bytes)], ids and offsets of the plan, warnings.");
 #endif
+
+  register_graph_bindings(m);
 }
