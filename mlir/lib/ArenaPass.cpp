@@ -185,7 +185,7 @@ void ArenaPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (func.isExternal()) return;
   if (!isPowerOfTwo(alignment)) {
-    emitError(func.getLoc()) << "memplan-arena: alignment=" << alignment << " is not a power of two";
+    emitError(func.getLoc()) << "memplan-arena: alignment=" << static_cast<int64_t>(alignment) << " is not a power of two";
     return signalPassFailure();
   }
   const DataLayout layout = DataLayout::closest(func);
@@ -257,7 +257,7 @@ void ArenaPass::runOnOperation() {
     InFlightDiagnostic diag = emitError(func.getLoc());
     diag << "memplan-arena: function '@" << func.getSymName() << "': " << plan.error << " ("
          << request.items.size() << " allocations, LOAD " << plan.load << " bytes";
-    if (capacity > 0) diag << ", capacity " << capacity << " bytes";
+    if (capacity > 0) diag << ", capacity " << static_cast<int64_t>(capacity) << " bytes";
     diag << ")";
     return signalPassFailure();
   }
