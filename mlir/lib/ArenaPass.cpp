@@ -185,7 +185,8 @@ void ArenaPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (func.isExternal()) return;
   if (!isPowerOfTwo(alignment)) {
-    emitError(func.getLoc()) << "memplan-arena: alignment=" << static_cast<int64_t>(alignment) << " is not a power of two";
+    emitError(func.getLoc()) << "memplan-arena: alignment=" << static_cast<int64_t>(alignment)
+                             << " is not a power of two";
     return signalPassFailure();
   }
   const DataLayout layout = DataLayout::closest(func);
@@ -294,7 +295,8 @@ void ArenaPass::runOnOperation() {
     memref::AllocOp alloc = cands[i].alloc;
     b.setInsertionPoint(alloc);
     Value shift = b.create<arith::ConstantIndexOp>(alloc.getLoc(), plan.offsets[i]);
-    Value view = b.create<memref::ViewOp>(alloc.getLoc(), alloc.getType(), arena, shift, ValueRange{});
+    Value view =
+        b.create<memref::ViewOp>(alloc.getLoc(), alloc.getType(), arena, shift, ValueRange{});
     alloc.getResult().replaceAllUsesWith(view);
     alloc.erase();
   }
