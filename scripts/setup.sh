@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 PACKAGES=(build-essential cmake libcli11-dev nlohmann-json3-dev libgtest-dev googletest
           libbenchmark-dev pybind11-dev python3-dev
           libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata chromium
-          time python3-onnx python3-torch python3-torchvision)
+          time python3-onnx python3-torch python3-torchvision
+          libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools)
 PACKAGES+=(${MEMPLAN_EXTRA_PACKAGES:-})
 
 missing=()
