@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(build-essential cmake libcli11-dev nlohmann-json3-dev libgtest-dev googletest
           libbenchmark-dev pybind11-dev python3-dev
           libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata chromium)
+PACKAGES+=(cargo rustc)  # the Rust example of the C API (examples/rust, test rust_example)
 PACKAGES+=(${MEMPLAN_EXTRA_PACKAGES:-})
 
 missing=()

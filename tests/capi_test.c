@@ -195,11 +195,11 @@ static void test_bad_input(void) {
   }
   CHECK(index == 77); /* untouched on failure */
   {
-    const char* words[] = {"'relu'", "end", NULL};
+    const char* words[] = {"'relu'", "): end: ", "end must be greater than start", NULL};
     CHECK_ERROR(memplan_problem_add_buffer(p, "relu", 5, 5, 8, 1, NULL), MEMPLAN_ERROR_INVALID_ARGUMENT, words);
   }
   {
-    const char* words[] = {"'neg'", "start", NULL};
+    const char* words[] = {"'neg'", "): start: ", NULL};
     CHECK_ERROR(memplan_problem_add_buffer(p, "neg", -1, 5, 8, 1, NULL), MEMPLAN_ERROR_INVALID_ARGUMENT, words);
   }
   {

@@ -2,18 +2,10 @@
 # builds and runs examples/cmake_consumer against it with find_package(memplan).
 # Inputs: MEMPLAN_SOURCE_DIR, MEMPLAN_BUILD_DIR, WORK_DIR, GENERATOR, CXX_COMPILER.
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/install_helpers.cmake)
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
-
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(last_output "${out}" PARENT_SCOPE)
-endfunction()
-
-run(${CMAKE_COMMAND} --install "${MEMPLAN_BUILD_DIR}" --prefix "${prefix}")
+install_memplan("${prefix}")
 run(${CMAKE_COMMAND} -S "${MEMPLAN_SOURCE_DIR}/examples/cmake_consumer" -B "${WORK_DIR}/build"
     -G "${GENERATOR}" -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=Release
     "-DCMAKE_PREFIX_PATH=${prefix}")

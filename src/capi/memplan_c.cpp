@@ -68,19 +68,31 @@ memplan_error null_argument(const char* function, const char* name) {
   return fail(MEMPLAN_ERROR_NULL_ARGUMENT, std::string(function) + ": " + name + " is NULL");
 }
 
-// The C API names the lifetime fields after its parameters; the readers' checks name them
-// after MiniMalloc's CSV columns.
-std::string api_field(const std::string& field) {
-  if (field == "lower") return "start";
-  if (field == "upper") return "end";
-  return field;
+// The C API names the lifetime fields after its parameters (start, end); the readers'
+// checks name them after MiniMalloc's CSV columns (lower, upper).
+bool lifetime_field(const memplan::FieldIssue& issue) {
+  return issue.field == "lower" || issue.field == "upper";
+}
+
+std::string api_field(const memplan::FieldIssue& issue) {
+  if (!lifetime_field(issue)) return issue.field;
+  return issue.field == "lower" ? "start" : "end";
+}
+
+std::string api_message(const memplan::FieldIssue& issue) {
+  std::string text = issue.message;
+  if (!lifetime_field(issue)) return text;
+  for (auto [csv, api] : {std::pair{"lower", "start"}, std::pair{"upper", "end"}})
+    for (size_t at = text.find(csv); at != std::string::npos; at = text.find(csv, at))
+      text.replace(at, std::string(csv).size(), api);
+  return text;
 }
 
 memplan_error bad_buffer(const char* function, const memplan::Buffer& b, size_t index,
                          const memplan::FieldIssue& issue) {
   return fail(MEMPLAN_ERROR_INVALID_ARGUMENT, std::string(function) + ": buffer '" + b.id + "' (#" +
                                                   std::to_string(index) + "): " +
-                                                  api_field(issue.field) + ": " + issue.message);
+                                                  api_field(issue) + ": " + api_message(issue));
 }
 
 memplan_error bad_capacity(const char* function, int64_t capacity) {
