@@ -278,4 +278,23 @@ mod tests {
         assert_eq!(p.validate(&[0, 0]).unwrap_err().code, ffi::MEMPLAN_ERROR_INVALID_PLAN);
         assert_eq!(s.load, 150);
     }
+
+    #[test]
+    fn one_problem_solved_from_several_threads_gives_one_plan() {
+        let mut p = Problem::new().unwrap();
+        for i in 0..40i64 {
+            p.add_buffer(&format!("t{}", i), i % 7, i % 7 + 1 + i % 5, 64 * (1 + i % 9), 64).unwrap();
+        }
+        let mut o = Options::new().unwrap();
+        o.algorithm("simulated-annealing").unwrap().seed(3).unwrap().time_limit(0.0).unwrap();
+        let plans: Vec<Solution> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..4).map(|_| scope.spawn(|| p.solve(&o).unwrap())).collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let first = plans[0].plan.clone().expect("a plan");
+        assert_eq!(p.validate(&first.offsets).unwrap(), first.peak);
+        for s in &plans {
+            assert_eq!(s, &plans[0]);
+        }
+    }
 }
