@@ -9,6 +9,7 @@ PACKAGES=(build-essential cmake libcli11-dev nlohmann-json3-dev libgtest-dev goo
           libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata chromium
           time python3-onnx python3-torch python3-torchvision
           libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools)
+PACKAGES+=(cargo rustc)  # the Rust example of the C API (examples/rust, test rust_example)
 PACKAGES+=(${MEMPLAN_EXTRA_PACKAGES:-})
 
 missing=()

@@ -21,6 +21,7 @@
 #include "memplan/solver.h"
 #include "memplan/svg.h"
 #include "memplan/validate.h"
+#include "memplan/version.h"
 #ifdef MEMPLAN_HAVE_ONNX
 #include "memplan/graph.h"
 #include "memplan/onnx.h"
@@ -273,6 +274,7 @@ int cmd_onnx(const std::string& input, int64_t alignment, bool weights, bool sum
 int main(int argc, char** argv) {
   CLI::App app{"memplan: static memory planner for ML compilers (offsets for buffers with known lifetimes)"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("memplan ") + memplan::version());
   std::string lifetimes = "half-open";
   auto add_lifetimes = [&](CLI::App* c) {
     c->add_option("--lifetimes", lifetimes, "CSV lifetime convention: half-open [lower,upper) or inclusive [lower,upper]")

@@ -118,14 +118,21 @@ std::string plan_to_svg(const Problem& p, const std::vector<int64_t>& offsets, i
     s += "</g>\n<text x=\"" + num(left + w - 4) + "\" y=\"" + num(top + 14) + "\" text-anchor=\"end\" fill=\"#555\">" +
          std::to_string(p.buffers.size()) + " buffers, aggregated: shade = occupancy</text>\n";
   }
-  auto hline = [&](int64_t a, const char* colour_name, const char* label, const char* dash) {
+  auto hline = [&](int64_t a, double label_y, const char* colour_name, const char* label, const char* dash) {
     s += std::string("<line x1=\"") + num(left) + "\" x2=\"" + num(left + w) + "\" y1=\"" + num(Y(a)) + "\" y2=\"" +
          num(Y(a)) + "\" stroke=\"" + colour_name + "\" stroke-width=\"1.5\" stroke-dasharray=\"" + dash + "\"/>\n";
-    s += std::string("<text x=\"") + num(left + 4) + "\" y=\"" + num(Y(a) - 4) + "\" fill=\"" + colour_name + "\">" +
+    s += std::string("<text x=\"") + num(left + 4) + "\" y=\"" + num(label_y) + "\" fill=\"" + colour_name + "\">" +
          label + " " + std::to_string(a) + "</text>\n";
   };
-  hline(load, "#c53030", "LOAD", "6 4");
-  hline(peak, "#2f855a", "peak", "none");
+  // Each label sits just above its line (baseline 4 px up). The peak is never below LOAD;
+  // when the two labels would come closer than a line of text (peak == LOAD, or nearly),
+  // the LOAD label moves below its line instead, so the two never overlap.
+  constexpr double kLineHeight = 14;  // font-size 12 plus leading
+  const double peak_label_y = Y(peak) - 4;
+  double load_label_y = Y(load) - 4;
+  if (load_label_y - peak_label_y < kLineHeight) load_label_y = Y(load) + kLineHeight;
+  hline(load, load_label_y, "#c53030", "LOAD", "6 4");
+  hline(peak, peak_label_y, "#2f855a", "peak", "none");
   s += "<text x=\"" + num(left + w / 2) + "\" y=\"" + std::to_string(o.height - 10) +
        "\" text-anchor=\"middle\">time [" + std::to_string(t0) + ", " + std::to_string(t1) + ")</text>\n";
   s += "<text transform=\"translate(16," + num(top + h / 2) + ") rotate(-90)\" text-anchor=\"middle\">address (bytes)</text>\n";
