@@ -5,9 +5,11 @@
 # saying why). Set -DMEMPLAN_TORCH_PYTHON=... to choose.
 set(MEMPLAN_TORCH_PYTHON "" CACHE FILEPATH "a Python interpreter that imports torch")
 if(NOT MEMPLAN_TORCH_PYTHON)
-  find_package(Python3 COMPONENTS Interpreter REQUIRED)
-  set(_memplan_torch_python ${Python3_EXECUTABLE})
-  foreach(py ${Python3_EXECUTABLE} /usr/bin/python3)
+  # find_program, not find_package(Python3): that would shadow the FindPython that
+  # pybind11 runs later in python/ (pybind11 then calls python3_add_library, undefined).
+  find_program(_memplan_first_python NAMES python3 REQUIRED)
+  set(_memplan_torch_python ${_memplan_first_python})
+  foreach(py ${_memplan_first_python} /usr/bin/python3)
     execute_process(COMMAND ${py} -c "import torch"
                     RESULT_VARIABLE _torch_rc OUTPUT_QUIET ERROR_QUIET)
     if(_torch_rc EQUAL 0)
