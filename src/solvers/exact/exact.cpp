@@ -39,6 +39,14 @@ bool has_gaps(const Problem& p) {
 
 int64_t round_up(int64_t x, int64_t g) { return (x + g - 1) / g * g; }
 
+// The one place a lower bound is derived for the search: every canonical plan's peak is a
+// multiple of g (granularity_of), and an optimal plan can be made canonical, so when no plan
+// has a peak below `at_least`, none has one below the first multiple of g at or above it.
+// After a refuted probe at `target` (no plan with peak <= target) that is
+// bound_from(target + 1, g): target + g only when target is itself a multiple of g (the
+// ladder's rungs below a shared upper bound are not; see exact_bound_test.cpp).
+int64_t bound_from(int64_t at_least, int64_t g) { return round_up(at_least, g); }
+
 // Every canonical peak is a multiple of the instance's granularity; with gaps (searched as
 // full rectangles) nothing is known, so 1.
 int64_t granularity_of(const Problem& p, const exact::Instance& in) { return has_gaps(p) ? 1 : in.granularity; }
@@ -283,7 +291,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
     return r;
   }
   const int64_t g = granularity_of(p, *in);
-  int64_t lb = round_up(compute_load(p), g);
+  int64_t lb = bound_from(lower_bound_of(p), g);
   Prober prober{*in, strategies(*in), deadline, std::max(1, opt.threads)};
   auto finish = [&](SolveResult res, const char* reason) {
     res.iterations = prober.probes;
@@ -314,7 +322,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
       if (o == exact::Outcome::kFound) return finish(result_from_plan(p, opt, plan_of(p, std::move(offsets))), "found");
       if (o == exact::Outcome::kInfeasible && proofs) {
         r.status = Status::kInfeasible;
-        r.lower_bound = round_up(*cap + 1, g);
+        r.lower_bound = bound_from(*cap + 1, g);
         return finish(r, "proven_infeasible");
       }
       if (deadline.expired()) return finish(r, "time_limit");
@@ -388,7 +396,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
         best = plan_of(p, std::move(offsets));
         progress = true;  // re-derive the ladder at this budget
       } else if (o == exact::Outcome::kInfeasible && proofs) {
-        lb = target + g;
+        lb = std::max(lb, bound_from(target + 1, g));
         progress = true;
       }
       if (opt.progress)

@@ -2,6 +2,7 @@
 // `greedy`, which runs every (order, fit) pair and keeps the lowest peak.
 #include <atomic>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "memplan/orders.h"
@@ -11,11 +12,15 @@
 namespace memplan {
 namespace {
 
+// One order; a pass the time limit stops (checked every 256 placements) gives way to the
+// online allocator's plan, as in `greedy`.
 SolveResult run_one(const Problem& p, const SolveOptions& opt, Order order, Fit fit) {
+  const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   const std::vector<int32_t> idx = make_order(p, order);
-  GreedyResult g = place_in_order(p, idx, fit);
-  SolveResult r = result_from_plan(p, opt, std::move(g.solution));
-  r.iterations = 1;
+  GreedyResult g = place_in_order(p, idx, fit, INT64_MAX, &deadline);
+  SolveResult r = result_from_plan(p, opt, g.complete ? std::move(g.solution) : online_plan(p));
+  r.iterations = g.complete;
+  if (!g.complete) r.detail = "reason=time_limit winner=online-best-fit";
   return r;
 }
 
@@ -44,7 +49,13 @@ SolveResult run_all(const Problem& p, const SolveOptions& opt) {
   };
   const int threads = std::max(1, std::min<int>(opt.threads, variants.size()));
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  for (int t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;  // the variants run on the threads there are
+    }
+  }
   worker();
   for (auto& t : pool) t.join();
   // Lowest peak wins; ties go to the earliest variant, so the thread count does not matter.
