@@ -326,7 +326,15 @@ Objects tflite_gpu_greedy_by_size_objects(const std::vector<Rec>& recs, const De
       o.sizes[obj] = std::max(o.sizes[obj], recs[r].size);
     }
     o.ids[r] = obj;
+    int64_t visited = 0;
     for (int32_t q : unassigned) {
+      // One step updates every unassigned tensor's row (rescanning some): on Y_1 a step
+      // alone can take seconds, so the deadline is checked inside it too.
+      if ((++visited & 63) == 0 && dl.expired()) {
+        o.complete = false;
+        o.detail = "time limit (greedy-by-size objects)";
+        return o;
+      }
       if (!fresh && is_blocked(obj, q)) continue;  // entry already infinite
       const int64_t dq = dist(q, r);
       if (dq == kInf) {

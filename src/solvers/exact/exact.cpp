@@ -425,7 +425,8 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
     return r;
   }
   const std::vector<Strategy> all = strategies(*in);
-  std::optional<Solution> best = online_plan(p);  // a plan whatever the dives do
+  std::optional<Solution> best;  // a plan whatever the dives do (a portfolio has its own)
+  if (!opt.shared_upper_bound) best = online_plan(p);
   auto upper = [&] { return known_upper(best, opt); };
   const int64_t g = granularity_of(p, *in);
   const int64_t lb = round_up(compute_load(p), g);

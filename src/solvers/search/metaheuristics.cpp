@@ -24,6 +24,7 @@ struct Search {
 
   Search(const Problem& problem, const SolveOptions& o)
       : p(problem), engine(problem), rng(o.seed), deadline(o.time_limit_seconds, o.cancel) {
+    Solution fallback = online_plan(p);  // first: after the limit only the check is left
     for (Order order : kAllOrders) {
       if (deadline.expired()) break;
       std::vector<int32_t> idx = make_order(p, order);
@@ -34,7 +35,7 @@ struct Search {
     }
     // No first-fit pass completed within the time limit: the online allocator's plan, with
     // no order to search from (best_order stays empty).
-    if (!best) best = online_plan(p);
+    if (!best) best = std::move(fallback);
   }
 
   bool can_search() const { return !best_order.empty(); }
