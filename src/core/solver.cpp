@@ -1,6 +1,7 @@
 #include "memplan/solver.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -92,17 +93,18 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   const std::string& name = solver.name;
   SolveOptions opt = options;
   opt.threads = std::clamp(options.threads, 1, kMaxThreads);
-  // The limit bounds the whole call: the solver gets it less a reserve for what follows its
-  // last deadline check (a placement pass checks every 256 buffers) and for the check here
-  // (validate: about 0.3 s per million buffers): 5 % of the limit plus 0.5 us a buffer, at
-  // most a fifth of the limit.
-  const double limit = options.time_limit_seconds;
-  if (limit > 0 && std::isfinite(limit))
-    opt.time_limit_seconds =
-        limit - std::min(0.2 * limit, 0.05 * limit + 5e-7 * static_cast<double>(problem.buffers.size()));
+  const auto t0 = std::chrono::steady_clock::now();
   // Every plan's peak reaches LOAD (in-place chains merged) and every pre-placed buffer's top.
   const int64_t load = std::max(has_constraints(problem) ? constrained_lower_bound(problem) : compute_load(problem),
                                 fixed_top(problem));
+  // The limit bounds the whole call: the solver gets it less a reserve for the check below
+  // and what follows its last deadline check. The check (validate, O(n log n)) took 2.6-7.6
+  // times as long as the LOAD sweep just done (1M buffers; 7.6 when all are live at once),
+  // so the reserve is 8 times that sweep's time (which also tracks the machine's load) plus
+  // 2 % of the limit, at most half the limit.
+  const double limit = options.time_limit_seconds;
+  const double sweep = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double reserve = std::min(0.5 * limit, 0.02 * limit + 8 * sweep);
   // Pre-placed buffers that collide with each other make every plan impossible.
   {
     Problem fixed;
@@ -126,6 +128,10 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
       return r;
     }
   }
+  // What is left of the limit after the checks above, less the reserve.
+  if (limit > 0 && std::isfinite(limit))
+    opt.time_limit_seconds =
+        std::max(0.001, limit - reserve - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   SolveResult r = has_two_ends(problem)     ? solve_two_ended(problem, name, opt)
                    : has_constraints(problem) ? solve_lowered(*info, problem, opt)
                                               : info->run(problem, opt);

@@ -6,6 +6,7 @@
 // heuristics, then exact, then the heuristic search.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <exception>
 #include <functional>
@@ -89,7 +90,11 @@ std::vector<std::thread> start_threads(int count, const std::function<void()>& f
 
 SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const MemberLookup& find) {
   Shared shared;
+  const auto t0 = std::chrono::steady_clock::now();
   shared.lower = lower_bound_of(p);
+  // A member's plan is validated after the member returns (offer): members stop that much
+  // earlier, about 8 times the LOAD sweep just timed (see solve()).
+  const double check_seconds = 8 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto cap = capacity_of(p, opt);
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   // The plan of last resort first, in O(n log n): a limit too short for any member still
@@ -105,7 +110,7 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     o.cancel = &shared.stop;
     o.shared_upper_bound = &shared.upper;
     const double left = deadline.remaining_seconds();
-    o.time_limit_seconds = std::isfinite(left) ? std::max(0.001, left * share) : 0;
+    o.time_limit_seconds = std::isfinite(left) ? std::max(0.001, left * share - check_seconds) : 0;
     return o;
   };
   // No exception escapes a worker thread (that would abort the process): the first one is

@@ -231,7 +231,7 @@ Objects tflite_gpu_greedy_by_breadth(const std::vector<Rec>& recs, const Deadlin
   return o;
 }
 
-std::vector<int64_t> tflite_gpu_positional_maximums(const std::vector<Rec>& recs) {
+std::vector<int64_t> tflite_gpu_positional_maximums(const std::vector<Rec>& recs, const Deadline& dl) {
   // PM[k] = max over tasks of the k-th largest live size. Between consecutive events the
   // profile is constant, so one sweep over segments suffices.
   std::vector<int64_t> pm;
@@ -240,6 +240,7 @@ std::vector<int64_t> tflite_gpu_positional_maximums(const std::vector<Rec>& recs
   for (size_t i = 0; i < recs.size(); ++i) all.insert(static_cast<int32_t>(i));
   std::vector<int64_t> sizes;
   for (size_t k = 0; k + 1 < times.size(); ++k) {
+    if ((k & 63) == 0 && dl.expired()) break;  // O(live log live) a segment: Y_1 takes seconds
     sizes.clear();
     all.for_each(times[k], times[k] + 1, [&](int32_t j) { sizes.push_back(recs[j].size); });
     std::sort(sizes.rbegin(), sizes.rend());
@@ -253,7 +254,12 @@ Objects tflite_gpu_greedy_by_size_objects(const std::vector<Rec>& recs, const De
   const int32_t n = static_cast<int32_t>(recs.size());
   Objects o;
   o.ids.assign(n, -1);
-  const std::vector<int64_t> pm = tflite_gpu_positional_maximums(recs);
+  const std::vector<int64_t> pm = tflite_gpu_positional_maximums(recs, dl);
+  if (dl.expired()) {
+    o.complete = false;
+    o.detail = "time limit (greedy-by-size objects)";
+    return o;
+  }
   std::vector<int64_t> position(n);
   for (int32_t i = 0; i < n; ++i) {
     size_t p = 0;

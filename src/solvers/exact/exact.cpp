@@ -457,6 +457,11 @@ SolveResult run_peak_window(const Problem& p, const SolveOptions& opt) {
   // No overlap lists: the window reads sections only.
   std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
   const auto cap = capacity_of(p, opt);
+  // Alone, a plan in any case: the online allocator's, first (after the limit only the check
+  // is left); in a portfolio, only a window's (a poor first plan there would only draw the
+  // exact search's ladder away from the bound).
+  std::optional<Solution> fallback;
+  if (!opt.shared_upper_bound) fallback = online_plan(p);
   std::optional<Solution> best;
   const char* reason = "time_limit_in_setup";
   // In a portfolio, small inputs are the exact search's: it wants the greedy plan at once.
@@ -468,9 +473,7 @@ SolveResult run_peak_window(const Problem& p, const SolveOptions& opt) {
     reason = offsets ? "window" : deadline.expired() ? "time_limit" : "no_window_fits";
     if (offsets) best = plan_of(p, std::move(*offsets));
   }
-  // Alone, a plan in any case; in a portfolio, only a window's (a poor first plan there
-  // would only draw the exact search's ladder away from the bound).
-  if (!best && !opt.shared_upper_bound) best = online_plan(p);
+  if (!best) best = std::move(fallback);
   SolveResult r = result_from_plan(p, opt, best);
   r.detail = std::string("reason=") + reason;
   return r;
