@@ -45,12 +45,15 @@ SolveResult run_all(const Problem& p, const SolveOptions& opt) {
   if (!opt.shared_upper_bound) fallback = online_plan(p);
   std::atomic<size_t> next{0};
   auto worker = [&] {
+    std::optional<PlacementEngine> engine;  // one index per thread (1M buffers: 0.3 s to build)
     for (size_t k; (k = next.fetch_add(1)) < variants.size();) {
       // Every variant stops at the time limit; if none completes, the online allocator's
       // plan is returned (below).
       if (deadline.expired()) continue;
       const std::vector<int32_t> idx = make_order(p, variants[k].order);
-      GreedyResult g = place_in_order(p, idx, variants[k].fit, INT64_MAX, &deadline);
+      if (deadline.expired()) continue;
+      if (!engine) engine.emplace(p);
+      GreedyResult g = place_in_order(*engine, idx, variants[k].fit, INT64_MAX, &deadline);
       if (g.complete) plans[k] = std::move(g.solution);
     }
   };
