@@ -500,12 +500,14 @@ static Objects min_cost_flow_assignment(const std::vector<Rec>& recs,
   using Item = std::pair<int64_t, int32_t>;
   std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
   int64_t searches = 0;
+  auto out_of_time = [&] {
+    o.complete = false;
+    o.detail = "time limit (min-cost flow)";
+    return o;
+  };
   for (int32_t i0 : rows) {
-    if ((++searches & 63) == 0 && dl.expired()) {
-      o.complete = false;
-      o.detail = "time limit (min-cost flow)";
-      return o;
-    }
+    // One search can visit most of a 1M-tensor graph: checked before each, and inside.
+    if (dl.expired()) return out_of_time();
     // Row potential of the new row: the smallest cost - v, so reduced costs are >= 0.
     int64_t u0 = cost(i0, n + i0) - v[n + i0];
     for (int32_t j : candidates[i0]) u0 = std::min(u0, cost(i0, j) - v[j]);
@@ -527,6 +529,7 @@ static Objects min_cost_flow_assignment(const std::vector<Rec>& recs,
     int32_t sink = -1;
     int64_t dmin = 0;
     while (!heap.empty()) {
+      if ((++searches & 4095) == 0 && dl.expired()) return out_of_time();
       const auto [d, col] = heap.top();
       heap.pop();
       if (done[col] || d != dist[col]) continue;
@@ -587,7 +590,9 @@ static Objects min_cost_flow_with_candidates(const std::vector<Rec>& recs,
   // reuse, least waste) and half smaller (least growth); ties by latest finish.
   std::set<std::tuple<int64_t, int64_t, int32_t>> pool;  // (size, -end, id)
   int32_t f = 0;
+  int64_t built = 0;
   for (int32_t i : rows) {
+    if ((++built & 1023) == 0 && dl.expired()) break;  // the assignment then gives up at once
     for (; f < finished[i]; ++f) {
       const int32_t j = by_last[f];
       pool.insert({recs[j].size, -recs[j].end, j});
