@@ -19,9 +19,11 @@ namespace {
 SolveResult run_one(const Problem& p, const SolveOptions& opt, Order order, Fit fit) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   Solution fallback = online_plan(p);
-  const std::vector<int32_t> idx = make_order(p, order);
-  GreedyResult g;  // not complete: the time is up before the index is built
-  if (!deadline.expired()) g = place_in_order(p, idx, fit, INT64_MAX, &deadline);
+  GreedyResult g;  // not complete: the time is up before the order or the index is built
+  if (!deadline.expired()) {
+    const std::vector<int32_t> idx = make_order(p, order);
+    if (!deadline.expired()) g = place_in_order(p, idx, fit, INT64_MAX, &deadline);
+  }
   SolveResult r = result_from_plan(p, opt, g.complete ? std::move(g.solution) : std::move(fallback));
   r.iterations = g.complete;
   if (!g.complete) r.detail = "reason=time_limit winner=online-best-fit";
