@@ -15,6 +15,14 @@ namespace memplan {
 // share their bytes, so every valid plan's peak is >= LOAD. O(n log n).
 int64_t compute_load(const Problem& p);
 
+// The highest end of a pre-placed buffer, max(offset + size) (0 when none is fixed): every
+// plan's peak reaches it. A two-ended pool's high-end buffers count their offsets from the
+// top, so they are left out. O(n).
+int64_t fixed_top(const Problem& p);
+
+// The lower bound solvers start from: max(LOAD, fixed_top). O(n log n).
+int64_t lower_bound_of(const Problem& p);
+
 struct InstanceStats {
   int64_t buffers = 0;
   int64_t time_min = 0, time_max = 0;    // span of all lifetimes

@@ -30,17 +30,25 @@ class Deadline {
   const std::atomic<bool>* cancel_ = nullptr;
 };
 
+// solve() takes at most this many threads (a larger `threads` is taken as kMaxThreads), and
+// a thread that cannot be started is not an error: the work runs on the threads there are.
+constexpr int kMaxThreads = 64;
+
 struct SolveOptions {
   std::optional<int64_t> capacity;  // overrides problem.capacity when set
   double time_limit_seconds = 10.0; // <= 0 or inf: no limit
   uint64_t seed = 1;
-  int threads = 1;
+  int threads = 1;                  // clamped to [1, kMaxThreads] by solve()
   int64_t iterations = 0;           // 0: the solver's default (iterative solvers only)
   const std::atomic<bool>* cancel = nullptr;
   // Called by long-running solvers with a short status text; may be empty.
   std::function<void(const std::string&)> progress;
   // Best peak known from elsewhere (portfolio sharing); solvers may prune against it.
   const std::atomic<int64_t>* shared_upper_bound = nullptr;
+  // solve() checks the plan with validate() (O(n log n)) before it reports it, and only a
+  // plan that passes is kFeasible or kOptimal. false: the caller validates; the plan is then
+  // returned as kUnchecked, never kOptimal.
+  bool validate = true;
 };
 
 enum class Status {
@@ -48,6 +56,9 @@ enum class Status {
   kOptimal,     // a plan is returned and its peak equals a proven lower bound
   kInfeasible,  // proven: no plan fits the capacity
   kNoPlan,      // no plan found that fits (heuristic failure or time limit)
+  kUnchecked,   // a plan is returned but was not validated (SolveOptions::validate = false)
+  kInvalid,     // the solver's plan failed validation (a bug): no plan is returned, and
+                // detail names the first violation (invalid_plan="...")
 };
 
 const char* to_string(Status s);
@@ -73,9 +84,15 @@ const std::vector<SolverInfo>& all_solvers();
 // nullptr when unknown.
 const SolverInfo* find_solver(const std::string& name);
 
-// Runs solver `name` and fills in lower_bound (>= LOAD), checks the capacity and sets
-// kOptimal when peak == lower bound. Throws std::invalid_argument for an unknown name.
+// Runs solver `name`, fills in lower_bound (>= LOAD and >= every pre-placed buffer's
+// offset + size), checks the capacity, validates the plan (unless options.validate is
+// false) and sets kOptimal when a validated plan's peak meets the lower bound. Throws
+// std::invalid_argument for an unknown name; an exception from the solver (including one
+// raised on a portfolio's worker thread) reaches the caller.
 SolveResult solve(const Problem& problem, const std::string& name, const SolveOptions& options);
+// The same for a solver given directly (one of the caller's own, say): the same bounds,
+// capacity check and validation.
+SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveOptions& options);
 
 // Helper for solvers: wrap a plan into a result under the capacity in force.
 SolveResult result_from_plan(const Problem& problem, const SolveOptions& options,

@@ -118,6 +118,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   opt.seed = seed;
   opt.threads = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
   opt.iterations = iterations;
+  opt.validate = validate_plan;  // --no-validate: status=unchecked, never optimal
   if (!find_solver(algo)) {
     std::cerr << "memplan: unknown algorithm '" << algo << "' (see 'memplan list')\n";
     return kExitBadInput;
@@ -152,6 +153,10 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   if (const auto cap = capacity_of(l.problem, opt)) line << " capacity=" << *cap;
   if (!r.detail.empty()) line << " " << r.detail;
   std::cout << line.str() << std::endl;
+  if (r.status == Status::kInvalid) {
+    std::cerr << "memplan: the plan failed the independent check (a bug): " << r.detail << "\n";
+    return kExitInvalid;
+  }
   if (!r.solution) {
     std::cerr << "memplan: "
               << (r.status == Status::kInfeasible ? "proven infeasible: no plan fits the capacity"

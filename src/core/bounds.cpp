@@ -97,6 +97,15 @@ int64_t compute_load(const Problem& p) {
   return load;
 }
 
+int64_t fixed_top(const Problem& p) {
+  int64_t top = 0;
+  for (const Buffer& b : p.buffers)
+    if (b.offset && !b.from_top) top = std::max(top, sat_add(*b.offset, b.size));
+  return top;
+}
+
+int64_t lower_bound_of(const Problem& p) { return std::max(compute_load(p), fixed_top(p)); }
+
 InstanceStats compute_stats(const Problem& p) {
   InstanceStats s;
   s.buffers = static_cast<int64_t>(p.buffers.size());

@@ -1,5 +1,7 @@
 #include "memplan/solver.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -38,6 +40,8 @@ const char* to_string(Status s) {
     case Status::kOptimal: return "optimal";
     case Status::kInfeasible: return "infeasible";
     case Status::kNoPlan: return "no_plan";
+    case Status::kUnchecked: return "unchecked";
+    case Status::kInvalid: return "invalid";
   }
   return "?";
 }
@@ -81,7 +85,26 @@ SolveResult solve_lowered(const SolverInfo& info, const Problem& problem, const 
 SolveResult solve(const Problem& problem, const std::string& name, const SolveOptions& options) {
   const SolverInfo* info = find_solver(name);
   if (!info) throw std::invalid_argument("unknown algorithm '" + name + "' (see 'memplan list')");
-  const int64_t load = has_constraints(problem) ? constrained_lower_bound(problem) : compute_load(problem);
+  return solve(problem, *info, options);
+}
+
+SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveOptions& options) {
+  const SolverInfo* info = &solver;
+  const std::string& name = solver.name;
+  SolveOptions opt = options;
+  opt.threads = std::clamp(options.threads, 1, kMaxThreads);
+  const auto t0 = std::chrono::steady_clock::now();
+  // Every plan's peak reaches LOAD (in-place chains merged) and every pre-placed buffer's top.
+  const int64_t load = std::max(has_constraints(problem) ? constrained_lower_bound(problem) : compute_load(problem),
+                                fixed_top(problem));
+  // The limit bounds the whole call: the solver gets it less a reserve for the check below
+  // and what follows its last deadline check. The check (validate, O(n log n)) took 2.6-7.6
+  // times as long as the LOAD sweep just done (1M buffers; 7.6 when all are live at once),
+  // so the reserve is 8 times that sweep's time (which also tracks the machine's load) plus
+  // 2 % of the limit, at most half the limit.
+  const double limit = options.time_limit_seconds;
+  const double sweep = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double reserve = std::min(0.5 * limit, 0.02 * limit + 8 * sweep);
   // Pre-placed buffers that collide with each other make every plan impossible.
   {
     Problem fixed;
@@ -96,7 +119,7 @@ SolveResult solve(const Problem& problem, const std::string& name, const SolveOp
         if (!fixed_ids.count(b.inplace_of)) fixed.buffers.back().inplace_of.clear();
         offs.push_back(*b.offset);
       }
-    const Validation v = validate(fixed, offs, capacity_of(problem, options), 1);
+    const Validation v = validate(fixed, offs, capacity_of(problem, opt), 1);
     if (!v.ok) {
       SolveResult r;
       r.status = Status::kInfeasible;
@@ -105,19 +128,40 @@ SolveResult solve(const Problem& problem, const std::string& name, const SolveOp
       return r;
     }
   }
-  SolveResult r = has_two_ends(problem)     ? solve_two_ended(problem, name, options)
-                   : has_constraints(problem) ? solve_lowered(*info, problem, options)
-                                              : info->run(problem, options);
+  // What is left of the limit after the checks above, less the reserve.
+  if (limit > 0 && std::isfinite(limit))
+    opt.time_limit_seconds =
+        std::max(0.001, limit - reserve - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  SolveResult r = has_two_ends(problem)     ? solve_two_ended(problem, name, opt)
+                   : has_constraints(problem) ? solve_lowered(*info, problem, opt)
+                                              : info->run(problem, opt);
   r.lower_bound = std::max(r.lower_bound, load);
-  const auto cap = capacity_of(problem, options);
+  const auto cap = capacity_of(problem, opt);
   if (r.solution && cap && r.solution->peak > *cap) {
     r.solution.reset();
     r.status = Status::kNoPlan;
   }
+  if (r.solution && opt.validate) {
+    // The independent check (validate.h shares no code with the solvers). A plan that fails
+    // it is never returned: a wrong offset would be silent memory corruption downstream.
+    const Validation v = validate(problem, r.solution->offsets, cap, 1);
+    if (!v.ok || v.peak != r.solution->peak) {
+      const std::string why = !v.ok ? v.errors.front()
+                                    : "reported peak " + std::to_string(r.solution->peak) + ", actual " +
+                                          std::to_string(v.peak);
+      r.solution.reset();
+      r.status = Status::kInvalid;
+      r.lower_bound = load;  // the solver's own bound is suspect too
+      r.detail += std::string(r.detail.empty() ? "" : " ") + "invalid_plan=\"" + why + "\"";
+      return r;
+    }
+  }
   if (r.solution) {
     // A solver that proves optimality by other means raises lower_bound to the peak.
-    r.status = r.solution->peak <= r.lower_bound ? Status::kOptimal : Status::kFeasible;
-  } else if (r.status == Status::kFeasible || r.status == Status::kOptimal) {
+    r.status = !opt.validate                       ? Status::kUnchecked
+               : r.solution->peak <= r.lower_bound ? Status::kOptimal
+                                                   : Status::kFeasible;
+  } else if (r.status != Status::kInfeasible) {
     r.status = Status::kNoPlan;
   }
   if (cap && r.lower_bound > *cap && !r.solution) r.status = Status::kInfeasible;

@@ -32,7 +32,8 @@ Objects tflite_gpu_greedy_best(const std::vector<Rec>& recs, const Deadline& dl)
 Plan tflite_gpu_greedy_by_size(const std::vector<Rec>& recs, int64_t base_align = 1,
                                const Deadline& dl = Deadline());
 // Positional maximums (§1.1 helper), exposed for the golden test.
-std::vector<int64_t> tflite_gpu_positional_maximums(const std::vector<Rec>& recs);
+// Stops early (an incomplete profile) when `dl` expires: callers check dl.expired().
+std::vector<int64_t> tflite_gpu_positional_maximums(const std::vector<Rec>& recs, const Deadline& dl = Deadline());
 
 // ---- TFLite core arena (§1.2), TFLite Micro (§1.3) ----
 Plan tflite_cpu_arena(const std::vector<Rec>& recs, int64_t tensor_alignment,

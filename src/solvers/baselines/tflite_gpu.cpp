@@ -231,7 +231,7 @@ Objects tflite_gpu_greedy_by_breadth(const std::vector<Rec>& recs, const Deadlin
   return o;
 }
 
-std::vector<int64_t> tflite_gpu_positional_maximums(const std::vector<Rec>& recs) {
+std::vector<int64_t> tflite_gpu_positional_maximums(const std::vector<Rec>& recs, const Deadline& dl) {
   // PM[k] = max over tasks of the k-th largest live size. Between consecutive events the
   // profile is constant, so one sweep over segments suffices.
   std::vector<int64_t> pm;
@@ -240,6 +240,7 @@ std::vector<int64_t> tflite_gpu_positional_maximums(const std::vector<Rec>& recs
   for (size_t i = 0; i < recs.size(); ++i) all.insert(static_cast<int32_t>(i));
   std::vector<int64_t> sizes;
   for (size_t k = 0; k + 1 < times.size(); ++k) {
+    if ((k & 63) == 0 && dl.expired()) break;  // O(live log live) a segment: Y_1 takes seconds
     sizes.clear();
     all.for_each(times[k], times[k] + 1, [&](int32_t j) { sizes.push_back(recs[j].size); });
     std::sort(sizes.rbegin(), sizes.rend());
@@ -253,7 +254,12 @@ Objects tflite_gpu_greedy_by_size_objects(const std::vector<Rec>& recs, const De
   const int32_t n = static_cast<int32_t>(recs.size());
   Objects o;
   o.ids.assign(n, -1);
-  const std::vector<int64_t> pm = tflite_gpu_positional_maximums(recs);
+  const std::vector<int64_t> pm = tflite_gpu_positional_maximums(recs, dl);
+  if (dl.expired()) {
+    o.complete = false;
+    o.detail = "time limit (greedy-by-size objects)";
+    return o;
+  }
   std::vector<int64_t> position(n);
   for (int32_t i = 0; i < n; ++i) {
     size_t p = 0;
@@ -326,7 +332,15 @@ Objects tflite_gpu_greedy_by_size_objects(const std::vector<Rec>& recs, const De
       o.sizes[obj] = std::max(o.sizes[obj], recs[r].size);
     }
     o.ids[r] = obj;
+    int64_t visited = 0;
     for (int32_t q : unassigned) {
+      // One step updates every unassigned tensor's row (rescanning some): on Y_1 a step
+      // alone can take seconds, so the deadline is checked inside it too.
+      if ((++visited & 63) == 0 && dl.expired()) {
+        o.complete = false;
+        o.detail = "time limit (greedy-by-size objects)";
+        return o;
+      }
       if (!fresh && is_blocked(obj, q)) continue;  // entry already infinite
       const int64_t dq = dist(q, r);
       if (dq == kInf) {
@@ -486,12 +500,14 @@ static Objects min_cost_flow_assignment(const std::vector<Rec>& recs,
   using Item = std::pair<int64_t, int32_t>;
   std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
   int64_t searches = 0;
+  auto out_of_time = [&] {
+    o.complete = false;
+    o.detail = "time limit (min-cost flow)";
+    return o;
+  };
   for (int32_t i0 : rows) {
-    if ((++searches & 63) == 0 && dl.expired()) {
-      o.complete = false;
-      o.detail = "time limit (min-cost flow)";
-      return o;
-    }
+    // One search can visit most of a 1M-tensor graph: checked before each, and inside.
+    if (dl.expired()) return out_of_time();
     // Row potential of the new row: the smallest cost - v, so reduced costs are >= 0.
     int64_t u0 = cost(i0, n + i0) - v[n + i0];
     for (int32_t j : candidates[i0]) u0 = std::min(u0, cost(i0, j) - v[j]);
@@ -513,6 +529,7 @@ static Objects min_cost_flow_assignment(const std::vector<Rec>& recs,
     int32_t sink = -1;
     int64_t dmin = 0;
     while (!heap.empty()) {
+      if ((++searches & 4095) == 0 && dl.expired()) return out_of_time();
       const auto [d, col] = heap.top();
       heap.pop();
       if (done[col] || d != dist[col]) continue;
@@ -573,7 +590,9 @@ static Objects min_cost_flow_with_candidates(const std::vector<Rec>& recs,
   // reuse, least waste) and half smaller (least growth); ties by latest finish.
   std::set<std::tuple<int64_t, int64_t, int32_t>> pool;  // (size, -end, id)
   int32_t f = 0;
+  int64_t built = 0;
   for (int32_t i : rows) {
+    if ((++built & 1023) == 0 && dl.expired()) break;  // the assignment then gives up at once
     for (; f < finished[i]; ++f) {
       const int32_t j = by_last[f];
       pool.insert({recs[j].size, -recs[j].end, j});

@@ -86,9 +86,9 @@ Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline&
   std::vector<int64_t> seq(n);
   for (int32_t i = 0; i < n; ++i) seq[i] = i;  // conflicts with equal offsets: by index
   // Inner greedy: first fit among placed conflicts sorted by offset (§2.4).
-  // may_stop: abandon (complete = false) when the deadline passes; the first evaluation
-  // always finishes so that there is an accepted plan to return.
-  auto evaluate = [&](const std::vector<int32_t>& ord, bool may_stop) {
+  // Abandons the pass (complete = false) when the deadline passes, the first one too: then
+  // there is no plan (Y_1's first pass alone takes about 11 s).
+  auto evaluate = [&](const std::vector<int32_t>& ord) {
     Plan p;
     p.offsets.assign(n, -1);
     placed.clear();
@@ -101,10 +101,7 @@ Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline&
       if (recs[i].fixed >= 0) commit(i, recs[i].fixed);
     int64_t steps = 0;
     for (int32_t i : ord) {
-      if (may_stop && (++steps & 255) == 0 && dl.expired()) {
-        p.complete = false;
-        return p;
-      }
+      if (out_of_time(dl, steps, p, "tvm hill climb")) return p;
       hits_by_offset(placed, recs[i].start, recs[i].end, p.offsets, seq, hits);
       int64_t cand = 0;
       for (const Hit& h : hits) {
@@ -126,8 +123,11 @@ Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline&
   for (int attempt = 1; attempt <= max_attempts; ++attempt) {
     if (attempt > 1 && dl.expired()) break;
     attempts = attempt;
-    Plan p = evaluate(order, attempt > 1);
-    if (!p.complete) break;
+    Plan p = evaluate(order);
+    if (!p.complete) {
+      if (attempt == 1) return p;  // no accepted plan
+      break;
+    }
     bool accept = attempt == 1;
     if (!accept) {
       if (p.total < best_total) {

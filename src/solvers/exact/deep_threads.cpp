@@ -1,6 +1,7 @@
 #include "solvers/exact/deep_threads.h"
 
 #include <algorithm>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -29,6 +30,14 @@ void* start(void* arg) {
   return nullptr;
 }
 
+// A thread with the default stack; none when the system refuses one (std::system_error).
+void start_plain(std::vector<std::thread>& out, const std::function<void()>& fn) {
+  try {
+    out.emplace_back([&fn] { (t_depth_limit = kSafeDepth), fn(); });
+  } catch (const std::system_error&) {
+  }
+}
+
 }  // namespace
 
 int64_t depth_limit() { return t_depth_limit; }
@@ -49,13 +58,20 @@ void run_deep(int count, int64_t depth, const std::function<void()>& fn) {
       pthread_attr_destroy(&attr);
     }
     if (ok) threads.push_back(th);
-    else fallback.emplace_back([&fn] { (t_depth_limit = kSafeDepth), fn(); });
+    else start_plain(fallback, fn);
   }
   for (pthread_t th : threads) pthread_join(th, nullptr);
 #else
-  for (int k = 0; k < count; ++k) fallback.emplace_back([&fn] { (t_depth_limit = kSafeDepth), fn(); });
+  for (int k = 0; k < count; ++k) start_plain(fallback, fn);
 #endif
   for (auto& th : fallback) th.join();
+  // Not one thread could be started: the work runs here, at this thread's depth limit.
+  if (count > 0 && fallback.empty()
+#ifdef MEMPLAN_PTHREADS
+      && threads.empty()
+#endif
+  )
+    fn();
 }
 
 }  // namespace memplan::exact

@@ -39,6 +39,14 @@ bool has_gaps(const Problem& p) {
 
 int64_t round_up(int64_t x, int64_t g) { return (x + g - 1) / g * g; }
 
+// The one place a lower bound is derived for the search: every canonical plan's peak is a
+// multiple of g (granularity_of), and an optimal plan can be made canonical, so when no plan
+// has a peak below `at_least`, none has one below the first multiple of g at or above it.
+// After a refuted probe at `target` (no plan with peak <= target) that is
+// bound_from(target + 1, g): target + g only when target is itself a multiple of g (the
+// ladder's rungs below a shared upper bound are not; see trust_solvers_test.cpp).
+int64_t bound_from(int64_t at_least, int64_t g) { return round_up(at_least, g); }
+
 // Every canonical peak is a multiple of the instance's granularity; with gaps (searched as
 // full rectangles) nothing is known, so 1.
 int64_t granularity_of(const Problem& p, const exact::Instance& in) { return has_gaps(p) ? 1 : in.granularity; }
@@ -61,6 +69,7 @@ int64_t known_upper(const std::optional<Solution>& best, const SolveOptions& opt
 // online allocator's plan if none completes: the first incumbent.
 std::optional<Solution> incumbent(const Problem& p, const Deadline& deadline) {
   std::optional<Solution> best = online_plan(p);
+  if (deadline.expired()) return best;
   PlacementEngine engine(p);
   // The conflict order first: on dense inputs it is both strong and the fastest to place.
   std::vector<Order> orders = {Order::kConflictDesc};
@@ -277,13 +286,15 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
   const bool shared = opt.shared_upper_bound != nullptr;
   std::optional<Solution> best;
   if (!shared) best = incumbent(p, deadline);
-  if (!in) {  // the time limit passed during setup
+  // The time limit passed during setup (the preorders below sort every buffer four times:
+  // on 1M buffers not worth starting then).
+  if (!in || deadline.expired()) {
     r = result_from_plan(p, opt, best);
     r.detail = "reason=time_limit_in_setup";
     return r;
   }
   const int64_t g = granularity_of(p, *in);
-  int64_t lb = round_up(compute_load(p), g);
+  int64_t lb = bound_from(lower_bound_of(p), g);
   Prober prober{*in, strategies(*in), deadline, std::max(1, opt.threads)};
   auto finish = [&](SolveResult res, const char* reason) {
     res.iterations = prober.probes;
@@ -314,7 +325,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
       if (o == exact::Outcome::kFound) return finish(result_from_plan(p, opt, plan_of(p, std::move(offsets))), "found");
       if (o == exact::Outcome::kInfeasible && proofs) {
         r.status = Status::kInfeasible;
-        r.lower_bound = round_up(*cap + 1, g);
+        r.lower_bound = bound_from(*cap + 1, g);
         return finish(r, "proven_infeasible");
       }
       if (deadline.expired()) return finish(r, "time_limit");
@@ -388,7 +399,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
         best = plan_of(p, std::move(offsets));
         progress = true;  // re-derive the ladder at this budget
       } else if (o == exact::Outcome::kInfeasible && proofs) {
-        lb = target + g;
+        lb = std::max(lb, bound_from(target + 1, g));
         progress = true;
       }
       if (opt.progress)
@@ -417,7 +428,8 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
     return r;
   }
   const std::vector<Strategy> all = strategies(*in);
-  std::optional<Solution> best = online_plan(p);  // a plan whatever the dives do
+  std::optional<Solution> best;  // a plan whatever the dives do (a portfolio has its own)
+  if (!opt.shared_upper_bound) best = online_plan(p);
   auto upper = [&] { return known_upper(best, opt); };
   const int64_t g = granularity_of(p, *in);
   const int64_t lb = round_up(compute_load(p), g);
@@ -448,6 +460,11 @@ SolveResult run_peak_window(const Problem& p, const SolveOptions& opt) {
   // No overlap lists: the window reads sections only.
   std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
   const auto cap = capacity_of(p, opt);
+  // Alone, a plan in any case: the online allocator's, first (after the limit only the check
+  // is left); in a portfolio, only a window's (a poor first plan there would only draw the
+  // exact search's ladder away from the bound).
+  std::optional<Solution> fallback;
+  if (!opt.shared_upper_bound) fallback = online_plan(p);
   std::optional<Solution> best;
   const char* reason = "time_limit_in_setup";
   // In a portfolio, small inputs are the exact search's: it wants the greedy plan at once.
@@ -459,9 +476,7 @@ SolveResult run_peak_window(const Problem& p, const SolveOptions& opt) {
     reason = offsets ? "window" : deadline.expired() ? "time_limit" : "no_window_fits";
     if (offsets) best = plan_of(p, std::move(*offsets));
   }
-  // Alone, a plan in any case; in a portfolio, only a window's (a poor first plan there
-  // would only draw the exact search's ladder away from the bound).
-  if (!best && !opt.shared_upper_bound) best = online_plan(p);
+  if (!best) best = std::move(fallback);
   SolveResult r = result_from_plan(p, opt, best);
   r.detail = std::string("reason=") + reason;
   return r;

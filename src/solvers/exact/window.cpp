@@ -54,7 +54,7 @@ std::optional<std::vector<int64_t>> window_plan(const Problem& p, const Instance
     }
     rest.buffers[i].offset = (*sub)[k++];
   }
-  if (top > target) return std::nullopt;  // alignment of the bands
+  if (top > target || deadline.expired()) return std::nullopt;  // alignment of the bands
   PlacementEngine engine(rest);
   for (Order o : kAllOrders) {
     if (deadline.expired()) return std::nullopt;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <mutex>
 #include <numeric>
+#include <system_error>
 #include <thread>
 
 #include "memplan/bounds.h"
@@ -193,7 +194,14 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
       if (local.better_than(best)) best = std::move(local);
     };
     std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+    for (int t = 1; t < threads; ++t) {
+      try {
+        pool.emplace_back(worker);
+      } catch (const std::system_error&) {
+        // A thread the system refuses: its place at the barrier is dropped (fewer threads).
+        for (; t < threads; ++t) sync.arrive_and_drop();
+      }
+    }
     worker();
     for (auto& t : pool) t.join();
     ran = count.load();

@@ -24,19 +24,26 @@ struct Search {
 
   Search(const Problem& problem, const SolveOptions& o)
       : p(problem), engine(problem), rng(o.seed), deadline(o.time_limit_seconds, o.cancel) {
+    Solution fallback = online_plan(p);  // first: after the limit only the check is left
     for (Order order : kAllOrders) {
+      if (deadline.expired()) break;
       std::vector<int32_t> idx = make_order(p, order);
       if (auto s = evaluate(idx, best ? best->peak - 1 : INT64_MAX)) {
         best = std::move(s);
         best_order = std::move(idx);
       }
     }
+    // No first-fit pass completed within the time limit: the online allocator's plan, with
+    // no order to search from (best_order stays empty).
+    if (!best) best = std::move(fallback);
   }
 
-  // First-fit in `order`; nullopt when the peak passes `abort_above`.
+  bool can_search() const { return !best_order.empty(); }
+
+  // First-fit in `order`; nullopt when the peak passes `abort_above` or the time is up.
   std::optional<Solution> evaluate(const std::vector<int32_t>& order, int64_t abort_above) {
     ++evaluations;
-    GreedyResult g = place_in_order(engine, order, Fit::kFirst, abort_above);
+    GreedyResult g = place_in_order(engine, order, Fit::kFirst, abort_above, &deadline);
     if (!g.complete) return std::nullopt;
     return std::move(g.solution);
   }
@@ -71,7 +78,7 @@ int64_t budget(const SolveOptions& o, int64_t fallback) { return o.iterations > 
 SolveResult random_restarts(const Problem& p, const SolveOptions& o) {
   Search s(p, o);
   std::vector<int32_t> order = s.best_order;
-  for (int64_t it = 0, n = budget(o, 100); it < n && !s.deadline.expired() && s.best; ++it) {
+  for (int64_t it = 0, n = budget(o, 100); it < n && !s.deadline.expired() && s.can_search(); ++it) {
     std::shuffle(order.begin(), order.end(), s.rng);
     if (auto plan = s.evaluate(order, s.best->peak - 1)) s.best = std::move(plan), s.best_order = order;
   }
@@ -82,7 +89,7 @@ SolveResult random_restarts(const Problem& p, const SolveOptions& o) {
 // probability exp(-delta% / T), T from 3.0 times 0.998 per step.
 SolveResult anneal(const Problem& p, const SolveOptions& o, bool annealing) {
   Search s(p, o);
-  if (!s.best) return s.result(o);
+  if (!s.can_search()) return s.result(o);
   std::vector<int32_t> cur_order = s.best_order;
   Solution cur = *s.best;
   double t = annealing ? 3.0 : 0.0;
@@ -108,7 +115,7 @@ SolveResult anneal(const Problem& p, const SolveOptions& o, bool annealing) {
 // is not tabu (tenure 15) unless it beats the best plan overall (aspiration).
 SolveResult tabu(const Problem& p, const SolveOptions& o) {
   Search s(p, o);
-  if (!s.best) return s.result(o);
+  if (!s.can_search()) return s.result(o);
   std::vector<int32_t> cur_order = s.best_order;
   Solution cur = *s.best;
   std::vector<std::pair<std::pair<int32_t, int32_t>, int64_t>> tabu_until;
