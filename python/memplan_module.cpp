@@ -16,6 +16,7 @@ namespace py = pybind11;
 using namespace memplan;
 
 void register_graph_bindings(py::module_& m);  // graph_bindings.cpp
+void register_package_bindings(py::module_& m);  // package_bindings.cpp
 
 namespace {
 
@@ -46,43 +47,46 @@ PYBIND11_MODULE(_memplan, m) {
   m.doc() = "memplan: static memory planning for ML compilers (offsets for buffers with known lifetimes)";
   py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
 
-  py::class_<Buffer>(m, "Buffer")
+  py::class_<Buffer>(m, "Buffer", "A buffer: id, lifetime [start, end), size, alignment, optional fixed offset.")
       .def(py::init(&make_buffer), py::arg("id"), py::arg("start"), py::arg("end"), py::arg("size"),
            py::arg("alignment") = 1, py::arg("offset") = std::nullopt,
            "A buffer live during [start, end) (half-open); offset pre-places it.")
-      .def_readwrite("id", &Buffer::id)
-      .def_readwrite("start", &Buffer::start)
-      .def_readwrite("end", &Buffer::end)
-      .def_readwrite("size", &Buffer::size)
-      .def_readwrite("alignment", &Buffer::alignment)
-      .def_readwrite("offset", &Buffer::offset)
+      .def_readwrite("id", &Buffer::id, "Name of the buffer (unique in a problem).")
+      .def_readwrite("start", &Buffer::start, "First instant the buffer is live.")
+      .def_readwrite("end", &Buffer::end, "First instant after the lifetime (half-open [start, end)).")
+      .def_readwrite("size", &Buffer::size, "Size in bytes.")
+      .def_readwrite("alignment", &Buffer::alignment, "The offset must be a multiple of this (1 = none).")
+      .def_readwrite("offset", &Buffer::offset, "Fixed offset of a pre-placed buffer, or None.")
       .def("__repr__", [](const Buffer& b) {
         return "Buffer('" + b.id + "', " + std::to_string(b.start) + ", " + std::to_string(b.end) +
                ", " + std::to_string(b.size) + ")";
-      });
+      }, "Buffer('id', start, end, size).");
 
-  py::class_<Problem>(m, "Problem")
+  py::class_<Problem>(m, "Problem", "Buffers to place and an optional capacity.")
       .def(py::init(&make_problem), py::arg("buffers"), py::arg("capacity") = std::nullopt,
            "Checks the buffers (raises InputError on bad ones).")
-      .def_readonly("buffers", &Problem::buffers)
-      .def_readwrite("capacity", &Problem::capacity)
-      .def("__len__", [](const Problem& p) { return p.buffers.size(); });
+      .def_readonly("buffers", &Problem::buffers, "The buffers (a copy of the list).")
+      .def_readwrite("capacity", &Problem::capacity, "Memory capacity in bytes, or None for unbounded.")
+      .def("__len__", [](const Problem& p) { return p.buffers.size(); }, "Number of buffers.");
 
-  py::class_<SolveResult>(m, "Result")
-      .def_property_readonly("status", [](const SolveResult& r) { return std::string(to_string(r.status)); })
-      .def_property_readonly("optimal", [](const SolveResult& r) { return r.status == Status::kOptimal; })
-      .def_property_readonly("found", [](const SolveResult& r) { return r.solution.has_value(); })
+  py::class_<SolveResult>(m, "Result", "What solve() returns: status, plan (offsets, peak) and lower bound.")
+      .def_property_readonly("status", [](const SolveResult& r) { return std::string(to_string(r.status)); },
+                             "One of optimal, feasible, infeasible, no_plan.")
+      .def_property_readonly("optimal", [](const SolveResult& r) { return r.status == Status::kOptimal; },
+                             "True when the peak is proven optimal (peak == lower_bound).")
+      .def_property_readonly("found", [](const SolveResult& r) { return r.solution.has_value(); },
+                             "True when a plan (offsets) was found.")
       .def_property_readonly("peak", [](const SolveResult& r) -> std::optional<int64_t> {
         if (!r.solution) return std::nullopt;
         return r.solution->peak;
-      })
+      }, "max(offset + size) of the plan, or None when no plan was found")
       .def_property_readonly("offsets", [](const SolveResult& r) -> std::optional<std::vector<int64_t>> {
         if (!r.solution) return std::nullopt;
         return r.solution->offsets;
       }, "offsets[i] for problem.buffers[i], or None when no plan was found")
-      .def_readonly("lower_bound", &SolveResult::lower_bound)
-      .def_readonly("iterations", &SolveResult::iterations)
-      .def_readonly("detail", &SolveResult::detail);
+      .def_readonly("lower_bound", &SolveResult::lower_bound, "Best proven lower bound on the peak (at least LOAD).")
+      .def_readonly("iterations", &SolveResult::iterations, "Iterations, probes or restarts run, where meaningful.")
+      .def_readonly("detail", &SolveResult::detail, "Extra key=value text of the solver.");
 
   m.def("read_csv", [](const std::string& path, bool inclusive) {
         return read_csv_file(path, inclusive ? Lifetimes::kInclusive : Lifetimes::kHalfOpen).problem;
@@ -189,4 +193,5 @@ PYBIND11_MODULE(_memplan, m) {
 #endif
 
   register_graph_bindings(m);
+  register_package_bindings(m);
 }

@@ -10,6 +10,9 @@ PACKAGES=(build-essential cmake libcli11-dev nlohmann-json3-dev libgtest-dev goo
           time python3-onnx python3-torch python3-torchvision
           libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools)
 PACKAGES+=(cargo rustc)  # the Rust example of the C API (examples/rust, test rust_example)
+# The installable Python package (test python_package: venv, offline `pip install .`, numpy
+# conversions, mypy on the stubs); ccache lets its second build of the library reuse this one's.
+PACKAGES+=(python3-venv python3-pip python3-setuptools python3-wheel python3-numpy mypy ccache)
 PACKAGES+=(${MEMPLAN_EXTRA_PACKAGES:-})
 
 missing=()
@@ -24,5 +27,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"  # relative paths: hits across build dirs
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
 cmake --build build -j "$(nproc)"

@@ -52,6 +52,7 @@ class TorchGraph:
     tensor_of_name: Dict[str, int] = field(default_factory=dict)
 
     def add_tensor(self, name: str, nbytes: int, kind: str) -> int:
+        """Adds a tensor (name unique, bytes, kind) and returns its index."""
         if name in self.tensor_of_name:
             raise MemplanTraceError(f"tensor name '{name}' appears twice in the traced graph")
         self.tensor_of_name[name] = len(self.tensors)
@@ -60,10 +61,12 @@ class TorchGraph:
 
 
 def _nbytes(t: torch.Tensor) -> int:
+    """Bytes of a tensor (elements x element size)."""
     return t.numel() * t.element_size()
 
 
 def _storage_ptr(t: torch.Tensor) -> int:
+    """Address of the storage behind a tensor (0 when it has none), to find views."""
     try:
         return t.storage().data_ptr()
     except Exception:  # tensors without storage (meta, sparse)
@@ -83,6 +86,7 @@ def _flat_tensors(value) -> Optional[List[torch.Tensor]]:
 
 
 def _element_names(name: str, value) -> List[str]:
+    """Tensor names of a node's result: name, or name.i per tensor of a tuple."""
     if isinstance(value, torch.Tensor):
         return [name]
     return [f"{name}.{i}" for i, v in enumerate(value) if isinstance(v, torch.Tensor)]
@@ -93,10 +97,12 @@ class _Recorder(torch.fx.Interpreter):
     addresses are never reused while compared)."""
 
     def __init__(self, gm):
+        """Records the values of every node of gm."""
         super().__init__(gm, garbage_collect_values=False)
         self.values: Dict[str, Any] = {}
 
     def run_node(self, n):
+        """Runs one node and records its result under the node name."""
         out = super().run_node(n)
         self.values[n.name] = out
         return out
@@ -134,6 +140,7 @@ def _op_base_name(n: torch.fx.Node) -> str:
 
 
 def _is_elementwise(n: torch.fx.Node, gm: torch.fx.GraphModule) -> bool:
+    """Whether the node is an elementwise operator (may write its output over an input)."""
     if n.op == "call_module":
         return isinstance(gm.get_submodule(n.target), _ELEMENTWISE_MODULES)
     name = _op_base_name(n)
@@ -144,6 +151,7 @@ def _is_elementwise(n: torch.fx.Node, gm: torch.fx.GraphModule) -> bool:
 
 
 def _op_type(n: torch.fx.Node, gm: torch.fx.GraphModule) -> str:
+    """The operator type of a node: module class name, or the aten/function name."""
     if n.op == "call_module":
         return type(gm.get_submodule(n.target)).__name__
     t = n.target
@@ -153,6 +161,7 @@ def _op_type(n: torch.fx.Node, gm: torch.fx.GraphModule) -> str:
 
 
 def _node_inputs(n: torch.fx.Node) -> List[torch.fx.Node]:
+    """The fx nodes a node reads (args and kwargs, flattened)."""
     out: List[torch.fx.Node] = []
     torch.fx.node.map_arg((n.args, n.kwargs), lambda a: out.append(a))
     return out
@@ -162,11 +171,13 @@ class _Builder:
     """Adds the nodes of one fx graph (with their recorded results) to a TorchGraph."""
 
     def __init__(self, g: TorchGraph, prefix: str = ""):
+        """Builder adding to graph g; node names get the prefix."""
         self.g = g
         self.prefix = prefix
         self.node_tensors: Dict[str, List[int]] = {}  # fx node name -> tensor indices
 
     def key(self, n: torch.fx.Node) -> str:
+        """The name of a node in the plan (prefixed for the backward graph)."""
         return self.prefix + n.name
 
     def add_graph(self, gm: torch.fx.GraphModule, values: Dict[str, Any], placeholder_kind,
@@ -243,6 +254,7 @@ class _Builder:
 
 
 def _mark_outputs(g: TorchGraph, tensors: Sequence[Optional[List[int]]]):
+    """Marks the given tensors as graph outputs (kind "output")."""
     for idx in tensors:
         for t in idx or []:
             name, nbytes, kind = g.tensors[t]
@@ -255,6 +267,7 @@ def _mark_outputs(g: TorchGraph, tensors: Sequence[Optional[List[int]]]):
 
 
 def _as_tuple(example_inputs) -> tuple:
+    """The example inputs as a tuple (a single tensor becomes a 1-tuple)."""
     if isinstance(example_inputs, torch.Tensor):
         return (example_inputs,)
     return tuple(example_inputs)
@@ -288,6 +301,7 @@ def _trace_inference(module: torch.nn.Module, inputs: tuple, tracer: str):
 
 
 def _first_line(s: str) -> str:
+    """First line of a (stripped) message."""
     return s.strip().splitlines()[0] if s.strip() else s
 
 
@@ -321,10 +335,13 @@ def build_training_graph(module: torch.nn.Module, example_inputs) -> TorchGraph:
     cap: Dict[str, Any] = {}
 
     def compiler(which):
+        """An AOT autograd compiler that captures the graph module `which` and records its values."""
         def compile_fn(gm, example):
+            """Captures the graph module and returns a function that runs it while recording."""
             cap[which] = gm
 
             def run(*args):
+                """Runs the captured graph module, recording every node's value."""
                 rec = _Recorder(gm)
                 out = rec.run(*args)
                 cap[which + "_values"] = rec.values
@@ -399,9 +416,11 @@ class TorchPlan:
 
     @property
     def graph_modules(self):
+        """The traced fx graph modules (inference: [gm]; training: [forward, backward])."""
         return self.graph.graph_modules
 
     def __getitem__(self, key):  # dict-like access: plan['offsets'], plan['summary'], ...
+        """Dict-like access: plan["offsets"], plan["summary"], ..."""
         return getattr(self, key)
 
 
@@ -423,12 +442,16 @@ def _live_at_load(problem) -> Tuple[int, int, List[str]]:
 
 
 def lower(graph: TorchGraph, include_weights: bool = False, inplace: bool = True, alignment: int = 1):
+    """Lowers a TorchGraph to a Problem (memplan._lower_graph); returns its dict (problem,
+    buffer_of_tensor, tensor_of_buffer, ...)."""
     return _mp._lower_graph(graph.tensors, graph.ops, [], include_weights, inplace, alignment)
 
 
 def plan_graph(graph: TorchGraph, algo: str = "auto", time_limit: float = 10, include_weights: bool = False,
                inplace: bool = True, alignment: int = 1, threads: int = 1, seed: int = 1,
                capacity: Optional[int] = None) -> TorchPlan:
+    """Lowers and plans a TorchGraph with the named algorithm; returns a TorchPlan (offsets
+    per tensor, summary, status, problem, result)."""
     lowered = lower(graph, include_weights, inplace, alignment)
     problem = lowered["problem"]
     t0 = time.perf_counter()
@@ -467,6 +490,8 @@ def plan_graph(graph: TorchGraph, algo: str = "auto", time_limit: float = 10, in
 
 
 def build_graph(module, example_inputs, training: bool = False, tracer: str = "auto") -> TorchGraph:
+    """Traces a module into a TorchGraph: inference (tracer "auto", "fx" or "aten" = make_fx)
+    or training (AOT autograd, forward + backward)."""
     if training:
         if tracer not in ("auto", "aot"):
             raise ValueError(f"training traces with AOT autograd only (tracer='{tracer}')")

@@ -1,0 +1,119 @@
+"""Type stubs of the C++ extension memplan._memplan (python/memplan_module.cpp,
+graph_bindings.cpp, package_bindings.cpp); re-exported by the package `memplan`.
+python/test_package.py checks that every name and parameter here matches the module."""
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypedDict
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+class InputError(ValueError):
+    """Bad input (buffers, files, graphs); the message names the item at fault."""
+
+class Buffer:
+    """A buffer: id, lifetime [start, end), size, alignment, optional fixed offset."""
+    id: str
+    start: int
+    end: int
+    size: int
+    alignment: int
+    offset: Optional[int]
+    def __init__(self, id: str, start: int, end: int, size: int, alignment: int = 1,
+                 offset: Optional[int] = None) -> None:
+        """A buffer live during [start, end) (half-open); offset pre-places it."""
+
+class Problem:
+    """Buffers to place and an optional capacity."""
+    capacity: Optional[int]
+    def __init__(self, buffers: Sequence[Buffer], capacity: Optional[int] = None) -> None:
+        """Checks the buffers (raises InputError on bad ones)."""
+    @property
+    def buffers(self) -> List[Buffer]:
+        """The buffers (a copy of the list)."""
+    def __len__(self) -> int:
+        """Number of buffers."""
+
+class ResultDict(TypedDict):
+    """Result.to_dict()."""
+    status: str
+    optimal: bool
+    found: bool
+    peak: Optional[int]
+    offsets: Optional[List[int]]
+    lower_bound: int
+    iterations: int
+    detail: str
+
+class Result:
+    """What solve() returns: status, plan (offsets, peak) and lower bound."""
+    @property
+    def status(self) -> str:
+        """One of optimal, feasible, infeasible, no_plan."""
+    @property
+    def optimal(self) -> bool:
+        """True when the peak is proven optimal (peak == lower_bound)."""
+    @property
+    def found(self) -> bool:
+        """True when a plan (offsets) was found."""
+    @property
+    def peak(self) -> Optional[int]:
+        """max(offset + size) of the plan, or None when no plan was found."""
+    @property
+    def offsets(self) -> Optional[List[int]]:
+        """offsets[i] for problem.buffers[i], or None when no plan was found."""
+    @property
+    def lower_bound(self) -> int:
+        """Best proven lower bound on the peak (at least LOAD)."""
+    @property
+    def iterations(self) -> int:
+        """Iterations, probes or restarts run, where meaningful."""
+    @property
+    def detail(self) -> str:
+        """Extra key=value text of the solver."""
+    def to_dict(self) -> ResultDict:
+        """The result as a plain dict (peak and offsets are None when no plan was found)."""
+    def offsets_array(self) -> Optional[npt.NDArray[np.int64]]:
+        """The offsets as a numpy int64 array, or None when no plan was found."""
+
+def read_csv(path: str, inclusive: bool = False) -> Problem:
+    """Reads a MiniMalloc-format CSV problem."""
+
+def solve(problem: Problem, algo: str = "auto", capacity: Optional[int] = None,
+          time_limit: float = 10.0, seed: int = 1, threads: int = 1,
+          iterations: int = 0) -> Result:
+    """Plans offsets with the named algorithm (see algorithms())."""
+
+def validate(problem: Problem, offsets: Sequence[int],
+             capacity: Optional[int] = None) -> Tuple[bool, List[str]]:
+    """Independent check of a plan: returns (ok, [error messages])."""
+
+def load(problem: Problem) -> int:
+    """LOAD: the largest total size live at one instant (a lower bound on the peak)."""
+
+def algorithms() -> List[Tuple[str, str]]:
+    """(name, description) of every registered algorithm."""
+
+# Only in builds with the ONNX front end (libonnx-dev).
+def onnx_problem(path: str, dims: Mapping[str, int] = ...,
+                 inputs: Mapping[str, Sequence[int]] = ..., strict: bool = False,
+                 include_weights: bool = False) -> Problem:
+    """The buffers of an ONNX model (ids = tensor names)."""
+
+def onnx_summary(path: str, dims: Mapping[str, int] = ...,
+                 inputs: Mapping[str, Sequence[int]] = ..., strict: bool = False,
+                 algo: str = "auto", time_limit: float = 10.0,
+                 threads: int = 1) -> Dict[str, Any]:
+    """As `memplan onnx --summary`: a dict of the plan's figures."""
+
+# For the Python front ends (memplan.torch).
+_TensorRow = Tuple[str, int, str]
+_OpRow = Tuple[str, str, Sequence[int], Sequence[int], Sequence[int], Sequence[int], int]
+
+def _lower_graph(tensors: Sequence[_TensorRow], ops: Sequence[_OpRow],
+                 order: Sequence[int] = ..., include_weights: bool = False,
+                 inplace: bool = True, alignment: int = 1) -> Dict[str, Any]:
+    """Builds a graph from plain lists and lowers it to a Problem."""
+
+def _graph_order(tensors: Sequence[_TensorRow], ops: Sequence[_OpRow]) -> List[int]:
+    """The graph order of a graph given as in _lower_graph."""
