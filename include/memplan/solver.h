@@ -74,7 +74,9 @@ const std::vector<SolverInfo>& all_solvers();
 const SolverInfo* find_solver(const std::string& name);
 
 // Runs solver `name` and fills in lower_bound (>= LOAD), checks the capacity and sets
-// kOptimal when peak == lower bound. Throws std::invalid_argument for an unknown name.
+// kOptimal when peak == lower bound. Throws std::invalid_argument for an unknown name and
+// InputError (io.h; naming the buffer and field) for a problem that breaks the model's
+// rules (check_problem) or a negative capacity, before any solver runs.
 SolveResult solve(const Problem& problem, const std::string& name, const SolveOptions& options);
 
 // Helper for solvers: wrap a plan into a result under the capacity in force.

@@ -24,7 +24,8 @@ std::vector<std::string> split_list(const std::string& s) {
 
 // Files and folders (every .csv, .json and .plc problem below a folder). IREE's files use inclusive lifetimes and
 // carry IREE's own plan in the offset column, which is dropped.
-std::vector<BenchInput> load_inputs(const std::vector<std::string>& paths, const std::vector<std::string>& gens) {
+std::vector<BenchInput> load_inputs(const std::vector<std::string>& paths, const std::vector<std::string>& gens,
+                                    bool lenient) {
   std::vector<std::string> files;
   for (const std::string& p : paths) {
     if (std::filesystem::is_directory(p)) {
@@ -43,7 +44,7 @@ std::vector<BenchInput> load_inputs(const std::vector<std::string>& paths, const
   for (const std::string& f : files) {
     const bool iree = f.find("/iree/") != std::string::npos;
     BenchInput in;
-    in.problem = load_problem_as_given(f, iree ? "inclusive" : "half-open").problem;
+    in.problem = load_problem_as_given(f, iree ? "inclusive" : "half-open", lenient).problem;
     if (iree)
       for (Buffer& b : in.problem.buffers) b.offset.reset();
     std::string name = std::filesystem::path(f).stem().string();
@@ -106,6 +107,7 @@ void add_bench_commands(CLI::App& app, BenchArgs& a) {
     c->add_option("--time-limit", a.time_limit, "seconds per run")->check(CLI::NonNegativeNumber);
     c->add_option("--threads", a.threads, "threads per run")->check(CLI::PositiveNumber);
     c->add_option("--seed", a.seed, "seed for randomized solvers");
+    c->add_flag("--lenient", a.lenient, "ignore unknown JSON fields (with a warning) instead of failing");
   }
   a.bench->add_option("-o,--output", a.output, "output folder (bench.md, bench.csv, ratio.svg, time.svg)")->required();
   a.report->add_option("-o,--output", a.output, "output HTML file")->required();
@@ -113,7 +115,7 @@ void add_bench_commands(CLI::App& app, BenchArgs& a) {
 
 int run_bench_command(const BenchArgs& a) {
   const bool is_report = a.report && a.report->parsed();
-  const std::vector<BenchInput> inputs = load_inputs(a.inputs, a.generate);
+  const std::vector<BenchInput> inputs = load_inputs(a.inputs, a.generate, a.lenient);
   const std::vector<std::string> solvers = pick_solvers(a.algos, !is_report);
   SolveOptions opt;
   opt.time_limit_seconds = a.time_limit;

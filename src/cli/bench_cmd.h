@@ -15,6 +15,7 @@ struct BenchArgs {
   int repeat = 1, threads = 2;
   double time_limit = 2.0;
   uint64_t seed = 1;
+  bool lenient = false;  // unknown JSON fields are warnings, not errors
 };
 
 void add_bench_commands(CLI::App& app, BenchArgs& args);

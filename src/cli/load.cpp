@@ -1,5 +1,7 @@
 #include "cli/load.h"
 
+#include <iostream>
+
 #include "memplan/io_json.h"
 #ifdef MEMPLAN_HAVE_ONNX
 #include "memplan/onnx.h"
@@ -11,7 +13,7 @@ bool has_extension(const std::string& s, const std::string& suffix) {
 }
 
 // By extension: .json (io_json.h), .plc (idealloc binary trace), anything else CSV.
-Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes) {
+Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes, bool lenient) {
   Loaded l;
 #ifdef MEMPLAN_HAVE_ONNX
   if (has_extension(path, ".onnx")) {
@@ -20,7 +22,9 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
   }
 #endif
   if (has_extension(path, ".json")) {
-    l.problem = read_json_file(path);
+    std::vector<std::string> warnings;
+    l.problem = read_json_file(path, JsonReadOptions{lenient, &warnings});
+    for (const std::string& w : warnings) std::cerr << "memplan: warning: " << w << "\n";
     return l;
   }
   if (has_extension(path, ".plc")) {
@@ -34,6 +38,7 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
     for (auto& c : t.columns)
       if (c == "end") c = "upper";
   }
+  for (const std::string& w : t.warnings) std::cerr << "memplan: warning: " << w << "\n";
   l.problem = t.problem;
   l.table = std::move(t);
   return l;

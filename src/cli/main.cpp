@@ -3,7 +3,9 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <charconv>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -34,9 +36,59 @@ constexpr int kExitOk = 0, kExitInvalid = 1, kExitBadInput = 2, kExitNoPlan = 3;
 // --ignore-fixed-offsets: plan every buffer freely, e.g. idealloc's IREE sets, whose offset
 // column holds IREE's own plan rather than constraints.
 bool g_ignore_fixed_offsets = false;
+// --lenient: unknown JSON fields are warnings, not errors.
+bool g_lenient = false;
+
+// Option checks with messages that name the expected value (CLI11 prefixes the option name),
+// run on the text before conversion, so "abc", "-1" or a number beyond 64 bits never
+// reaches a silent clamp. `what` completes "expected ...".
+template <class T>
+CLI::Validator integer_in(T lo, T hi, const std::string& what) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        T v{};
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+        if (ec == std::errc::result_out_of_range)
+          return "'" + text + "' is out of the 64-bit range; expected " + what;
+        if (ec != std::errc() || ptr != end) return "'" + text + "' is not an integer; expected " + what;
+        if (v < lo || v > hi) return "'" + text + "' is out of range; expected " + what;
+        return "";
+      },
+      "INT");
+}
+
+// Seconds: a finite number in [0, kMaxSeconds]; 0 means no limit. nan, inf, negative values
+// and anything longer than 11.6 days are refused rather than read as "no limit".
+constexpr double kMaxSeconds = 1e6;
+CLI::Validator seconds_option() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double v = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+        if (ec != std::errc() || ptr != end || !(v >= 0) || v > kMaxSeconds)
+          return "'" + text + "' is not a number of seconds in [0, 1000000] (0 = no limit)";
+        return "";
+      },
+      "SECONDS");
+}
+
+CLI::Validator power_of_two_option() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        int64_t v = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+        if (ec != std::errc() || ptr != end || v < 1 || (v & (v - 1)) != 0)
+          return "'" + text + "' is not a power of two >= 1";
+        return "";
+      },
+      "POW2");
+}
 
 Loaded load_problem(const std::string& path, const std::string& lifetimes) {
-  Loaded l = load_problem_as_given(path, lifetimes);
+  Loaded l = load_problem_as_given(path, lifetimes, g_lenient);
   if (g_ignore_fixed_offsets) {
     for (Buffer& b : l.problem.buffers) b.offset.reset();
     if (l.table)
@@ -99,6 +151,12 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     std::cerr << "memplan: error: " << output << ": cannot write PLC; use .csv or .json\n";
     return kExitBadInput;
   }
+  // Exit 2 promises no output: refuse unwritable outputs before solving, and write all of
+  // them at the end, all or nothing (write_files_atomic).
+  if (!output.empty() && output == svg)
+    throw InputError(output + ": named for both -o and --svg");
+  for (const std::string& path : {output, svg})
+    if (!path.empty()) check_writable(path);
   Loaded l = load_problem(input, lifetimes);
   SolveOptions opt;
   opt.capacity = capacity;
@@ -148,6 +206,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     return kExitNoPlan;
   }
   if (validate_plan && !valid) return kExitInvalid;
+  std::vector<std::pair<std::string, std::string>> files;
   if (!output.empty()) {
     std::ostringstream out;
     if (has_extension(output, ".json")) {
@@ -158,13 +217,14 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     } else {
       write_csv(out, l.problem, &r.solution->offsets);
     }
-    write_file_atomic(output, out.str());
+    files.emplace_back(output, out.str());
   }
   if (!svg.empty()) {
     SvgOptions so;
     so.title = input + ": " + algo + ", peak " + std::to_string(r.solution->peak);
-    write_file_atomic(svg, plan_to_svg(l.problem, r.solution->offsets, load, so));
+    files.emplace_back(svg, plan_to_svg(l.problem, r.solution->offsets, load, so));
   }
+  write_files_atomic(files);
   return kExitOk;
 }
 
@@ -213,6 +273,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"half-open", "inclusive"}));
     c->add_flag("--ignore-fixed-offsets", g_ignore_fixed_offsets,
                 "treat an input 'offset' column as information, not as pre-placed buffers");
+    c->add_flag("--lenient", g_lenient, "ignore unknown JSON fields (with a warning) instead of failing");
   };
 
   auto* solve_cmd = app.add_subcommand("solve", "plan offsets for a problem (CSV, JSON or PLC trace)");
@@ -225,11 +286,17 @@ int main(int argc, char** argv) {
   bool no_validate = false;
   solve_cmd->add_option("input", input, "problem file (.csv MiniMalloc format, .json, or .plc idealloc trace)")->required();
   solve_cmd->add_option("-a,--algo", algo, "algorithm (see 'memplan list')");
-  solve_cmd->add_option("--capacity", capacity, "memory capacity in bytes: the plan must fit")->check(CLI::NonNegativeNumber);
-  solve_cmd->add_option("--time-limit", time_limit, "seconds; the best plan so far is returned (0 = none)")->check(CLI::NonNegativeNumber);
-  solve_cmd->add_option("--seed", seed, "seed for randomized algorithms");
-  solve_cmd->add_option("--threads", threads, "worker threads (0 = all cores)")->check(CLI::NonNegativeNumber);
-  solve_cmd->add_option("--iterations", iterations, "iterations for iterative algorithms (0 = default)")->check(CLI::NonNegativeNumber);
+  solve_cmd->add_option("--capacity", capacity, "memory capacity in bytes: the plan must fit")
+      ->check(integer_in<int64_t>(0, INT64_MAX, "a capacity in bytes, an integer >= 0"));
+  solve_cmd->add_option("--time-limit", time_limit,
+                        "seconds, at most 1000000; the best plan so far is returned (0 = no limit)")
+      ->check(seconds_option());
+  solve_cmd->add_option("--seed", seed, "seed for randomized algorithms")
+      ->check(integer_in<uint64_t>(0, UINT64_MAX, "an unsigned 64-bit integer"));
+  solve_cmd->add_option("--threads", threads, "worker threads (0 = all cores)")
+      ->check(integer_in<int>(0, INT_MAX, "a thread count, an integer >= 0 (0 = all cores)"));
+  solve_cmd->add_option("--iterations", iterations, "iterations for iterative algorithms (0 = default)")
+      ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0 (0 = the solver's default)"));
   solve_cmd->add_option("-o,--output", output, "write the plan here (CSV, or JSON if it ends in .json)");
   solve_cmd->add_flag("--no-validate", no_validate, "skip the independent check of the plan");
   std::string svg;
@@ -240,7 +307,8 @@ int main(int argc, char** argv) {
   std::string solution;
   validate_cmd->add_option("input", input, "problem file")->required();
   validate_cmd->add_option("solution", solution, "plan file (CSV with id and offset columns, or JSON)")->required();
-  validate_cmd->add_option("--capacity", capacity, "also check against this capacity");
+  validate_cmd->add_option("--capacity", capacity, "also check against this capacity")
+      ->check(integer_in<int64_t>(0, INT64_MAX, "a capacity in bytes, an integer >= 0"));
   add_lifetimes(validate_cmd);
 
   auto* stats_cmd = app.add_subcommand("stats", "print instance statistics and the LOAD bound");
@@ -252,12 +320,18 @@ int main(int argc, char** argv) {
   auto* gen_cmd = app.add_subcommand("generate", "write a seeded synthetic instance (MiniMalloc CSV)");
   GenerateOptions gen;
   gen_cmd->add_option("--kind", gen.kind, "dnn, uniform or tiling");
-  gen_cmd->add_option("-n,--buffers", gen.buffers, "number of buffers")->check(CLI::NonNegativeNumber);
-  gen_cmd->add_option("--seed", gen.seed, "random seed");
-  gen_cmd->add_option("--max-size", gen.max_size, "uniform: largest size")->check(CLI::PositiveNumber);
-  gen_cmd->add_option("--horizon", gen.horizon, "uniform/tiling: time horizon")->check(CLI::NonNegativeNumber);
-  gen_cmd->add_option("--max-length", gen.max_length, "uniform: longest lifetime")->check(CLI::NonNegativeNumber);
-  gen_cmd->add_option("--capacity", gen.capacity, "tiling: width of the tiled memory (the optimum)")->check(CLI::PositiveNumber);
+  gen_cmd->add_option("-n,--buffers", gen.buffers, "number of buffers")
+      ->check(integer_in<int64_t>(0, INT64_MAX, "a buffer count, an integer >= 0"));
+  gen_cmd->add_option("--seed", gen.seed, "random seed")
+      ->check(integer_in<uint64_t>(0, UINT64_MAX, "an unsigned 64-bit integer"));
+  gen_cmd->add_option("--max-size", gen.max_size, "uniform: largest size")
+      ->check(integer_in<int64_t>(1, INT64_MAX, "a size in bytes, an integer >= 1"));
+  gen_cmd->add_option("--horizon", gen.horizon, "uniform/tiling: time horizon")
+      ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0"));
+  gen_cmd->add_option("--max-length", gen.max_length, "uniform: longest lifetime")
+      ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0"));
+  gen_cmd->add_option("--capacity", gen.capacity, "tiling: width of the tiled memory (the optimum)")
+      ->check(integer_in<int64_t>(1, INT64_MAX, "a capacity in bytes, an integer >= 1"));
   gen_cmd->add_option("-o,--output", output, "output file (default: stdout)");
 
 #ifdef MEMPLAN_HAVE_ONNX
@@ -266,8 +340,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> onnx_dims;
   onnx_cmd->add_option("model", input, "ONNX model file")->required();
   onnx_cmd->add_option("--dim", onnx_dims, "symbolic dimension value, NAME=VALUE (repeatable)");
-  onnx_cmd->add_option("--default-dim", onnx_opt.default_dim, "value of other symbolic dimensions")->check(CLI::NonNegativeNumber);
-  onnx_cmd->add_option("--alignment", onnx_opt.alignment, "alignment of every buffer")->check(CLI::PositiveNumber);
+  onnx_cmd->add_option("--default-dim", onnx_opt.default_dim, "value of other symbolic dimensions")
+      ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0"));
+  onnx_cmd->add_option("--alignment", onnx_opt.alignment, "alignment of every buffer")->check(power_of_two_option());
   onnx_cmd->add_flag("--weights", onnx_opt.include_weights, "include initializers (live for the whole run)");
   onnx_cmd->add_option("-o,--output", output, "output CSV (default: stdout)");
 #endif

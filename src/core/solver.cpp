@@ -7,6 +7,7 @@
 
 #include "memplan/bounds.h"
 #include "memplan/constraints.h"
+#include "memplan/io.h"
 #include "memplan/two_ended.h"
 #include "memplan/validate.h"
 
@@ -81,6 +82,11 @@ SolveResult solve_lowered(const SolverInfo& info, const Problem& problem, const 
 SolveResult solve(const Problem& problem, const std::string& name, const SolveOptions& options) {
   const SolverInfo* info = find_solver(name);
   if (!info) throw std::invalid_argument("unknown algorithm '" + name + "' (see 'memplan list')");
+  // Solvers assume the model's rules (size > 0, power-of-two alignment, ...); a problem
+  // built or edited in code is checked here as files are, before any solver thread starts.
+  check_problem(problem, "problem");
+  if (options.capacity && *options.capacity < 0)
+    throw InputError("capacity: must be >= 0, got " + std::to_string(*options.capacity));
   const int64_t load = has_constraints(problem) ? constrained_lower_bound(problem) : compute_load(problem);
   // Pre-placed buffers that collide with each other make every plan impossible.
   {

@@ -54,7 +54,12 @@ std::optional<FieldIssue> TotalGuard::add(const Buffer& b) {
   total_ = sat_add(total_, sat_add(b.size, b.alignment));
   if (b.offset) total_ = sat_add(total_, *b.offset);
   if (total_ <= kLimit) return std::nullopt;
-  return FieldIssue{b.offset ? "offset" : "size",
+  // Names the largest of the buffer's own contributions.
+  const int64_t off = b.offset.value_or(0);
+  const char* field = off >= b.size && off >= b.alignment ? "offset"
+                      : b.alignment > b.size           ? "alignment"
+                                                       : "size";
+  return FieldIssue{field,
                     "the total of sizes, alignments and fixed offsets up to this buffer exceeds "
                     "2^61, beyond what memplan plans safely in 64 bits"};
 }
