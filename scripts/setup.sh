@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(build-essential cmake libcli11-dev nlohmann-json3-dev libgtest-dev googletest
           libbenchmark-dev pybind11-dev python3-dev
-          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata chromium)
+          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata chromium
+          clang libclang-rt-14-dev)  # scripts/sanitize.sh: ASan/UBSan/TSan and libFuzzer
 PACKAGES+=(${MEMPLAN_EXTRA_PACKAGES:-})
 
 missing=()

@@ -10,6 +10,7 @@
 #include "memplan/io_json.h"
 #include "memplan/solver.h"
 #include "memplan/validate.h"
+#include "solvers/exact/deep_threads.h"
 
 namespace memplan {
 namespace {
@@ -216,6 +217,26 @@ TEST(SolveInput, EverySolverRefusesEveryBadFieldWithInputError) {
     opt.capacity.reset();
     EXPECT_THROW(solve(p, info.name, opt), InputError) << info.name;
   }
+}
+
+// The deep-stack threads size a level by a calibration measured at start-up: the optimized
+// figure (2 KB) in optimized plain builds, more where frames grow (ASan, -O0), so the
+// deep-recursion test (ExactImplicit.DeepRecursion...) fits its stack under ASan too.
+TEST(DeepThreads, LevelBytesFollowTheBuildsFrames) {
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MEMPLAN_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(MEMPLAN_TEST_ASAN)
+  EXPECT_GE(exact::level_bytes(), 3 * 2048);
+#elif defined(__OPTIMIZE__) && !defined(__SANITIZE_THREAD__)
+  EXPECT_EQ(exact::level_bytes(), 2048);
+#else
+  EXPECT_GE(exact::level_bytes(), 2048);
+#endif
+  EXPECT_GE(exact::depth_limit() * exact::level_bytes(), (int64_t{4} << 20) - 2048);
+  EXPECT_LE(exact::depth_limit() * exact::level_bytes(), int64_t{4} << 20);
 }
 
 }  // namespace
