@@ -82,6 +82,20 @@ TEST(CsvInput, ColumnOneEditFromAKnownOneWarnsAndIsKept) {
   EXPECT_TRUE(read_csv(quiet, "q.csv").warnings.empty());
 }
 
+// Found by fuzz_csv: a byte order mark alone on the header line left no column at all, and
+// the reader indexed the empty header (UBSan: vector index out of range).
+TEST(CsvInput, ByteOrderMarkAloneIsAnEmptyHeader) {
+  for (const std::string text : {"\xEF\xBB\xBF\n8,1,2,3\n", "\xEF\xBB\xBF", "\xEF\xBB\xBF \r\nid\n"}) {
+    std::istringstream in(text);
+    try {
+      read_csv(in, "bom.csv");
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("bom.csv:1: empty file", 0), 0u) << e.what();
+    }
+  }
+}
+
 TEST(CliInput, LenientOnEveryCommandThatReadsProblems) {
   TempDir dir;
   const std::string p = dir.file("p.json");

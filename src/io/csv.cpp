@@ -153,9 +153,11 @@ std::string format_gaps(const std::vector<Gap>& gaps) {
 CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes) {
   CsvTable table;
   std::string line;
-  if (!std::getline(in, line) || trim(line).empty())
+  std::getline(in, line);  // on an empty stream `line` stays empty
+  if (line.rfind("\xEF\xBB\xBF", 0) == 0)
+    line.erase(0, 3);  // UTF-8 byte order mark (before the emptiness test: a BOM alone is empty)
+  if (trim(line).empty())
     throw InputError(name + ":1: empty file: expected a header row such as 'id,lower,upper,size'");
-  if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // UTF-8 byte order mark
   table.columns = split(line, ',');
   Loc header{name, 1};
   std::vector<int> col_field(table.columns.size(), -1);
