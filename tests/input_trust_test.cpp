@@ -132,6 +132,9 @@ TEST(CliInput, BadOptionValuesGetOneShortMessageNamingTheOption) {
       {solve + "--iterations -2", "--iterations"},    {solve + "--seed -1", "--seed"},
       {"validate '" + p + "' '" + p + "' --capacity -1", "--capacity"},
       {"generate -n -3", "--buffers"},                {"generate --max-size 0", "--max-size"},
+      {"bench --generate dnn:10:1 --time-limit nan -o '" + dir.file("b") + "'", "--time-limit"},
+      {"bench --generate dnn:10:1 --repeat 0 -o '" + dir.file("b") + "'", "--repeat"},
+      {"report --generate dnn:10:1 --threads -1 -o '" + dir.file("r.html") + "'", "--threads"},
   };
   for (const auto& [args, option] : cases) {
     const testing::CliRun r = testing::run_cli(args, dir);

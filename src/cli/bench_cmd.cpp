@@ -2,6 +2,10 @@
 // and a self-contained HTML page.
 #include "cli/bench_cmd.h"
 
+#include <climits>
+
+#include "cli/options.h"
+
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -103,9 +107,9 @@ void add_bench_commands(CLI::App& app, BenchArgs& a) {
     c->add_option("inputs", a.inputs, "problem files or folders (every .csv, .json and .plc below)");
     c->add_option("--algos", a.algos, "comma-separated algorithms (default: bench all, report a fast set)");
     c->add_option("--generate", a.generate, "generated input KIND:BUFFERS:SEED (repeatable)");
-    c->add_option("--repeat", a.repeat, "runs per solver and input (time is the mean)")->check(CLI::PositiveNumber);
-    c->add_option("--time-limit", a.time_limit, "seconds per run")->check(CLI::NonNegativeNumber);
-    c->add_option("--threads", a.threads, "threads per run")->check(CLI::PositiveNumber);
+    c->add_option("--repeat", a.repeat, "runs per solver and input (time is the mean)")->check(integer_in<int>(1, INT_MAX, "an integer >= 1"));
+    c->add_option("--time-limit", a.time_limit, "seconds per run (0 = no limit)")->check(seconds_option());
+    c->add_option("--threads", a.threads, "threads per run")->check(integer_in<int>(1, INT_MAX, "an integer >= 1"));
     c->add_option("--seed", a.seed, "seed for randomized solvers");
     c->add_flag("--lenient", a.lenient, "ignore unknown JSON fields (with a warning) instead of failing");
   }
