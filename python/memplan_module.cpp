@@ -3,6 +3,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "memplan/bounds.h"
 #include "memplan/io.h"
 #include "memplan/solver.h"
@@ -30,6 +33,17 @@ Buffer make_buffer(std::string id, int64_t start, int64_t end, int64_t size, int
   b.alignment = alignment;
   b.offset = offset;
   return b;
+}
+
+// Python-side options get the same treatment as the CLI's: a clear ValueError, never a
+// silent "no limit" or a crash.
+void check_run_options(double time_limit, int threads, int64_t iterations) {
+  if (!(time_limit >= 0) || time_limit > 1e6)  // also catches nan
+    throw InputError("time_limit: must be a number of seconds in [0, 1e6] (0 = no limit), got " +
+                     std::to_string(time_limit));
+  if (threads < 0) throw InputError("threads: must be >= 0 (0 = all cores), got " + std::to_string(threads));
+  if (iterations < 0)
+    throw InputError("iterations: must be >= 0 (0 = the solver's default), got " + std::to_string(iterations));
 }
 
 Problem make_problem(std::vector<Buffer> buffers, std::optional<int64_t> capacity) {
@@ -65,7 +79,10 @@ PYBIND11_MODULE(_memplan, m) {
   py::class_<Problem>(m, "Problem", "Buffers to place and an optional capacity.")
       .def(py::init(&make_problem), py::arg("buffers"), py::arg("capacity") = std::nullopt,
            "Checks the buffers (raises InputError on bad ones).")
-      .def_readonly("buffers", &Problem::buffers, "The buffers (a copy of the list).")
+      // Copies, not references into the problem: editing p.buffers[0] cannot bypass the
+      // check above (solve() checks again anyway).
+      .def_property_readonly("buffers", [](const Problem& p) { return p.buffers; },
+                             "The buffers (a copy: edit a copy and build a new Problem).")
       .def_readwrite("capacity", &Problem::capacity, "Memory capacity in bytes, or None for unbounded.")
       .def("__len__", [](const Problem& p) { return p.buffers.size(); }, "Number of buffers.");
 
@@ -89,16 +106,20 @@ PYBIND11_MODULE(_memplan, m) {
       .def_readonly("detail", &SolveResult::detail, "Extra key=value text of the solver.");
 
   m.def("read_csv", [](const std::string& path, bool inclusive) {
-        return read_csv_file(path, inclusive ? Lifetimes::kInclusive : Lifetimes::kHalfOpen).problem;
+        CsvTable t = read_csv_file(path, inclusive ? Lifetimes::kInclusive : Lifetimes::kHalfOpen);
+        for (const std::string& w : t.warnings)
+          if (PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 1) < 0) throw py::error_already_set();
+        return t.problem;
       }, py::arg("path"), py::arg("inclusive") = false, "Reads a MiniMalloc-format CSV problem.");
 
   m.def("solve", [](const Problem& p, const std::string& algo, std::optional<int64_t> capacity,
                     double time_limit, uint64_t seed, int threads, int64_t iterations) {
+        check_run_options(time_limit, threads, iterations);
         SolveOptions o;
         o.capacity = capacity;
         o.time_limit_seconds = time_limit;
         o.seed = seed;
-        o.threads = threads;
+        o.threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         o.iterations = iterations;
         py::gil_scoped_release release;
         return solve(p, algo, o);
@@ -108,12 +129,16 @@ PYBIND11_MODULE(_memplan, m) {
       "Plans offsets with the named algorithm (see algorithms()). Raises ValueError for an unknown name.");
 
   m.def("validate", [](const Problem& p, const std::vector<int64_t>& offsets, std::optional<int64_t> capacity) {
+        check_problem(p, "<python>");
         const Validation v = validate(p, offsets, capacity);
         return py::make_tuple(v.ok, v.errors);
       }, py::arg("problem"), py::arg("offsets"), py::arg("capacity") = std::nullopt,
       "Independent check of a plan: returns (ok, [error messages]).");
 
-  m.def("load", &compute_load, py::arg("problem"), "LOAD: the largest total size live at one instant (a lower bound on the peak).");
+  m.def("load", [](const Problem& p) {
+        check_problem(p, "<python>");
+        return compute_load(p);
+      }, py::arg("problem"), "LOAD: the largest total size live at one instant (a lower bound on the peak).");
 
   m.def("algorithms", [] {
     std::vector<std::pair<std::string, std::string>> out;

@@ -52,6 +52,66 @@ class BindingsTest(unittest.TestCase):
         self.assertEqual(r.offsets[0], 16)
         self.assertTrue(memplan.validate(p, r.offsets)[0])
 
+    # Every field of Buffer with values the model forbids, one at a time on a valid buffer.
+    BAD_FIELDS = [("id", ""), ("id", "a,b"), ("id", "a\nb"), ("start", -1), ("end", 0),
+                  ("end", -3), ("size", 0), ("size", -5), ("alignment", 0), ("alignment", 3),
+                  ("alignment", -8), ("offset", -16), ("offset", 4), ("offset", 2**63 - 4),
+                  ("size", 2**62), ("alignment", 2**62)]
+
+    def test_bad_fields_raise_value_error_naming_buffer_and_field(self):
+        for field, value in self.BAD_FIELDS:
+            b = memplan.Buffer("x", 2, 6, 16, alignment=8)
+            setattr(b, field, value)
+            with self.assertRaises(ValueError, msg=f"{field}={value!r}") as ctx:
+                memplan.Problem([memplan.Buffer("ok", 0, 4, 8), b])
+            text = str(ctx.exception)
+            self.assertIn("buffer #1", text, text)
+            self.assertIn(field if field not in ("start", "end") else
+                          {"start": "lower", "end": "upper"}[field], text)
+
+    def test_buffers_are_copies_so_edits_cannot_bypass_the_check(self):
+        p = memplan.Problem([memplan.Buffer("a", 0, 4, 8), memplan.Buffer("b", 2, 6, 4)])
+        for field, value in self.BAD_FIELDS:
+            setattr(p.buffers[0], field, value)
+        self.assertEqual((p.buffers[0].id, p.buffers[0].start, p.buffers[0].end,
+                          p.buffers[0].size, p.buffers[0].alignment, p.buffers[0].offset),
+                         ("a", 0, 4, 8, 1, None))
+
+    def test_no_solver_accepts_bad_input_or_crashes(self):
+        # The only editable part of a built Problem is its capacity; solve() re-checks it,
+        # and bad run options are refused too, on every registered solver (auto on 2
+        # threads included: bad input must be refused before any worker starts).
+        good = [memplan.Buffer("a", 0, 4, 8), memplan.Buffer("b", 2, 6, 4, alignment=4)]
+        for algo, _ in memplan.algorithms():
+            p = memplan.Problem(good)
+            p.capacity = -1
+            with self.assertRaises(ValueError, msg=algo):
+                memplan.solve(p, algo=algo, time_limit=0.2, threads=2)
+            p.capacity = None
+            for kwargs in ({"time_limit": float("nan")}, {"time_limit": -1.0},
+                           {"threads": -5}, {"iterations": -1}, {"capacity": -8}):
+                args = {"algo": algo, "time_limit": 0.2, "threads": 2, **kwargs}
+                with self.assertRaises(ValueError, msg=f"{algo} {kwargs}"):
+                    memplan.solve(p, **args)
+            r = memplan.solve(p, algo=algo, time_limit=0.2, threads=2)
+            self.assertTrue(r.found, algo)
+            ok, errors = memplan.validate(p, r.offsets)
+            self.assertTrue(ok, f"{algo}: {errors}")
+            # A plan from a problem whose buffers were edited through p.buffers stays valid
+            # for p: the edits never reached it.
+            p.buffers[1].alignment = 3
+            p.buffers[0].end = 0
+            r = memplan.solve(p, algo=algo, time_limit=0.2, threads=2)
+            self.assertTrue(memplan.validate(p, r.offsets)[0], algo)
+
+    def test_validate_and_load_recheck_the_problem(self):
+        p = memplan.Problem([memplan.Buffer("a", 0, 4, 8)])
+        p.capacity = -1
+        with self.assertRaises(ValueError):
+            memplan.load(p)
+        with self.assertRaises(ValueError):
+            memplan.validate(p, [0])
+
     def test_algorithms_listed(self):
         names = [n for n, _ in memplan.algorithms()]
         self.assertIn("greedy", names)

@@ -13,6 +13,7 @@ PACKAGES+=(cargo rustc)  # the Rust example of the C API (examples/rust, test ru
 # The installable Python package (test python_package: venv, offline `pip install .`, numpy
 # conversions, mypy on the stubs); ccache lets its second build of the library reuse this one's.
 PACKAGES+=(python3-venv python3-pip python3-setuptools python3-wheel python3-numpy mypy ccache)
+PACKAGES+=(clang libclang-rt-14-dev)  # scripts/sanitize.sh: ASan/UBSan/TSan and libFuzzer
 PACKAGES+=(${MEMPLAN_EXTRA_PACKAGES:-})
 
 missing=()

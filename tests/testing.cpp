@@ -1,9 +1,19 @@
 #include "testing.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 
 namespace memplan::testing {
+
+bool under_sanitizer() {
+  static const bool on = [] {
+    const char* v = std::getenv("MEMPLAN_SANITIZER");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
 
 Problem random_problem(std::mt19937_64& rng, const RandomSpec& spec) {
   Problem p;

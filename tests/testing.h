@@ -37,6 +37,14 @@ int64_t brute_force_load(const Problem& p);
 
 std::string source_path(const std::string& relative);  // under the repository root
 
+// True when the tests run instrumented (scripts/sanitize.sh sets MEMPLAN_SANITIZER=1): the
+// slow brute-force tests then run the same checks on smaller sizes, never skip them.
+bool under_sanitizer();
+// `normal`, or `sanitized` under a sanitizer (sizes, trial counts).
+inline int64_t sanitizer_scaled(int64_t normal, int64_t sanitized) {
+  return under_sanitizer() ? sanitized : normal;
+}
+
 // A plain buffer live during [start, end).
 Buffer make_buffer(std::string id, int64_t start, int64_t end, int64_t size);
 

@@ -14,6 +14,7 @@
 #include <iosfwd>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "memplan/problem.h"
@@ -40,6 +41,9 @@ struct CsvTable {
   // Fields of the columns memplan does not read, row-major in header order (k such columns:
   // row r's fields are unknown_fields[r*k .. r*k+k)). Written back by write_csv(table).
   std::vector<std::string> unknown_fields;
+  // Notes for the user that do not stop reading, e.g. an unknown column one edit away from
+  // a known one ("alignmnt"); the CLI prints them on stderr.
+  std::vector<std::string> warnings;
 };
 
 // Parses a problem. `name` is used in error messages. Throws InputError.
@@ -78,12 +82,22 @@ void write_csv(std::ostream& out, const CsvTable& table, const std::vector<int64
 // Throws std::runtime_error on failure; never leaves a partial file at `path`.
 void write_file_atomic(const std::string& path, const std::string& content);
 
+// Writes several files all or nothing: every content goes to a temp file next to its path
+// first, and only when all are written are they renamed into place. Throws
+// std::runtime_error (naming the path) and leaves no output and no temp file on failure.
+void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files);
+
+// Throws std::runtime_error naming `path` when it is a folder or its folder is missing or
+// not writable: lets a command refuse before hours of work rather than after.
+void check_writable(const std::string& path);
+
 // Formats gaps as MiniMalloc does ("lo-hi lo-hi@wlo:whi").
 std::string format_gaps(const std::vector<Gap>& gaps);
 
 // Checks a parsed problem's semantic rules (end > start, size > 0, alignment power of two,
 // unique ids, aligned fixed offsets, gaps inside lifetimes...). Throws InputError naming
-// `name` and the buffer. Readers call it; programmatic users may too.
+// `name` and the buffer. Readers call it, and so does solve() (solver.h) on its input;
+// programmatic users may too.
 void check_problem(const Problem& p, const std::string& name);
 
 }  // namespace memplan

@@ -17,8 +17,19 @@
 
 namespace memplan {
 
-Problem read_json_file(const std::string& path);  // throws InputError
+struct JsonReadOptions {
+  // Unknown fields in the document, a buffer or a gap (a typo such as "alignement") are an
+  // error naming the field; lenient readers ignore them and note each in *warnings.
+  bool lenient = false;
+  std::vector<std::string>* warnings = nullptr;
+};
+
+// Throws InputError naming the file and the field (syntax errors and numbers beyond the
+// 64-bit range included).
+Problem read_json_file(const std::string& path);
+Problem read_json_file(const std::string& path, const JsonReadOptions& options);
 Problem parse_json(const std::string& text, const std::string& name);
+Problem parse_json(const std::string& text, const std::string& name, const JsonReadOptions& options);
 // A plan document (as written by problem_to_json with offsets, or any object with a
 // "buffers" array of {"id", "offset"}) mapped onto `problem` by id. Offsets are only
 // checked to be integers (validate checks the rest). Throws InputError when an id is

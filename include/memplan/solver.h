@@ -88,7 +88,9 @@ const SolverInfo* find_solver(const std::string& name);
 // offset + size), checks the capacity, validates the plan (unless options.validate is
 // false) and sets kOptimal when a validated plan's peak meets the lower bound. Throws
 // std::invalid_argument for an unknown name; an exception from the solver (including one
-// raised on a portfolio's worker thread) reaches the caller.
+// raised on a portfolio's worker thread) reaches the caller. Throws InputError (io.h; naming
+// the buffer and field) for a problem that breaks the model's rules (check_problem) or a
+// negative capacity, before any solver runs.
 SolveResult solve(const Problem& problem, const std::string& name, const SolveOptions& options);
 // The same for a solver given directly (one of the caller's own, say): the same bounds,
 // capacity check and validation.

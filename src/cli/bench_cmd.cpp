@@ -2,6 +2,10 @@
 // and a self-contained HTML page.
 #include "cli/bench_cmd.h"
 
+#include <climits>
+
+#include "cli/options.h"
+
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -25,7 +29,7 @@ std::vector<std::string> split_list(const std::string& s) {
 // Files and folders (every .csv, .json, .plc and .onnx problem below a folder). IREE's files use inclusive lifetimes and
 // carry IREE's own plan in the offset column, which is dropped.
 std::vector<BenchInput> load_inputs(const std::vector<std::string>& paths, const std::vector<std::string>& gens,
-                                    const ModelOptions& model) {
+                                    const ModelOptions& model, bool lenient) {
   std::vector<std::string> files;
   for (const std::string& p : paths) {
     if (std::filesystem::is_directory(p)) {
@@ -44,7 +48,7 @@ std::vector<BenchInput> load_inputs(const std::vector<std::string>& paths, const
   for (const std::string& f : files) {
     const bool iree = f.find("/iree/") != std::string::npos;
     BenchInput in;
-    in.problem = load_problem_as_given(f, iree ? "inclusive" : "half-open", model).problem;
+    in.problem = load_problem_as_given(f, iree ? "inclusive" : "half-open", model, lenient).problem;
     if (iree)
       for (Buffer& b : in.problem.buffers) b.offset.reset();
     std::string name = std::filesystem::path(f).stem().string();
@@ -103,11 +107,12 @@ void add_bench_commands(CLI::App& app, BenchArgs& a) {
     c->add_option("inputs", a.inputs, "problem files or folders (every .csv, .json, .plc and .onnx below)");
     c->add_option("--algos", a.algos, "comma-separated algorithms (default: bench all, report a fast set)");
     c->add_option("--generate", a.generate, "generated input KIND:BUFFERS:SEED (repeatable)");
-    c->add_option("--repeat", a.repeat, "runs per solver and input (time is the mean)")->check(CLI::PositiveNumber);
-    c->add_option("--time-limit", a.time_limit, "seconds per run")->check(CLI::NonNegativeNumber);
-    c->add_option("--threads", a.threads, "threads per run")->check(CLI::PositiveNumber);
+    c->add_option("--repeat", a.repeat, "runs per solver and input (time is the mean)")->check(integer_in<int>(1, INT_MAX, "an integer >= 1"));
+    c->add_option("--time-limit", a.time_limit, "seconds per run (0 = no limit)")->check(seconds_option());
+    c->add_option("--threads", a.threads, "threads per run")->check(integer_in<int>(1, INT_MAX, "an integer >= 1"));
     c->add_option("--seed", a.seed, "seed for randomized solvers");
     add_model_options(c, a.model);
+    c->add_flag("--lenient", a.lenient, "ignore unknown JSON fields (with a warning) instead of failing");
   }
   a.bench->add_option("-o,--output", a.output, "output folder (bench.md, bench.csv, ratio.svg, time.svg)")->required();
   a.report->add_option("-o,--output", a.output, "output HTML file")->required();
@@ -115,7 +120,7 @@ void add_bench_commands(CLI::App& app, BenchArgs& a) {
 
 int run_bench_command(const BenchArgs& a) {
   const bool is_report = a.report && a.report->parsed();
-  const std::vector<BenchInput> inputs = load_inputs(a.inputs, a.generate, a.model);
+  const std::vector<BenchInput> inputs = load_inputs(a.inputs, a.generate, a.model, a.lenient);
   const std::vector<std::string> solvers = pick_solvers(a.algos, !is_report);
   SolveOptions opt;
   opt.time_limit_seconds = a.time_limit;

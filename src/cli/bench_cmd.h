@@ -18,6 +18,7 @@ struct BenchArgs {
   double time_limit = 2.0;
   uint64_t seed = 1;
   ModelOptions model;  // how .onnx inputs are read
+  bool lenient = false;  // unknown JSON fields are warnings, not errors
 };
 
 void add_bench_commands(CLI::App& app, BenchArgs& args);

@@ -54,7 +54,7 @@ void print_warnings(const std::vector<std::string>& warnings) {
 
 // By extension: .json (io_json.h), .plc (idealloc binary trace), anything else CSV.
 Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes,
-                             const ModelOptions& model) {
+                             const ModelOptions& model, bool lenient) {
   Loaded l;
 #ifdef MEMPLAN_HAVE_ONNX
   if (has_extension(path, ".onnx")) {
@@ -67,7 +67,9 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
   }
 #endif
   if (has_extension(path, ".json")) {
-    l.problem = read_json_file(path);
+    std::vector<std::string> warnings;
+    l.problem = read_json_file(path, JsonReadOptions{lenient, &warnings});
+    for (const std::string& w : warnings) std::cerr << "memplan: warning: " << w << "\n";
     return l;
   }
   if (has_extension(path, ".plc")) {
@@ -81,6 +83,7 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
     for (auto& c : t.columns)
       if (c == "end") c = "upper";
   }
+  for (const std::string& w : t.warnings) std::cerr << "memplan: warning: " << w << "\n";
   l.problem = t.problem;
   l.table = std::move(t);
   return l;

@@ -33,9 +33,11 @@ struct ModelOptions {
 void add_model_options(CLI::App* cmd, ModelOptions& m);
 
 // .onnx (when built with ONNX, read per `model`), .json, .plc (idealloc binary trace), anything else CSV with
-// `lifetimes` "half-open" or "inclusive". Throws InputError on bad input.
+// `lifetimes` "half-open" or "inclusive". Throws InputError on bad input. `lenient`: unknown
+// JSON fields are warnings, not errors. Warnings (also a CSV column one edit away from a
+// known one) go to stderr.
 Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes,
-                             const ModelOptions& model = {});
+                             const ModelOptions& model = {}, bool lenient = false);
 
 #ifdef MEMPLAN_HAVE_ONNX
 // Prints model warnings to stderr, the first 10 and a count of the rest.

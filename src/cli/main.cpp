@@ -3,7 +3,9 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <charconv>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include "memplan/io_json.h"
 #include "cli/bench_cmd.h"
 #include "cli/load.h"
+#include "cli/options.h"
 #include "memplan/solver.h"
 #include "memplan/svg.h"
 #include "memplan/validate.h"
@@ -38,9 +41,11 @@ constexpr int kExitOk = 0, kExitInvalid = 1, kExitBadInput = 2, kExitNoPlan = 3;
 bool g_ignore_fixed_offsets = false;
 // --dim, --input, --strict: how .onnx models are read.
 ModelOptions g_model;
+// --lenient: unknown JSON fields are warnings, not errors.
+bool g_lenient = false;
 
 Loaded load_problem(const std::string& path, const std::string& lifetimes) {
-  Loaded l = load_problem_as_given(path, lifetimes, g_model);
+  Loaded l = load_problem_as_given(path, lifetimes, g_model, g_lenient);
   if (g_ignore_fixed_offsets) {
     for (Buffer& b : l.problem.buffers) b.offset.reset();
     if (l.table)
@@ -111,6 +116,12 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     std::cerr << "memplan: error: " << output << ": cannot write PLC; use .csv or .json\n";
     return kExitBadInput;
   }
+  // Exit 2 promises no output: refuse unwritable outputs before solving, and write all of
+  // them at the end, all or nothing (write_files_atomic).
+  if (!output.empty() && output == svg)
+    throw InputError(output + ": named for both -o and --svg");
+  for (const std::string& path : {output, svg})
+    if (!path.empty()) check_writable(path);
   Loaded l = load_problem(input, lifetimes);
   SolveOptions opt;
   opt.capacity = capacity;
@@ -165,6 +176,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     return kExitNoPlan;
   }
   if (validate_plan && !valid) return kExitInvalid;
+  std::vector<std::pair<std::string, std::string>> files;
   if (!output.empty()) {
     std::ostringstream out;
     if (has_extension(output, ".json")) {
@@ -176,13 +188,14 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
       require_csv_ids(l.problem, output);
       write_csv(out, l.problem, &r.solution->offsets);
     }
-    write_file_atomic(output, out.str());
+    files.emplace_back(output, out.str());
   }
   if (!svg.empty()) {
     SvgOptions so;
     so.title = input + ": " + algo + ", peak " + std::to_string(r.solution->peak);
-    write_file_atomic(svg, plan_to_svg(l.problem, r.solution->offsets, load, so));
+    files.emplace_back(svg, plan_to_svg(l.problem, r.solution->offsets, load, so));
   }
+  write_files_atomic(files);
   return kExitOk;
 }
 
@@ -286,6 +299,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"half-open", "inclusive"}));
     c->add_flag("--ignore-fixed-offsets", g_ignore_fixed_offsets,
                 "treat an input 'offset' column as information, not as pre-placed buffers");
+    c->add_flag("--lenient", g_lenient, "ignore unknown JSON fields (with a warning) instead of failing");
   };
 
   auto* solve_cmd = app.add_subcommand("solve", "plan offsets for a problem (CSV, JSON or PLC trace)");
@@ -298,11 +312,17 @@ int main(int argc, char** argv) {
   bool no_validate = false;
   solve_cmd->add_option("input", input, "problem file (.csv MiniMalloc format, .json, or .plc idealloc trace)")->required();
   solve_cmd->add_option("-a,--algo", algo, "algorithm (see 'memplan list')");
-  solve_cmd->add_option("--capacity", capacity, "memory capacity in bytes: the plan must fit")->check(CLI::NonNegativeNumber);
-  solve_cmd->add_option("--time-limit", time_limit, "seconds; the best plan so far is returned (0 = none)")->check(CLI::NonNegativeNumber);
-  solve_cmd->add_option("--seed", seed, "seed for randomized algorithms");
-  solve_cmd->add_option("--threads", threads, "worker threads (0 = all cores)")->check(CLI::NonNegativeNumber);
-  solve_cmd->add_option("--iterations", iterations, "iterations for iterative algorithms (0 = default)")->check(CLI::NonNegativeNumber);
+  solve_cmd->add_option("--capacity", capacity, "memory capacity in bytes: the plan must fit")
+      ->check(integer_in<int64_t>(0, INT64_MAX, "a capacity in bytes, an integer >= 0"));
+  solve_cmd->add_option("--time-limit", time_limit,
+                        "seconds, at most 1000000; the best plan so far is returned (0 = no limit)")
+      ->check(seconds_option());
+  solve_cmd->add_option("--seed", seed, "seed for randomized algorithms")
+      ->check(integer_in<uint64_t>(0, UINT64_MAX, "an unsigned 64-bit integer"));
+  solve_cmd->add_option("--threads", threads, "worker threads (0 = all cores)")
+      ->check(integer_in<int>(0, INT_MAX, "a thread count, an integer >= 0 (0 = all cores)"));
+  solve_cmd->add_option("--iterations", iterations, "iterations for iterative algorithms (0 = default)")
+      ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0 (0 = the solver's default)"));
   solve_cmd->add_option("-o,--output", output, "write the plan here (CSV, or JSON if it ends in .json)");
   solve_cmd->add_flag("--no-validate", no_validate, "skip the independent check of the plan");
   std::string svg;
@@ -314,7 +334,8 @@ int main(int argc, char** argv) {
   std::string solution;
   validate_cmd->add_option("input", input, "problem file")->required();
   validate_cmd->add_option("solution", solution, "plan file (CSV with id and offset columns, or JSON)")->required();
-  validate_cmd->add_option("--capacity", capacity, "also check against this capacity");
+  validate_cmd->add_option("--capacity", capacity, "also check against this capacity")
+      ->check(integer_in<int64_t>(0, INT64_MAX, "a capacity in bytes, an integer >= 0"));
   add_lifetimes(validate_cmd);
 
   auto* stats_cmd = app.add_subcommand("stats", "print instance statistics and the LOAD bound");
@@ -326,12 +347,18 @@ int main(int argc, char** argv) {
   auto* gen_cmd = app.add_subcommand("generate", "write a seeded synthetic instance (MiniMalloc CSV)");
   GenerateOptions gen;
   gen_cmd->add_option("--kind", gen.kind, "dnn, uniform or tiling");
-  gen_cmd->add_option("-n,--buffers", gen.buffers, "number of buffers")->check(CLI::NonNegativeNumber);
-  gen_cmd->add_option("--seed", gen.seed, "random seed");
-  gen_cmd->add_option("--max-size", gen.max_size, "uniform: largest size")->check(CLI::PositiveNumber);
-  gen_cmd->add_option("--horizon", gen.horizon, "uniform/tiling: time horizon")->check(CLI::NonNegativeNumber);
-  gen_cmd->add_option("--max-length", gen.max_length, "uniform: longest lifetime")->check(CLI::NonNegativeNumber);
-  gen_cmd->add_option("--capacity", gen.capacity, "tiling: width of the tiled memory (the optimum)")->check(CLI::PositiveNumber);
+  gen_cmd->add_option("-n,--buffers", gen.buffers, "number of buffers")
+      ->check(integer_in<int64_t>(0, INT64_MAX, "a buffer count, an integer >= 0"));
+  gen_cmd->add_option("--seed", gen.seed, "random seed")
+      ->check(integer_in<uint64_t>(0, UINT64_MAX, "an unsigned 64-bit integer"));
+  gen_cmd->add_option("--max-size", gen.max_size, "uniform: largest size")
+      ->check(integer_in<int64_t>(1, INT64_MAX, "a size in bytes, an integer >= 1"));
+  gen_cmd->add_option("--horizon", gen.horizon, "uniform/tiling: time horizon")
+      ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0"));
+  gen_cmd->add_option("--max-length", gen.max_length, "uniform: longest lifetime")
+      ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0"));
+  gen_cmd->add_option("--capacity", gen.capacity, "tiling: width of the tiled memory (the optimum)")
+      ->check(integer_in<int64_t>(1, INT64_MAX, "a capacity in bytes, an integer >= 1"));
   gen_cmd->add_option("-o,--output", output, "output file (default: stdout)");
 
 #ifdef MEMPLAN_HAVE_ONNX
@@ -340,7 +367,7 @@ int main(int argc, char** argv) {
   bool onnx_weights = false, onnx_summary = false;
   onnx_cmd->add_option("model", input, "ONNX model file")->required();
   add_model_options(onnx_cmd, g_model);
-  onnx_cmd->add_option("--alignment", onnx_alignment, "alignment of every buffer")->check(CLI::PositiveNumber);
+  onnx_cmd->add_option("--alignment", onnx_alignment, "alignment of every buffer")->check(power_of_two_option());
   onnx_cmd->add_flag("--weights", onnx_weights, "include initializers and constants (live for the whole run)");
   onnx_cmd->add_flag("--summary", onnx_summary,
                      "print buffers, naive sum, LOAD, memplan's peak, weights and the largest live set at the peak");

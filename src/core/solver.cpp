@@ -9,6 +9,7 @@
 
 #include "memplan/bounds.h"
 #include "memplan/constraints.h"
+#include "memplan/io.h"
 #include "memplan/two_ended.h"
 #include "memplan/validate.h"
 
@@ -89,6 +90,11 @@ SolveResult solve(const Problem& problem, const std::string& name, const SolveOp
 }
 
 SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveOptions& options) {
+  // Solvers assume the model's rules (size > 0, power-of-two alignment, ...); a problem
+  // built or edited in code is checked here as files are, before any solver thread starts.
+  check_problem(problem, "problem");
+  if (options.capacity && *options.capacity < 0)
+    throw InputError("capacity: must be >= 0, got " + std::to_string(*options.capacity));
   const SolverInfo* info = &solver;
   const std::string& name = solver.name;
   SolveOptions opt = options;

@@ -4,7 +4,10 @@
 
 #include "memplan/constraints.h"
 
-#include <unordered_map>
+#include <algorithm>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/arith.h"
 #include "memplan/io.h"
@@ -54,22 +57,37 @@ std::optional<FieldIssue> TotalGuard::add(const Buffer& b) {
   total_ = sat_add(total_, sat_add(b.size, b.alignment));
   if (b.offset) total_ = sat_add(total_, *b.offset);
   if (total_ <= kLimit) return std::nullopt;
-  return FieldIssue{b.offset ? "offset" : "size",
+  // Names the largest of the buffer's own contributions.
+  const int64_t off = b.offset.value_or(0);
+  const char* field = off >= b.size && off >= b.alignment ? "offset"
+                      : b.alignment > b.size           ? "alignment"
+                                                       : "size";
+  return FieldIssue{field,
                     "the total of sizes, alignments and fixed offsets up to this buffer exceeds "
                     "2^61, beyond what memplan plans safely in 64 bits"};
 }
 
 void check_problem(const Problem& p, const std::string& name) {
-  std::unordered_map<std::string, size_t> seen;
+  // solve() runs this on every call, so it stays cheap on 10^6 buffers: messages are built
+  // only on error, and duplicate ids are found by sorting 64-bit hashes of the ids (a hash
+  // table of the ids took seconds there, cache miss after cache miss).
+  auto who = [&](size_t i) { return name + ": buffer #" + std::to_string(i) + " '" + p.buffers[i].id + "': "; };
+  std::vector<std::pair<uint64_t, size_t>> hashes(p.buffers.size());
   TotalGuard total;
   for (size_t i = 0; i < p.buffers.size(); ++i) {
     const Buffer& b = p.buffers[i];
-    const std::string who = name + ": buffer #" + std::to_string(i) + " '" + b.id + "': ";
-    if (auto issue = buffer_issue(b)) throw InputError(who + issue->field + ": " + issue->message);
-    if (auto [it, fresh] = seen.emplace(b.id, i); !fresh)
-      throw InputError(who + "id: duplicate id (also buffer #" + std::to_string(it->second) + ")");
-    if (auto issue = total.add(b)) throw InputError(who + issue->field + ": " + issue->message);
+    if (auto issue = buffer_issue(b)) throw InputError(who(i) + issue->field + ": " + issue->message);
+    if (auto issue = total.add(b)) throw InputError(who(i) + issue->field + ": " + issue->message);
+    hashes[i] = {std::hash<std::string_view>{}(b.id), i};
   }
+  std::sort(hashes.begin(), hashes.end());
+  size_t dup = SIZE_MAX, first = 0;  // the earliest buffer whose id an earlier one has
+  for (size_t k = 0; k + 1 < hashes.size(); ++k)
+    for (size_t j = k + 1; j < hashes.size() && hashes[j].first == hashes[k].first; ++j)
+      if (p.buffers[hashes[j].second].id == p.buffers[hashes[k].second].id && hashes[j].second < dup)
+        dup = hashes[j].second, first = hashes[k].second;  // indices ascend within equal hashes
+  if (dup != SIZE_MAX)
+    throw InputError(who(dup) + "id: duplicate id (also buffer #" + std::to_string(first) + ")");
   if (has_constraints(p)) {
     try {
       lower_constraints(p);

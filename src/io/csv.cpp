@@ -31,6 +31,33 @@ int field_of(const std::string& c) {
   return it == names.end() ? -1 : it->second;
 }
 
+// True iff a and b differ by one insertion, deletion, substitution or swap of two
+// neighbours (a typo such as 'alignmnt' or 'szie').
+bool one_edit_apart(const std::string& a, const std::string& b) {
+  if (a == b) return false;
+  const std::string& s = a.size() <= b.size() ? a : b;  // shorter
+  const std::string& l = a.size() <= b.size() ? b : a;
+  if (l.size() - s.size() > 1) return false;
+  size_t i = 0;
+  while (i < s.size() && s[i] == l[i]) ++i;
+  if (s.size() == l.size()) {
+    if (s.compare(i + 1, std::string::npos, l, i + 1, std::string::npos) == 0) return true;
+    return i + 1 < s.size() && s[i] == l[i + 1] && s[i + 1] == l[i] &&
+           s.compare(i + 2, std::string::npos, l, i + 2, std::string::npos) == 0;
+  }
+  return s.compare(i, std::string::npos, l, i + 1, std::string::npos) == 0;
+}
+
+// The known column name one edit away from `c`, or "" (for the typo warning).
+std::string near_column(const std::string& c) {
+  static const char* known[] = {"id",   "buffer", "buffer_id", "lower",     "start",   "begin",
+                                "upper", "end",   "size",      "alignment", "offset",  "hint",
+                                "gaps", "inplace", "group",    "side"};
+  for (const char* k : known)
+    if (one_edit_apart(c, k)) return k;
+  return "";
+}
+
 std::string trim(const std::string& s) {
   size_t a = 0, b = s.size();
   while (a < b && (s[a] == ' ' || s[a] == '\t')) ++a;
@@ -126,9 +153,11 @@ std::string format_gaps(const std::vector<Gap>& gaps) {
 CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes) {
   CsvTable table;
   std::string line;
-  if (!std::getline(in, line) || trim(line).empty())
+  std::getline(in, line);  // on an empty stream `line` stays empty
+  if (line.rfind("\xEF\xBB\xBF", 0) == 0)
+    line.erase(0, 3);  // UTF-8 byte order mark (before the emptiness test: a BOM alone is empty)
+  if (trim(line).empty())
     throw InputError(name + ":1: empty file: expected a header row such as 'id,lower,upper,size'");
-  if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // UTF-8 byte order mark
   table.columns = split(line, ',');
   Loc header{name, 1};
   std::vector<int> col_field(table.columns.size(), -1);
@@ -152,6 +181,10 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
                                         std::to_string(c + 1) + ")");
     if (f < 0) {
       unknown_cols.push_back(c);  // MiniMalloc ignores unknown columns too
+      if (const std::string near = near_column(table.columns[c]); !near.empty())
+        table.warnings.push_back(name + ":1: column '" + table.columns[c] +
+                                 "' is not a column memplan reads: did you mean '" + near +
+                                 "'? It is kept and written back, but ignored");
       continue;
     }
     const bool upper_like = f == kUpper || f == kEnd;
@@ -375,6 +408,56 @@ void write_csv(std::ostream& out, const Problem& problem, const std::vector<int6
 
 void write_csv(std::ostream& out, const CsvTable& table, const std::vector<int64_t>* offsets) {
   write_rows(out, table.problem, offsets, table.columns, &table.unknown_fields);
+}
+
+void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files) {
+  // Every temp file is written first; only when all are complete is any renamed into
+  // place, so a failure leaves none of the outputs behind.
+  std::vector<std::string> temps;
+  auto drop_temps = [&] {
+    for (const std::string& t : temps) std::remove(t.c_str());
+  };
+  for (size_t k = 0; k < files.size(); ++k) {
+    const std::string& path = files[k].first;
+    for (size_t j = 0; j < k; ++j)
+      if (files[j].first == path) {
+        drop_temps();
+        throw std::runtime_error(path + ": named for two outputs");
+      }
+    std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      const int err = errno;
+      drop_temps();
+      throw std::runtime_error(path + ": cannot write: " + (err ? std::strerror(err) : "cannot create file"));
+    }
+    temps.push_back(tmp);
+    out << files[k].second;
+    out.flush();
+    if (!out) {
+      drop_temps();
+      throw std::runtime_error(path + ": write failed");
+    }
+  }
+  for (size_t k = 0; k < files.size(); ++k)
+    if (std::rename(temps[k].c_str(), files[k].first.c_str()) != 0) {
+      const int err = errno;
+      for (size_t j = k; j < temps.size(); ++j) std::remove(temps[j].c_str());
+      throw std::runtime_error(files[k].first + ": cannot rename temporary file into place: " +
+                               std::strerror(err));
+    }
+}
+
+void check_writable(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw std::runtime_error(path + ": cannot write: is a directory");
+  const fs::path dir = fs::path(path).parent_path();
+  const std::string d = dir.empty() ? "." : dir.string();
+  if (!fs::is_directory(d, ec))
+    throw std::runtime_error(path + ": cannot write: folder '" + d + "' does not exist");
+  if (::access(d.c_str(), W_OK) != 0)
+    throw std::runtime_error(path + ": cannot write: folder '" + d + "' is not writable");
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {

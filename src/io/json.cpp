@@ -30,11 +30,70 @@ int64_t get_at(const json& arr, size_t k, const std::string& where) {
   return v.get<int64_t>();
 }
 
+// Parses `text`; every nlohmann error (syntax, or a number beyond double such as 1e400,
+// which nlohmann reports as out_of_range) becomes an InputError naming the file and the
+// field being read: the parser callback keeps the path of keys and array indices.
 json parse_doc(const std::string& text, const std::string& name) {
+  std::vector<std::string> path;     // "buffers", "[3]", "upper", ...
+  std::vector<int64_t> next_index;   // per open array: index of its next element
+  std::vector<bool> in_array;        // per open container
+  auto callback = [&](int /*depth*/, json::parse_event_t event, json& parsed) {
+    auto begin_value = [&] {
+      if (!in_array.empty() && in_array.back()) {
+        path.push_back("[" + std::to_string(next_index.back()++) + "]");
+      }
+    };
+    auto end_value = [&] {  // a complete value: drop its key or index
+      if (!path.empty()) path.pop_back();
+    };
+    switch (event) {
+      case json::parse_event_t::key:
+        path.push_back(parsed.get<std::string>());
+        break;
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        begin_value();
+        in_array.push_back(event == json::parse_event_t::array_start);
+        next_index.push_back(0);
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        in_array.pop_back();
+        next_index.pop_back();
+        if (!in_array.empty()) end_value();
+        break;
+      case json::parse_event_t::value:
+        if (!in_array.empty() && in_array.back()) next_index.back()++;
+        else end_value();
+        break;
+    }
+    return true;
+  };
   try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(name + ": invalid JSON: " + e.what());
+    return json::parse(text, callback);
+  } catch (const json::exception& e) {
+    std::string where;
+    for (const std::string& part : path) where += (part[0] == '[' || where.empty() ? "" : ".") + part;
+    std::string what = e.what();
+    if (const auto close = what.find("] "); what.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
+      what = what.substr(close + 2);  // drop nlohmann's "[json.exception.out_of_range.406] "
+    throw InputError(name + ": invalid JSON" + (where.empty() ? "" : " in field '" + where + "'") +
+                     ": " + what);
+  }
+}
+
+// Fields memplan reads; anything else is a typo ("alignement") unless lenient.
+void check_fields(const json& obj, std::initializer_list<const char*> known, const std::string& where,
+                  const JsonReadOptions& opt) {
+  for (const auto& [key, value] : obj.items()) {
+    bool ok = false;
+    for (const char* k : known) ok |= key == k;
+    if (ok) continue;
+    std::string list;
+    for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    const std::string msg = where + ": unknown field '" + key + "' (fields: " + list + ")";
+    if (!opt.lenient) throw InputError(msg + "; --lenient ignores unknown fields");
+    if (opt.warnings) opt.warnings->push_back(msg + ": ignored");
   }
 }
 
@@ -48,9 +107,16 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 Problem parse_json(const std::string& text, const std::string& name) {
+  return parse_json(text, name, JsonReadOptions{});
+}
+
+namespace {
+Problem parse_problem(const std::string& text, const std::string& name, const JsonReadOptions& opt) {
   const json doc = parse_doc(text, name);
   if (!doc.is_object() || !doc.contains("buffers") || !doc["buffers"].is_array())
     throw InputError(name + ": expected an object with a 'buffers' array");
+  // A plan written by memplan (peak, algo, status) reads back as a problem.
+  check_fields(doc, {"capacity", "buffers", "peak", "algo", "status"}, name, opt);
   Problem p;
   if (doc.contains("capacity") && !doc["capacity"].is_null())
     p.capacity = get_int(doc, "capacity", name);
@@ -59,6 +125,9 @@ Problem parse_json(const std::string& text, const std::string& name) {
   for (const json& jb : buffers) {
     const std::string where = name + ": buffers[" + std::to_string(k++) + "]";
     if (!jb.is_object()) throw InputError(where + ": expected an object");
+    check_fields(jb, {"id", "lower", "upper", "size", "alignment", "offset", "hint", "inplace", "side",
+                      "group", "group_index", "gaps"},
+                 where, opt);
     Buffer b;
     if (!jb.contains("id")) throw InputError(where + ": missing field 'id'");
     if (!jb["id"].is_string() && !jb["id"].is_number_integer())
@@ -88,6 +157,7 @@ Problem parse_json(const std::string& text, const std::string& name) {
       if (!jb["gaps"].is_array()) throw InputError(where + ": field 'gaps' must be an array");
       for (const json& jg : jb["gaps"]) {
         if (!jg.is_object()) throw InputError(where + ".gaps: each gap must be an object");
+        check_fields(jg, {"lower", "upper", "window"}, where + ".gaps", opt);
         Gap g;
         g.start = get_int(jg, "lower", where + ".gaps");
         g.end = get_int(jg, "upper", where + ".gaps");
@@ -108,8 +178,20 @@ Problem parse_json(const std::string& text, const std::string& name) {
   check_problem(p, name);
   return p;
 }
+}  // namespace
+
+Problem parse_json(const std::string& text, const std::string& name, const JsonReadOptions& opt) {
+  try {
+    return parse_problem(text, name, opt);
+  } catch (const json::exception& e) {  // a safety net: the reader checks types first
+    throw InputError(name + ": " + e.what());
+  }
+}
 
 Problem read_json_file(const std::string& path) { return parse_json(slurp(path), path); }
+Problem read_json_file(const std::string& path, const JsonReadOptions& opt) {
+  return parse_json(slurp(path), path, opt);
+}
 
 std::vector<int64_t> parse_json_solution(const std::string& text, const std::string& name,
                                          const Problem& problem) {

@@ -14,6 +14,11 @@ namespace memplan::exact {
 // on an 8 MB stack, or what run_deep set for its threads. Read by the searches.
 int64_t depth_limit();
 
+// Bytes of stack reserved per recursion level: 2 KB in optimized builds, scaled up by a
+// calibration recursion measured once at first use in builds whose frames are larger
+// (sanitizers, -O0), so the depth limits stay safe there too.
+int64_t level_bytes();
+
 // Runs fn on `count` new threads whose stacks hold `depth` levels of search, and waits for
 // them. Where such a stack cannot be had, the threads get the default depth limit instead.
 void run_deep(int count, int64_t depth, const std::function<void()>& fn);

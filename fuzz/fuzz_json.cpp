@@ -1,0 +1,33 @@
+// JSON reader, strict and lenient: any bytes read or raise InputError (never another
+// exception); what is read writes back and reads again to the same problem.
+#include "fuzz_common.h"
+#include "memplan/bounds.h"
+#include "memplan/io_json.h"
+#include "memplan/validate.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace memplan;
+  if (size > fuzz::kMaxBytes) return 0;
+  std::vector<std::string> warnings;
+  Problem p;
+  try {
+    p = parse_json(fuzz::text(data, size), "fuzz.json", JsonReadOptions{size % 2 == 1, &warnings});
+  } catch (const InputError&) {
+    return 0;
+  }
+  std::string doc;
+  try {
+    doc = problem_to_json(p, nullptr);
+  } catch (const std::exception&) {
+    return 0;  // an id that is not valid UTF-8 cannot be written as JSON; reading it was fine
+  }
+  try {
+    if (parse_json(doc, "again.json").buffers != p.buffers) fuzz::fail("JSON write/read changed the buffers");
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    fuzz::fail("JSON written by memplan does not read back");
+  }
+  compute_load(p);
+  validate(p, std::vector<int64_t>(p.buffers.size(), 0));
+  return 0;
+}
