@@ -9,8 +9,8 @@
 // defaults to the number of uses) are admitted to their most preferred memory while its
 // LOAD stays within its capacity, else to the next. Then every memory's offsets are planned
 // with memplan::solve under its capacity and alignment; when a memory does not fit
-// (fragmentation), its least dense movable buffer live at its highest-load instant moves to
-// its next memory and that memory is re-planned.
+// (fragmentation), the least dense eighth (at least one) of its movable buffers live at its
+// highest-load instant move to their next memory and that memory is re-planned.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +27,7 @@ struct SpacesResult {
   std::vector<int> space;          // per buffer: index into problem.memories
   std::vector<int64_t> offsets;    // per buffer: offset inside its memory
   std::vector<int64_t> peak;       // per memory
-  int moves = 0;                   // buffers moved to a slower memory after a failed packing
+  int moves = 0;                   // buffers moved to a slower memory after failed packings
   std::string error;               // why not ok (names the memory and what did not fit)
 };
 
@@ -44,7 +44,8 @@ SpacesResult plan_spaces(const Problem& problem, const std::string& algo,
                          const SolveOptions& options);
 
 // The baseline of the benchmark: buffers by size descending go to the first memory while
-// its LOAD stays within capacity (no density, no re-plan), the rest to the next memories.
+// its LOAD stays within capacity (no density), the rest to the next memories; a memory that
+// does not pack gives up its smallest buffers at its highest-load instant.
 SpacesResult plan_spaces_biggest_first(const Problem& problem, const std::string& algo,
                                        const SolveOptions& options);
 

@@ -90,10 +90,10 @@ bool admit(const Problem& p, const std::vector<size_t>& order, const std::vector
   return true;
 }
 
-// Plans offsets memory by memory; a memory that does not pack moves its least dense movable
-// buffer live at its highest-load instant to that buffer's next memory (when `repair`).
+// Plans offsets memory by memory; a memory that does not pack moves some of its least dense
+// (baseline: smallest) movable buffers live at its highest-load instant to their next memory.
 SpacesResult pack(const Problem& p, const std::vector<std::vector<int>>& allowed, std::vector<int> space,
-                  const std::string& algo, const SolveOptions& options, bool repair) {
+                  const std::string& algo, const SolveOptions& options, bool by_density) {
   SpacesResult r;
   const Deadline deadline(options.time_limit_seconds, options.cancel);
   r.offsets.assign(p.buffers.size(), 0);
@@ -118,22 +118,29 @@ SpacesResult pack(const Problem& p, const std::vector<std::vector<int>>& allowed
       int64_t worst_t = 0, worst = -1;
       for (size_t k = 0; k < lp.times.size(); ++k)
         if (lp.load[k] > worst) worst = lp.load[k], worst_t = lp.times[k];
-      size_t pick = SIZE_MAX;
+      // Movable buffers live there, least valuable first (density, or size for the
+      // baseline); an eighth of them (at least one) moves, so big memories converge fast.
+      std::vector<size_t> movable;
       for (size_t i : idx) {
         const Buffer& b = p.buffers[i];
         if (!(b.start <= worst_t && worst_t < b.end)) continue;
         const auto& al = allowed[i];
         const auto it = std::find(al.begin(), al.end(), static_cast<int>(m));
-        if (it == al.end() || it + 1 == al.end()) continue;
-        if (pick == SIZE_MAX || density(b) < density(p.buffers[pick])) pick = i;
+        if (it != al.end() && it + 1 != al.end()) movable.push_back(i);
       }
-      if (!repair || pick == SIZE_MAX || deadline.expired()) {
+      if (movable.empty() || deadline.expired()) {
         r.error = "memory '" + p.memories[m].name + "': no plan fits its capacity (" + to_string(sr.status) + ")";
         return r;
       }
-      const auto& al = allowed[pick];
-      space[pick] = *(std::find(al.begin(), al.end(), static_cast<int>(m)) + 1);
-      ++r.moves;
+      std::stable_sort(movable.begin(), movable.end(), [&](size_t a, size_t b) {
+        return by_density ? density(p.buffers[a]) < density(p.buffers[b]) : p.buffers[a].size < p.buffers[b].size;
+      });
+      movable.resize(std::max<size_t>(1, movable.size() / 8));
+      for (size_t pick : movable) {
+        const auto& al = allowed[pick];
+        space[pick] = *(std::find(al.begin(), al.end(), static_cast<int>(m)) + 1);
+        ++r.moves;
+      }
     }
   }
   r.space = std::move(space);
