@@ -47,13 +47,26 @@ struct Buffer {
   // others grow up from 0, leaving one free region in the middle (as TFLite Micro keeps
   // persistent tensors at the arena's head and scratch at its tail).
   bool from_top = false;
+  // Memory spaces and swapping (memories.h, swap.h); defaults mean "one memory, no swap".
+  std::vector<std::string> spaces;  // allowed memories, preferred first (empty: the first)
+  std::vector<int64_t> uses;        // instants it is read/written (empty: start and end - 1)
+  bool evictable = false;           // may be copied out between two uses (swap.h)
+  int64_t accesses = -1;            // density weight (memories.h); -1: the number of uses
 
   bool operator==(const Buffer&) const = default;
+};
+
+// A memory a buffer may live in (memories.h). Declared fastest first.
+struct Memory {
+  std::string name;
+  std::optional<int64_t> capacity;  // none: unbounded
+  int64_t alignment = 1;            // every offset in it is a multiple (power of two)
 };
 
 struct Problem {
   std::vector<Buffer> buffers;
   std::optional<int64_t> capacity;  // peak must not exceed it when set
+  std::vector<Memory> memories;     // empty: one memory (the capacity above)
 };
 
 // A plan: offsets[i] belongs to problem.buffers[i].

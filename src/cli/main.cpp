@@ -21,6 +21,7 @@
 #include "cli/bench_cmd.h"
 #include "cli/load.h"
 #include "cli/options.h"
+#include "cli/spaces_cmd.h"
 #include "memplan/solver.h"
 #include "memplan/svg.h"
 #include "memplan/validate.h"
@@ -123,6 +124,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   for (const std::string& path : {output, svg})
     if (!path.empty()) check_writable(path);
   Loaded l = load_problem(input, lifetimes);
+  load_spaces(l, input);
   SolveOptions opt;
   opt.capacity = capacity;
   opt.time_limit_seconds = time_limit;
@@ -134,6 +136,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     std::cerr << "memplan: unknown algorithm '" << algo << "' (see 'memplan list')\n";
     return kExitBadInput;
   }
+  if (const int code = solve_spaces(l, input, algo, opt, output); code >= 0) return code;
   const auto t0 = std::chrono::steady_clock::now();
   SolveResult r;
   {
@@ -163,6 +166,8 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
        << " lower_bound=" << r.lower_bound << " iterations=" << r.iterations;
   if (const auto cap = capacity_of(l.problem, opt)) line << " capacity=" << *cap;
   if (!r.detail.empty()) line << " " << r.detail;
+  if (const auto cap = capacity_of(l.problem, opt); !r.solution && cap)
+    line << " " << explain_failure(l.problem, *cap, algo, opt);
   std::cout << line.str() << std::endl;
   if (r.status == Status::kInvalid) {
     std::cerr << "memplan: the plan failed the independent check (a bug): " << r.detail << "\n";
@@ -329,6 +334,7 @@ int main(int argc, char** argv) {
   solve_cmd->add_option("--svg", svg, "also draw the plan as an SVG picture here");
   add_lifetimes(solve_cmd);
   add_model_options(solve_cmd, g_model);
+  add_spaces_options(solve_cmd);
 
   auto* validate_cmd = app.add_subcommand("validate", "check a plan against a problem");
   std::string solution;
@@ -373,6 +379,8 @@ int main(int argc, char** argv) {
                      "print buffers, naive sum, LOAD, memplan's peak, weights and the largest live set at the peak");
   onnx_cmd->add_option("-o,--output", output, "output CSV (default: stdout, unless --summary)");
 #endif
+  ExplainArgs explain_args;
+  add_explain_command(app, explain_args);
   BenchArgs bench_args;
   add_bench_commands(app, bench_args);
   try {
@@ -384,6 +392,7 @@ int main(int argc, char** argv) {
   try {
     if (*solve_cmd)
       return cmd_solve(input, algo, capacity, time_limit, seed, threads, iterations, output, lifetimes, !no_validate, svg);
+    if (*explain_args.cmd) return run_explain(explain_args);
     if (*validate_cmd) return cmd_validate(input, solution, capacity, lifetimes);
     if (*stats_cmd) return cmd_stats(input, lifetimes);
 #ifdef MEMPLAN_HAVE_ONNX

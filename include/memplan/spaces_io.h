@@ -1,0 +1,40 @@
+// memplan: input of memories, allowed spaces, uses and evictable flags (memories.h, swap.h).
+//
+// CSV columns (read from the columns read_csv keeps verbatim): `space` (or `spaces`): allowed
+// memories, preferred first, separated by '|' (empty: the first declared memory); `uses`:
+// space-separated use instants inside [lower, upper) (empty: lower and upper - 1);
+// `evictable`: 0/1 (empty: 0); `accesses`: non-negative density weight (empty: the number
+// of uses). Memories come from `--memories NAME[=CAPACITY[:ALIGNMENT]],...` or the JSON
+// "memories" array ({"name", "capacity", "alignment"}); JSON buffers take "spaces" (array of
+// names), "uses" (array), "evictable" (bool) and "accesses".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "memplan/io.h"
+
+namespace memplan {
+
+// Fills the buffers' spaces/uses/evictable/accesses from the table's columns. Returns each
+// buffer's location ("f.csv:5") for later messages. Throws InputError naming file, line and
+// column.
+std::vector<std::string> read_space_columns(CsvTable& table, const std::string& name);
+
+// Parses "sram=262144:64,dram". Throws InputError naming `where` and the field.
+std::vector<Memory> parse_memories(const std::string& spec, const std::string& where);
+
+// The rules: memory names unique, capacity > 0, alignment a power of two; every allowed
+// space a declared memory and at least one per buffer that lists any; uses inside the
+// lifetime; an evictable buffer has at least two distinct uses; accesses >= 0. `where[i]`
+// locates buffer i. Throws InputError ("f.csv:5: field 'space': unknown memory 'x'").
+void check_spaces(const Problem& p, const std::string& name, const std::vector<std::string>& where);
+
+}  // namespace memplan
+
+namespace memplan {
+// JSON: reads "memories" and the buffers' "spaces", "uses", "evictable", "accesses" from the
+// file `path` into `p` (already read by read_json_file, same buffer order); returns each
+// buffer's location. In library memplan_json. Throws InputError.
+std::vector<std::string> read_json_spaces(const std::string& path, Problem& p);
+}  // namespace memplan

@@ -1,0 +1,34 @@
+// memplan: independent checks of plans with several memories and with swaps, written from
+// the specifications in memories.h and swap.h. Shares no code with the planners (only the
+// plain structs and the offset checker validate.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "memplan/problem.h"
+#include "memplan/swap.h"
+#include "memplan/validate.h"
+
+namespace memplan {
+
+// space[i] names buffer i's memory. Valid iff: every name is a declared memory allowed for
+// the buffer (its `spaces`, or the first declared memory when empty); members of a group sit
+// in one memory; every offset is a multiple of its memory's alignment; and the buffers of
+// each memory form a valid plan (validate.h) under that memory's capacity, in-place sharing
+// counting only inside one memory. peak = the largest per-memory peak; `peaks` gets each.
+Validation validate_spaces(const Problem& p, const std::vector<std::string>& space,
+                           const std::vector<int64_t>& offsets, std::vector<int64_t>* peaks = nullptr);
+
+// Valid iff: every eviction is of an evictable buffer, lies strictly between two
+// consecutive uses (none inside [lo, hi), lo after one use, hi at or before the next), and
+// does not overlap another eviction or gap of that buffer; the transfers are exactly one out
+// ending at lo and one in starting at hi per eviction, the out starting after the previous
+// use, the in ending at or before the next use, each long enough (durations x bandwidth >=
+// size, unless bandwidth is 0); at most `channels` transfers run in any step; and the offsets
+// form a valid plan of the problem with every eviction added as a gap, within `capacity`.
+Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets, int64_t capacity,
+                          const std::vector<Eviction>& evictions, const std::vector<Transfer>& transfers,
+                          const SwapOptions& swap);
+
+}  // namespace memplan

@@ -1,0 +1,139 @@
+#include "memplan/validate_spaces.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace memplan {
+
+namespace {
+
+void fail(Validation& v, const std::string& msg) {
+  v.ok = false;
+  if (v.errors.size() < 10) v.errors.push_back(msg);
+}
+
+}  // namespace
+
+Validation validate_spaces(const Problem& p, const std::vector<std::string>& space,
+                           const std::vector<int64_t>& offsets, std::vector<int64_t>* peaks) {
+  Validation v;
+  if (space.size() != p.buffers.size() || offsets.size() != p.buffers.size()) {
+    fail(v, "expected one memory and one offset per buffer");
+    return v;
+  }
+  std::map<std::string, size_t> mem;
+  for (size_t m = 0; m < p.memories.size(); ++m) mem[p.memories[m].name] = m;
+  std::map<std::string, std::string> group_mem;
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    const Buffer& b = p.buffers[i];
+    const auto it = mem.find(space[i]);
+    if (it == mem.end()) {
+      fail(v, "buffer " + b.id + ": memory '" + space[i] + "' is not declared");
+      continue;
+    }
+    const bool allowed = b.spaces.empty() ? it->second == 0
+                                          : std::find(b.spaces.begin(), b.spaces.end(), space[i]) != b.spaces.end();
+    if (!allowed) fail(v, "buffer " + b.id + ": memory '" + space[i] + "' is not allowed for it");
+    const int64_t a = p.memories[it->second].alignment;
+    if (a > 0 && offsets[i] % a != 0)
+      fail(v, "buffer " + b.id + ": offset " + std::to_string(offsets[i]) + " not a multiple of " +
+                  space[i] + "'s alignment " + std::to_string(a));
+    if (!b.group.empty()) {
+      const auto [g, fresh] = group_mem.emplace(b.group, space[i]);
+      if (!fresh && g->second != space[i]) fail(v, "group " + b.group + " spans memories " + g->second + " and " + space[i]);
+    }
+  }
+  if (!v.ok) return v;
+  if (peaks) peaks->assign(p.memories.size(), 0);
+  for (size_t m = 0; m < p.memories.size(); ++m) {
+    Problem sub;
+    std::vector<int64_t> offs;
+    std::set<std::string> ids;
+    for (size_t i = 0; i < p.buffers.size(); ++i)
+      if (space[i] == p.memories[m].name) ids.insert(p.buffers[i].id);
+    for (size_t i = 0; i < p.buffers.size(); ++i)
+      if (space[i] == p.memories[m].name) {
+        sub.buffers.push_back(p.buffers[i]);
+        if (!ids.count(sub.buffers.back().inplace_of)) sub.buffers.back().inplace_of.clear();
+        offs.push_back(offsets[i]);
+      }
+    const Validation w = validate(sub, offs, p.memories[m].capacity);
+    for (const std::string& e : w.errors) fail(v, "memory " + p.memories[m].name + ": " + e);
+    if (peaks) (*peaks)[m] = w.peak;
+    v.peak = std::max(v.peak, w.peak);
+  }
+  return v;
+}
+
+Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets, int64_t capacity,
+                          const std::vector<Eviction>& evictions, const std::vector<Transfer>& transfers,
+                          const SwapOptions& swap) {
+  Validation v;
+  auto dur = [&](int64_t t) {
+    return t >= 0 && t < static_cast<int64_t>(swap.durations.size()) ? swap.durations[static_cast<size_t>(t)] : int64_t{1};
+  };
+  Problem q = p;
+  std::multiset<std::tuple<size_t, bool, int64_t, int64_t>> pending;  // (buffer, out, start, end)
+  for (const Transfer& x : transfers) pending.insert({x.buffer, x.out, x.start, x.end});
+  for (const Eviction& e : evictions) {
+    if (e.buffer >= p.buffers.size()) {
+      fail(v, "eviction of an unknown buffer");
+      continue;
+    }
+    const Buffer& b = p.buffers[e.buffer];
+    const std::string who = "buffer " + b.id + " evicted [" + std::to_string(e.lo) + "," + std::to_string(e.hi) + ")";
+    if (!b.evictable) fail(v, who + ": not evictable");
+    if (!(e.lo < e.hi)) fail(v, who + ": empty absence");
+    std::vector<int64_t> uses = b.uses;
+    if (uses.empty()) uses = {b.start, b.end - 1};
+    int64_t before = INT64_MIN, after = INT64_MAX;
+    for (int64_t u : uses) {
+      if (e.lo <= u && u < e.hi) fail(v, who + ": use at " + std::to_string(u) + " inside the absence");
+      if (u < e.lo) before = std::max(before, u);
+      if (u >= e.hi) after = std::min(after, u);
+    }
+    if (before == INT64_MIN || after == INT64_MAX) {
+      fail(v, who + ": not between two uses");
+      continue;
+    }
+    for (const Gap& g : q.buffers[e.buffer].gaps)
+      if (g.start < e.hi && e.lo < g.end) fail(v, who + ": overlaps another absence or gap");
+    q.buffers[e.buffer].gaps.push_back({e.lo, e.hi, false, 0, 0});
+    std::sort(q.buffers[e.buffer].gaps.begin(), q.buffers[e.buffer].gaps.end(),
+              [](const Gap& x, const Gap& y) { return x.start < y.start; });
+    // Its two copies.
+    bool got_out = false, got_in = false;
+    for (auto it = pending.begin(); it != pending.end();) {
+      const auto [buf, out, s, t] = *it;
+      const bool match = buf == e.buffer && (out ? t == e.lo && !got_out : s == e.hi && !got_in);
+      if (!match) {
+        ++it;
+        continue;
+      }
+      int64_t units = 0;
+      for (int64_t k = s; k < t; ++k) units += dur(k);
+      if (swap.bandwidth > 0 && units * swap.bandwidth < b.size)
+        fail(v, who + ": copy " + (out ? "out" : "in") + " too short for " + std::to_string(b.size) + " bytes");
+      if (s > t) fail(v, who + ": copy with negative length");
+      if (out && s <= before) fail(v, who + ": copy out starts at or before the use at " + std::to_string(before));
+      if (!out && t > after) fail(v, who + ": copy in ends after the use at " + std::to_string(after));
+      (out ? got_out : got_in) = true;
+      it = pending.erase(it);
+    }
+    if (!got_out) fail(v, who + ": no copy out ending at " + std::to_string(e.lo));
+    if (!got_in) fail(v, who + ": no copy in starting at " + std::to_string(e.hi));
+  }
+  if (!pending.empty()) fail(v, std::to_string(pending.size()) + " transfers belong to no eviction");
+  std::map<int64_t, int> busy;
+  for (const Transfer& x : transfers)
+    for (int64_t t = x.start; t < x.end; ++t)
+      if (++busy[t] > swap.channels) fail(v, "step " + std::to_string(t) + ": more copies than channels");
+  const Validation w = validate(q, offsets, capacity);
+  for (const std::string& e : w.errors) fail(v, e);
+  v.peak = w.peak;
+  return v;
+}
+
+}  // namespace memplan

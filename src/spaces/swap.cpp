@@ -1,0 +1,394 @@
+#include "memplan/swap.h"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+#include "memplan/explain.h"
+
+namespace memplan {
+
+std::vector<int64_t> uses_of(const Buffer& b) {
+  std::vector<int64_t> u = b.uses;
+  if (u.empty()) u = {b.start, b.end - 1};
+  std::sort(u.begin(), u.end());
+  u.erase(std::unique(u.begin(), u.end()), u.end());
+  return u;
+}
+
+namespace {
+
+int64_t duration(const SwapOptions& o, int64_t t) {
+  return t >= 0 && t < static_cast<int64_t>(o.durations.size()) ? o.durations[static_cast<size_t>(t)] : 1;
+}
+
+// Time units needed to copy `size` bytes (0 for instantaneous copies).
+int64_t need(int64_t size, const SwapOptions& o) {
+  return o.bandwidth <= 0 ? 0 : (size + o.bandwidth - 1) / o.bandwidth;
+}
+
+}  // namespace
+
+int64_t copy_steps_out(int64_t size, int64_t lo, const SwapOptions& o) {
+  int64_t k = 0;
+  for (int64_t have = 0, n = need(size, o); have < n; ++k) have += duration(o, lo - 1 - k);
+  return k;
+}
+
+int64_t copy_steps_in(int64_t size, int64_t hi, const SwapOptions& o) {
+  int64_t k = 0;
+  for (int64_t have = 0, n = need(size, o); have < n; ++k) have += duration(o, hi + k);
+  return k;
+}
+
+namespace {
+
+// One idle interval of an evictable buffer: the absence may be any [lo, hi) inside
+// [lo_min, hi_max).
+struct Candidate {
+  size_t buffer;
+  int64_t lo_min, hi_max;
+};
+
+struct State {
+  const Problem& p;
+  const SwapOptions& o;
+  int64_t t0 = 0;
+  std::vector<int64_t> load;     // per step (index t - t0)
+  std::vector<int> channel;      // copies running per step
+  std::vector<Candidate> cand;
+  std::vector<bool> used;
+  std::vector<Eviction> ev;
+
+  State(const Problem& prob, const SwapOptions& opt) : p(prob), o(opt) {
+    int64_t t1 = 0;
+    t0 = INT64_MAX;
+    for (const Buffer& b : p.buffers) t0 = std::min(t0, b.start), t1 = std::max(t1, b.end);
+    if (p.buffers.empty()) t0 = 0;
+    load.assign(static_cast<size_t>(std::max<int64_t>(t1 - t0, 0)), 0);
+    channel.assign(load.size(), 0);
+    std::vector<int64_t> delta(load.size() + 1, 0);
+    for (const Buffer& b : p.buffers)
+      for (const Piece& pc : pieces_of(b)) {
+        delta[at(pc.start)] += pc.hi - pc.lo;
+        delta[at(pc.end)] -= pc.hi - pc.lo;
+      }
+    for (size_t t = 0; t < load.size(); ++t) load[t] = (t ? load[t - 1] : 0) + delta[t];
+    for (size_t i = 0; i < p.buffers.size(); ++i) {
+      const Buffer& b = p.buffers[i];
+      if (!b.evictable) continue;
+      const std::vector<int64_t> u = uses_of(b);
+      for (size_t k = 0; k + 1 < u.size(); ++k) {
+        int64_t lo = u[k] + 1;
+        while (lo < u[k + 1] && lo - copy_steps_out(b.size, lo, o) <= u[k]) ++lo;
+        int64_t hi = u[k + 1];
+        while (hi > lo && hi + copy_steps_in(b.size, hi, o) > u[k + 1]) --hi;
+        if (lo >= hi) continue;
+        bool clash = false;  // an existing gap there: leave that stretch alone
+        for (const Gap& g : b.gaps) clash |= g.start < hi && lo < g.end;
+        if (!clash) cand.push_back({i, lo, hi});
+      }
+    }
+    used.assign(cand.size(), false);
+  }
+  size_t at(int64_t t) const { return static_cast<size_t>(t - t0); }
+  int64_t size(const Candidate& c) const { return p.buffers[c.buffer].size; }
+
+  bool channel_free(int64_t s, int64_t e) const {
+    for (int64_t t = s; t < e; ++t)
+      if (channel[at(t)] >= o.channels) return false;
+    return true;
+  }
+  // Slides [lo, hi) outward within the candidate until both copies find a free channel.
+  bool slide(const Candidate& c, int64_t& lo, int64_t& hi) const {
+    const int64_t s = size(c);
+    while (lo >= c.lo_min && !channel_free(lo - copy_steps_out(s, lo, o), lo)) --lo;
+    while (hi <= c.hi_max && !channel_free(hi, hi + copy_steps_in(s, hi, o))) ++hi;
+    return lo >= c.lo_min && hi <= c.hi_max;
+  }
+  void apply(size_t ci, int64_t lo, int64_t hi, int sign) {
+    const Candidate& c = cand[ci];
+    const int64_t s = size(c);
+    for (int64_t t = lo; t < hi; ++t) load[at(t)] -= sign * s;
+    for (int64_t t = lo - copy_steps_out(s, lo, o); t < lo; ++t) channel[at(t)] += sign;
+    for (int64_t t = hi, e = hi + copy_steps_in(s, hi, o); t < e; ++t) channel[at(t)] += sign;
+    used[ci] = sign > 0;
+  }
+  int64_t first_over(const std::vector<bool>& over, int64_t from = INT64_MIN) const {
+    for (size_t t = from == INT64_MIN ? 0 : at(from); t < over.size(); ++t)
+      if (over[t]) return static_cast<int64_t>(t) + t0;
+    return INT64_MIN;
+  }
+
+  // One eviction covering step `t` where `over` holds; false when none can.
+  bool evict_at(int64_t t, const std::vector<bool>& over) {
+    bool any = false;
+    for (size_t ci = 0; ci < cand.size() && !any; ++ci)
+      any = !used[ci] && cand[ci].lo_min <= t && t < cand[ci].hi_max;
+    if (!any) return false;
+    std::vector<int64_t> prefix(over.size() + 1, 0);
+    for (size_t k = 0; k < over.size(); ++k) prefix[k + 1] = prefix[k] + (over[k] ? 1 : 0);
+    std::vector<std::pair<int64_t, size_t>> order;  // (-covered bytes, candidate)
+    for (size_t ci = 0; ci < cand.size(); ++ci) {
+      const Candidate& c = cand[ci];
+      if (used[ci] || t < c.lo_min || t >= c.hi_max) continue;
+      order.push_back({-size(c) * (prefix[at(c.hi_max)] - prefix[at(c.lo_min)]), ci});
+    }
+    std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first < b.first;
+      const Candidate &x = cand[a.second], &y = cand[b.second];
+      if (size(x) != size(y)) return size(x) < size(y);
+      return a.second < b.second;
+    });
+    for (const auto& [score, ci] : order) {
+      const Candidate& c = cand[ci];
+      int64_t lo = c.hi_max, hi = c.lo_min;  // minimal cover of the marked steps
+      for (int64_t u = c.lo_min; u < c.hi_max; ++u)
+        if (over[at(u)]) lo = std::min(lo, u), hi = std::max(hi, u + 1);
+      if (!slide(c, lo, hi)) continue;
+      apply(ci, lo, hi, +1);
+      ev.push_back({c.buffer, lo, hi});
+      return true;
+    }
+    return false;
+  }
+
+  std::vector<bool> overloaded(int64_t cap) const {
+    std::vector<bool> over(load.size());
+    for (size_t t = 0; t < load.size(); ++t) over[t] = load[t] > cap;
+    return over;
+  }
+};
+
+Problem with_gaps(const Problem& p, const std::vector<Eviction>& ev) {
+  Problem q = p;
+  for (const Eviction& e : ev) q.buffers[e.buffer].gaps.push_back({e.lo, e.hi, false, 0, 0});
+  for (Buffer& b : q.buffers)
+    std::sort(b.gaps.begin(), b.gaps.end(), [](const Gap& x, const Gap& y) { return x.start < y.start; });
+  return q;
+}
+
+std::optional<Solution> plan_offsets(const Problem& q, int64_t cap, const std::string& algo,
+                                     const SolveOptions& options, double seconds) {
+  SolveOptions o = options;
+  o.capacity = cap;
+  o.time_limit_seconds = std::max(0.01, seconds);
+  SolveResult r = solve(q, algo, o);
+  return r.solution;
+}
+
+void finish(SwapResult& r, const Problem& p, const SwapOptions& o) {
+  r.problem = with_gaps(p, r.evictions);
+  r.bytes_moved = 0;
+  r.transfers.clear();
+  for (const Eviction& e : r.evictions) {
+    const int64_t s = p.buffers[e.buffer].size;
+    r.bytes_moved += 2 * s;
+    r.transfers.push_back({e.buffer, true, e.lo - copy_steps_out(s, e.lo, o), e.lo});
+    r.transfers.push_back({e.buffer, false, e.hi, e.hi + copy_steps_in(s, e.hi, o)});
+  }
+  std::sort(r.transfers.begin(), r.transfers.end(), [](const Transfer& a, const Transfer& b) {
+    return a.start != b.start ? a.start < b.start : a.buffer < b.buffer;
+  });
+  r.status = r.solution ? Status::kFeasible : r.status;
+}
+
+// Exact mode: eviction sets by increasing bytes moved; per set, every window choice whose
+// copies respect the channels (largest absences first); the first set with a plan wins.
+SwapResult exact_swaps(const Problem& p, int64_t cap, const SolveOptions& options, const SwapOptions& o) {
+  SwapResult r;
+  State st(p, o);
+  const size_t n = st.cand.size();
+  if (n > 16) {
+    r.explain = "exact mode: more than 16 candidate windows";
+    return r;
+  }
+  std::vector<uint32_t> sets(size_t{1} << n);
+  std::iota(sets.begin(), sets.end(), 0u);
+  auto bytes = [&](uint32_t s) {
+    int64_t b = 0;
+    for (size_t k = 0; k < n; ++k)
+      if (s >> k & 1) b += 2 * st.size(st.cand[k]);
+    return b;
+  };
+  std::stable_sort(sets.begin(), sets.end(), [&](uint32_t a, uint32_t b) { return bytes(a) < bytes(b); });
+  const Deadline deadline(options.time_limit_seconds, options.cancel);
+  for (uint32_t s : sets) {
+    if (deadline.expired()) {
+      r.explain = "exact mode: time limit";
+      return r;
+    }
+    std::vector<size_t> chosen;
+    for (size_t k = 0; k < n; ++k)
+      if (s >> k & 1) chosen.push_back(k);
+    // Quick load test with the widest windows (any narrower window only adds load).
+    for (size_t k : chosen) st.apply(k, st.cand[k].lo_min, st.cand[k].hi_max, +1);
+    bool load_ok = true;
+    for (int64_t l : st.load) load_ok &= l <= cap;
+    for (size_t k : chosen) st.apply(k, st.cand[k].lo_min, st.cand[k].hi_max, -1);
+    if (!load_ok) continue;
+    std::vector<Eviction> ev;
+    std::optional<Solution> found;
+    // Depth-first over window choices.
+    auto dfs = [&](auto&& self, size_t d) -> bool {
+      if (d == chosen.size()) {
+        for (int64_t l : st.load)
+          if (l > cap) return false;
+        found = plan_offsets(with_gaps(p, ev), cap, "exact", options, deadline.remaining_seconds());
+        return found.has_value();
+      }
+      const Candidate& c = st.cand[chosen[d]];
+      std::vector<std::pair<int64_t, int64_t>> win;
+      for (int64_t lo = c.lo_min; lo < c.hi_max; ++lo)
+        for (int64_t hi = lo + 1; hi <= c.hi_max; ++hi) win.push_back({lo, hi});
+      std::stable_sort(win.begin(), win.end(), [](const auto& a, const auto& b) {
+        return a.second - a.first > b.second - b.first;
+      });
+      for (const auto& [lo, hi] : win) {
+        const int64_t sz = st.size(c);
+        if (!st.channel_free(lo - copy_steps_out(sz, lo, o), lo) ||
+            !st.channel_free(hi, hi + copy_steps_in(sz, hi, o)))
+          continue;
+        st.apply(chosen[d], lo, hi, +1);
+        ev.push_back({c.buffer, lo, hi});
+        const bool ok = self(self, d + 1);
+        st.apply(chosen[d], lo, hi, -1);
+        if (ok) return true;
+        ev.pop_back();
+      }
+      return false;
+    };
+    if (dfs(dfs, 0)) {
+      r.evictions = ev;
+      r.solution = found;
+      r.rounds = 1;
+      finish(r, p, o);
+      return r;
+    }
+  }
+  r.status = Status::kInfeasible;
+  r.explain = "no set of evictions makes the plan fit";
+  return r;
+}
+
+std::string no_window_explain(const Problem& p, const State& st, int64_t t, int64_t cap) {
+  std::ostringstream s;
+  s << "step " << t << " load " << st.load[st.at(t)] << " > " << cap << "; live:";
+  int named = 0;
+  for (size_t i = 0; i < p.buffers.size() && named < 20; ++i) {
+    const Buffer& b = p.buffers[i];
+    bool present = false;
+    for (const Piece& pc : pieces_of(b)) present |= pc.start <= t && t < pc.end && pc.hi > pc.lo;
+    if (!present) continue;
+    bool evicted = false;
+    for (const Eviction& e : st.ev) evicted |= e.buffer == i && e.lo <= t && t < e.hi;
+    if (evicted) continue;
+    s << (named++ ? ", " : " ") << b.id << " (" << b.size << ", "
+      << (!b.evictable ? "not evictable" : "no feasible window here") << ")";
+  }
+  return s.str();
+}
+
+}  // namespace
+
+SwapResult plan_swaps(const Problem& problem, int64_t cap, const std::string& algo,
+                      const SolveOptions& options, const SwapOptions& swap) {
+  if (swap.exact) return exact_swaps(problem, cap, options, swap);
+  const Deadline deadline(options.time_limit_seconds, options.cancel);
+  SwapResult r;
+  State st(problem, swap);
+  // Step 0: no eviction needed?
+  {
+    bool fits_load = true;
+    for (int64_t l : st.load) fits_load &= l <= cap;
+    if (fits_load) {
+      r.solution = plan_offsets(problem, cap, algo, options, deadline.remaining_seconds() / 2);
+      ++r.rounds;
+      if (r.solution) {
+        finish(r, problem, swap);
+        return r;
+      }
+    }
+  }
+  // Step 2: LOAD-driven evictions.
+  std::vector<bool> over = st.overloaded(cap);
+  for (int64_t t = st.first_over(over); t != INT64_MIN; t = st.first_over(over, t)) {
+    if (deadline.expired()) {
+      r.explain = "time limit reached while choosing evictions";
+      return r;
+    }
+    if (!st.evict_at(t, over)) {
+      r.status = Status::kInfeasible;
+      r.explain = no_window_explain(problem, st, t, cap);
+      r.evictions = st.ev;
+      finish(r, problem, swap);
+      r.status = Status::kInfeasible;
+      return r;
+    }
+    over = st.overloaded(cap);
+  }
+  // Steps 3-4: plan offsets; on failure evict where an uncapacitated plan is too high.
+  for (int round = 0; round < std::max(1, swap.max_rounds); ++round) {
+    const Problem q = with_gaps(problem, st.ev);
+    r.solution = plan_offsets(q, cap, algo, options, deadline.remaining_seconds() / 3);
+    ++r.rounds;
+    if (r.solution || deadline.expired()) break;
+    const auto free = plan_offsets(q, INT64_MAX / 4, algo, options, deadline.remaining_seconds() / 4);
+    if (!free) break;
+    std::vector<int64_t> delta(st.load.size() + 1, 0);
+    for (size_t i = 0; i < q.buffers.size(); ++i)
+      if (free->offsets[i] + q.buffers[i].size > cap)
+        for (const Piece& pc : pieces_of(q.buffers[i])) ++delta[st.at(pc.start)], --delta[st.at(pc.end)];
+    std::vector<bool> high(st.load.size(), false);
+    for (int64_t t = 0, c = 0; t < static_cast<int64_t>(high.size()); ++t)
+      high[static_cast<size_t>(t)] = (c += delta[static_cast<size_t>(t)]) > 0;
+    const size_t before = st.ev.size();
+    for (int64_t t = st.first_over(high); t != INT64_MIN; t = st.first_over(high, t)) {
+      if (deadline.expired()) break;
+      const size_t k = st.ev.size();
+      if (st.evict_at(t, high)) {
+        for (int64_t u = st.ev[k].lo; u < st.ev[k].hi; ++u) high[st.at(u)] = false;
+      }
+      high[st.at(t)] = false;
+    }
+    if (st.ev.size() == before) break;  // nothing left to evict there
+  }
+  if (!r.solution) {
+    r.status = Status::kNoPlan;
+    r.explain = "LOAD fits after " + std::to_string(st.ev.size()) + " evictions but no offset plan fits";
+    r.evictions = st.ev;
+    finish(r, problem, swap);
+    r.status = Status::kNoPlan;
+    return r;
+  }
+  // Step 5: drop evictions, largest first, while the plan still fits.
+  std::vector<size_t> order(st.ev.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return problem.buffers[st.ev[a].buffer].size > problem.buffers[st.ev[b].buffer].size;
+  });
+  std::vector<bool> keep(st.ev.size(), true);
+  for (size_t k : order) {
+    if (deadline.expired()) break;
+    const Eviction& e = st.ev[k];
+    const int64_t s = problem.buffers[e.buffer].size;
+    bool ok = true;
+    for (int64_t t = e.lo; t < e.hi && ok; ++t) ok = st.load[st.at(t)] + s <= cap;
+    if (!ok) continue;
+    std::vector<Eviction> rest;
+    for (size_t j = 0; j < st.ev.size(); ++j)
+      if (keep[j] && j != k) rest.push_back(st.ev[j]);
+    auto sol = plan_offsets(with_gaps(problem, rest), cap, algo, options, deadline.remaining_seconds() / 4);
+    ++r.rounds;
+    if (!sol) continue;
+    keep[k] = false;
+    for (int64_t t = e.lo; t < e.hi; ++t) st.load[st.at(t)] += s;
+    r.solution = sol;
+  }
+  for (size_t j = 0; j < st.ev.size(); ++j)
+    if (keep[j]) r.evictions.push_back(st.ev[j]);
+  finish(r, problem, swap);
+  return r;
+}
+
+}  // namespace memplan

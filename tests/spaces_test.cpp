@@ -1,0 +1,535 @@
+// Several memories, swapping, explanations (research note memory-spaces-and-swap.md §8).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+#include "files.h"
+#include "memplan/bounds.h"
+#include "memplan/explain.h"
+#include "memplan/io.h"
+#include "memplan/memories.h"
+#include "memplan/swap.h"
+#include "memplan/validate_spaces.h"
+#include "testing.h"
+
+namespace memplan {
+namespace {
+
+using testing::make_buffer;
+
+Buffer use_buffer(std::string id, int64_t start, int64_t end, int64_t size, std::vector<int64_t> uses,
+                  bool evictable) {
+  Buffer b = make_buffer(std::move(id), start, end, size);
+  b.uses = std::move(uses);
+  b.evictable = evictable;
+  return b;
+}
+
+SolveOptions quick(double seconds = 2.0) {
+  SolveOptions o;
+  o.time_limit_seconds = seconds;
+  return o;
+}
+
+// Checks a swap result with the independent validator and the runtime simulation.
+void expect_valid_swap(const Problem& p, const SwapResult& r, int64_t cap, const SwapOptions& so) {
+  ASSERT_TRUE(r.solution.has_value()) << r.explain;
+  const Validation v = validate_swaps(p, r.solution->offsets, cap, r.evictions, r.transfers, so);
+  EXPECT_TRUE(v.ok) << (v.errors.empty() ? "" : v.errors.front());
+  EXPECT_LE(v.peak, cap);
+  int64_t bytes = 0;
+  for (const Eviction& e : r.evictions) bytes += 2 * p.buffers[e.buffer].size;
+  EXPECT_EQ(r.bytes_moved, bytes);
+  EXPECT_EQ(execute_swaps(p, r), "");
+}
+
+// ---- §8.1 / §8.2: one eviction fixes the peak; too slow copies cannot -----------------------
+
+Problem example_81() {
+  Problem p;
+  p.buffers = {use_buffer("a", 0, 10, 4, {0, 9}, true), use_buffer("b", 2, 4, 4, {2, 3}, true),
+               use_buffer("c", 5, 7, 4, {5, 6}, true)};
+  return p;
+}
+
+TEST(Swap, SingleEvictionFixesThePeak) {
+  const Problem p = example_81();
+  SwapOptions so;
+  so.bandwidth = 4;  // one step per copy
+  const SwapResult r = plan_swaps(p, 6, "greedy", quick(), so);
+  expect_valid_swap(p, r, 6, so);
+  ASSERT_EQ(r.evictions.size(), 1u);
+  EXPECT_EQ(r.evictions[0].buffer, 0u);
+  EXPECT_EQ(r.evictions[0].lo, 2);  // minimal cover of the overloaded steps {2,3,5,6}
+  EXPECT_EQ(r.evictions[0].hi, 7);
+  EXPECT_EQ(r.bytes_moved, 8);
+  EXPECT_EQ(r.solution->peak, 4);
+  ASSERT_EQ(r.transfers.size(), 2u);
+  EXPECT_TRUE(r.transfers[0].out);
+  EXPECT_EQ(r.transfers[0].start, 1);
+  EXPECT_EQ(r.transfers[0].end, 2);
+  EXPECT_FALSE(r.transfers[1].out);
+  EXPECT_EQ(r.transfers[1].start, 7);
+  EXPECT_EQ(r.transfers[1].end, 8);
+  // Pinned mode: the eviction is the gap 2-7 of a.
+  ASSERT_EQ(r.problem.buffers[0].gaps.size(), 1u);
+  EXPECT_EQ(format_gaps(r.problem.buffers[0].gaps), "2-7");
+}
+
+TEST(Swap, CopiesTooSlowIsInfeasibleWithExplanation) {
+  const Problem p = example_81();
+  SwapOptions so;
+  so.bandwidth = 1;  // 4 steps per copy: the idle steps 1-8 are all spent copying
+  const SwapResult r = plan_swaps(p, 6, "greedy", quick(), so);
+  EXPECT_FALSE(r.solution.has_value());
+  EXPECT_EQ(r.status, Status::kInfeasible);
+  EXPECT_NE(r.explain.find("step 2 load 8 > 6"), std::string::npos) << r.explain;
+  EXPECT_NE(r.explain.find("a (4, no feasible window here)"), std::string::npos) << r.explain;
+  EXPECT_NE(r.explain.find("b (4, no feasible window here)"), std::string::npos) << r.explain;
+  // Longer compute steps make the same copies fit: durations 4 from step 1 on.
+  so.durations = {1, 4, 4, 4, 4, 4, 4, 4, 4, 1};
+  const SwapResult r2 = plan_swaps(p, 6, "greedy", quick(), so);
+  expect_valid_swap(p, r2, 6, so);
+  EXPECT_EQ(r2.bytes_moved, 8);
+}
+
+// ---- §8.3: copy-out keeps the buffer present; minimal cover; copy channels ----------------
+
+Problem example_83(bool with_e) {
+  Problem p;
+  p.buffers = {use_buffer("a", 0, 10, 4, {0, 9}, true), use_buffer("d", 0, 10, 4, {0, 9}, true),
+               use_buffer("b", 4, 6, 4, {4, 5}, false)};
+  if (with_e) p.buffers.push_back(use_buffer("e", 4, 6, 4, {4, 5}, false));
+  return p;
+}
+
+TEST(Swap, CopyOutKeepsTheBufferPresent) {
+  SwapOptions so;
+  so.bandwidth = 4;
+  const SwapResult r = plan_swaps(example_83(false), 4, "greedy", quick(), so);
+  EXPECT_EQ(r.status, Status::kInfeasible);
+  EXPECT_NE(r.explain.find("step 0 load 8 > 4"), std::string::npos) << r.explain;
+}
+
+TEST(Swap, MinimalCoverNotTheWidestWindow) {
+  const Problem p = example_83(false);
+  SwapOptions so;
+  so.bandwidth = 4;
+  const SwapResult r = plan_swaps(p, 8, "greedy", quick(), so);
+  expect_valid_swap(p, r, 8, so);
+  ASSERT_EQ(r.evictions.size(), 1u);
+  EXPECT_EQ(r.evictions[0].lo, 4);
+  EXPECT_EQ(r.evictions[0].hi, 6);
+  EXPECT_EQ(r.bytes_moved, 8);
+}
+
+TEST(Swap, OneChannelSlidesTheSecondWindowOutward) {
+  const Problem p = example_83(true);
+  SwapOptions so;
+  so.bandwidth = 4;
+  const SwapResult one = plan_swaps(p, 8, "greedy", quick(), so);
+  expect_valid_swap(p, one, 8, so);
+  std::map<std::string, std::pair<int64_t, int64_t>> w;
+  for (const Eviction& e : one.evictions) w[p.buffers[e.buffer].id] = {e.lo, e.hi};
+  EXPECT_EQ(w["a"], std::make_pair(int64_t{4}, int64_t{6}));
+  EXPECT_EQ(w["d"], std::make_pair(int64_t{3}, int64_t{7}));
+  EXPECT_EQ(one.bytes_moved, 16);
+  so.channels = 2;
+  const SwapResult two = plan_swaps(p, 8, "greedy", quick(), so);
+  expect_valid_swap(p, two, 8, so);
+  for (const Eviction& e : two.evictions) EXPECT_EQ(std::make_pair(e.lo, e.hi), std::make_pair(int64_t{4}, int64_t{6}));
+  // The validator counts channels: the two-channel schedule breaks one channel.
+  so.channels = 1;
+  EXPECT_FALSE(validate_swaps(p, two.solution->offsets, 8, two.evictions, two.transfers, so).ok);
+}
+
+// ---- §8.4: a benchmark at LOAD - 1 with every buffer evictable ----------------------------
+
+TEST(Swap, BenchmarksAtLoadMinusOneAndNinetyPercent) {
+  // Every buffer evictable (uses: first and last instant), copies of one step. A step where
+  // every live buffer is being used (e.g. B's step 0) cannot be relieved: then the planner
+  // must say so, naming a step whose load exceeds the capacity.
+  int planned = 0;
+  for (const char* f : {"A", "B", "C", "D"}) {
+    Problem p = read_csv_file(testing::source_path(std::string("benchmarks/minimalloc/") + f + ".1048576.csv")).problem;
+    for (Buffer& b : p.buffers) b.evictable = b.end - b.start > 2;
+    const int64_t load = compute_load(p);
+    for (const int64_t cap : {load - 1, load * 9 / 10}) {
+      SwapOptions so;
+      so.bandwidth = 1 << 30;
+      const SwapResult r = plan_swaps(p, cap, "greedy", quick(3), so);
+      if (!r.solution) {
+        // Either a step nothing can relieve, or LOAD brought within the capacity by the
+        // evictions but no packing found (fragmentation rounds exhausted).
+        const bool load_step = r.explain.find(" > " + std::to_string(cap)) != std::string::npos;
+        const bool packing = r.explain.find("LOAD fits after") != std::string::npos;
+        EXPECT_TRUE(load_step || packing) << f << " " << r.explain;
+        if (packing) {
+          const LoadProfile lp = load_profile(r.problem);
+          EXPECT_LE(*std::max_element(lp.load.begin(), lp.load.end()), cap) << f;
+          EXPECT_GE(r.evictions.size(), 1u);
+        }
+        continue;
+      }
+      ++planned;
+      expect_valid_swap(p, r, cap, so);
+    }
+  }
+  std::printf("[ swap ] %d of 8 benchmark runs fit\n", planned);
+}
+
+// ---- Runtime: the arena executes the swaps; a wrong schedule is corruption -----------------
+
+TEST(Swap, ArenaDetectsAWrongTransferSchedule) {
+  const Problem p = example_81();
+  SwapOptions so;
+  so.bandwidth = 4;
+  SwapResult r = plan_swaps(p, 6, "greedy", quick(), so);
+  ASSERT_TRUE(r.solution);
+  ASSERT_EQ(r.solution->offsets, (std::vector<int64_t>{0, 0, 0}));  // b and c reuse a's bytes
+  EXPECT_EQ(execute_swaps(p, r), "");
+  {  // copy in one step too late: a's use at 9 reads garbage
+    SwapResult bad = r;
+    for (Transfer& x : bad.transfers)
+      if (!x.out) x.start += 2, x.end += 2;
+    EXPECT_NE(execute_swaps(p, bad).find("buffer a"), std::string::npos);
+    EXPECT_FALSE(validate_swaps(p, bad.solution->offsets, 6, bad.evictions, bad.transfers, so).ok);
+  }
+  {  // no copy out: nothing to copy back
+    SwapResult bad = r;
+    bad.transfers.erase(bad.transfers.begin());
+    EXPECT_NE(execute_swaps(p, bad), "");
+  }
+  {  // copy out after b overwrote a's bytes: the host keeps b's pattern
+    SwapResult bad = r;
+    for (Transfer& x : bad.transfers)
+      if (x.out) x.start = 2, x.end = 3;
+    EXPECT_NE(execute_swaps(p, bad).find("buffer a"), std::string::npos);
+  }
+}
+
+// ---- Brute force: greedy valid, exact mode minimal ----------------------------------------
+
+// Every assignment of windows (or none) to the idle intervals, copies of one step each (unit
+// durations, bandwidth = largest size), one channel; the fewest bytes for which the exact
+// offset solver fits the capacity. Written from the rules in swap.h, not from the planner.
+int64_t brute_min_bytes(const Problem& p, int64_t cap) {
+  struct Idle {
+    size_t b;
+    int64_t u, v;
+  };
+  std::vector<Idle> idle;
+  for (size_t i = 0; i < p.buffers.size(); ++i)
+    if (p.buffers[i].evictable)
+      for (size_t k = 0; k + 1 < p.buffers[i].uses.size(); ++k) idle.push_back({i, p.buffers[i].uses[k], p.buffers[i].uses[k + 1]});
+  int64_t best = -1;
+  std::vector<std::pair<int64_t, int64_t>> pick(idle.size(), {0, 0});
+  auto rec = [&](auto&& self, size_t d, int64_t bytes) -> void {
+    if (best >= 0 && bytes >= best) return;
+    if (d == idle.size()) {
+      std::map<int64_t, int> busy;
+      Problem q = p;
+      for (size_t k = 0; k < idle.size(); ++k) {
+        if (pick[k].first == pick[k].second) continue;
+        if (++busy[pick[k].first - 1] > 1 || ++busy[pick[k].second] > 1) return;
+        q.buffers[idle[k].b].gaps.push_back({pick[k].first, pick[k].second, false, 0, 0});
+      }
+      for (Buffer& b : q.buffers)
+        std::sort(b.gaps.begin(), b.gaps.end(), [](const Gap& x, const Gap& y) { return x.start < y.start; });
+      if (testing::brute_force_load(q) > cap) return;  // no packing can fit
+      SolveOptions o;
+      o.capacity = cap;
+      o.threads = 1;
+      const SolveResult r = solve(q, "exact", o);
+      if (r.solution && validate(q, r.solution->offsets, cap).ok) best = bytes;
+      return;
+    }
+    pick[d] = {0, 0};
+    self(self, d + 1, bytes);
+    for (int64_t lo = idle[d].u + 2; lo < idle[d].v; ++lo)
+      for (int64_t hi = lo + 1; hi + 1 <= idle[d].v; ++hi) {
+        pick[d] = {lo, hi};
+        self(self, d + 1, bytes + 2 * p.buffers[idle[d].b].size);
+      }
+    pick[d] = {0, 0};
+  };
+  rec(rec, 0, 0);
+  return best;
+}
+
+TEST(Swap, BruteForceGreedyValidExactMinimal) {
+  std::mt19937_64 rng(17);
+  int compared = 0, greedy_worse = 0;
+  for (int it = 0; it < 25; ++it) {
+    // Two long evictable buffers (used at both ends) and short spikes in between.
+    Problem p;
+    int64_t max_size = 1;
+    const int n = 3 + static_cast<int>(rng() % 2);
+    for (int i = 0; i < n; ++i) {
+      const bool longer = i < 2;
+      const int64_t s = longer ? static_cast<int64_t>(rng() % 2) : 2 + static_cast<int64_t>(rng() % 4);
+      const int64_t e = longer ? s + 7 + static_cast<int64_t>(rng() % 2) : s + 1 + static_cast<int64_t>(rng() % 2);
+      const int64_t size = 1 + static_cast<int64_t>(rng() % 3);
+      p.buffers.push_back(use_buffer("b" + std::to_string(i), s, e, size, {s, e - 1}, longer));
+      max_size = std::max(max_size, size);
+    }
+    const int64_t load = compute_load(p);
+    const int64_t cap = load - 1 - static_cast<int64_t>(rng() % 2);
+    if (cap <= 0) continue;
+    SwapOptions so;
+    so.bandwidth = max_size;
+    const int64_t want = brute_min_bytes(p, cap);
+    SwapOptions ex = so;
+    ex.exact = true;
+    const SwapResult exact = plan_swaps(p, cap, "exact", quick(10), ex);
+    const SwapResult greedy = plan_swaps(p, cap, "exact", quick(10), so);
+    if (want < 0) {
+      EXPECT_FALSE(exact.solution) << it;
+      EXPECT_FALSE(greedy.solution) << it;
+      continue;
+    }
+    ++compared;
+    ASSERT_TRUE(exact.solution) << it;
+    expect_valid_swap(p, exact, cap, so);
+    EXPECT_EQ(exact.bytes_moved, want) << it;
+    if (greedy.solution) {
+      expect_valid_swap(p, greedy, cap, so);
+      EXPECT_GE(greedy.bytes_moved, want) << it;
+      greedy_worse += greedy.bytes_moved > want;
+    } else {
+      ++greedy_worse;
+    }
+  }
+  EXPECT_GE(compared, 8);
+  std::printf("[ brute ] %d instances with a swap plan; greedy above the minimum on %d\n", compared, greedy_worse);
+}
+
+// Where the greedy is not minimal: it takes the eviction covering the most bytes x steps (the
+// big buffer) when a small one covering the short overload would do.
+TEST(Swap, GreedyIsNotMinimalHereExactModeIs) {
+  Problem p;
+  p.buffers = {use_buffer("big", 0, 12, 8, {0, 11}, true), use_buffer("small", 0, 12, 2, {0, 11}, true),
+               use_buffer("spike", 5, 7, 2, {5, 6}, false)};
+  SwapOptions so;
+  so.bandwidth = 8;  // one step per copy
+  const SwapResult greedy = plan_swaps(p, 10, "exact", quick(), so);
+  expect_valid_swap(p, greedy, 10, so);
+  EXPECT_EQ(greedy.bytes_moved, 16);  // evicts big: 8 x 2 covered > 2 x 2
+  so.exact = true;
+  const SwapResult exact = plan_swaps(p, 10, "exact", quick(), so);
+  expect_valid_swap(p, exact, 10, so);
+  EXPECT_EQ(exact.bytes_moved, 4);
+  EXPECT_EQ(brute_min_bytes(p, 10), 4);
+}
+
+// ---- §8.5: memory spaces ----------------------------------------------------------------
+
+Problem example_85(int64_t acc_p, int64_t acc_q) {
+  Problem p;
+  p.memories = {{"sram", 4, 1}, {"dram", std::nullopt, 1}};
+  p.buffers = {make_buffer("p", 0, 4, 4), make_buffer("q", 0, 4, 4)};
+  p.buffers[0].accesses = acc_p;
+  p.buffers[1].accesses = acc_q;
+  for (Buffer& b : p.buffers) b.spaces = {"sram", "dram"};
+  return p;
+}
+
+std::vector<std::string> names_of(const Problem& p, const SpacesResult& r) {
+  std::vector<std::string> out;
+  for (int m : r.space) out.push_back(p.memories[static_cast<size_t>(m)].name);
+  return out;
+}
+
+TEST(Spaces, DensityDecidesTheFastMemory) {
+  for (const auto& [ap, aq, want_p] : {std::tuple{10, 1, "sram"}, std::tuple{1, 10, "dram"}}) {
+    const Problem p = example_85(ap, aq);
+    const SpacesResult r = plan_spaces(p, "greedy", quick());
+    ASSERT_TRUE(r.ok) << r.error;
+    const auto names = names_of(p, r);
+    EXPECT_EQ(names[0], want_p);
+    EXPECT_NE(names[0], names[1]);
+    std::vector<int64_t> peaks;
+    EXPECT_TRUE(validate_spaces(p, names, r.offsets, &peaks).ok);
+    EXPECT_EQ(peaks, (std::vector<int64_t>{4, 4}));
+  }
+}
+
+TEST(Spaces, PinnedBuffersComeFirstAndAlignmentHolds) {
+  Problem p = example_85(10, 1);
+  p.buffers[1].spaces = {"sram"};  // q pinned: p, though denser, must give way
+  p.memories[1].alignment = 64;
+  p.buffers.push_back(make_buffer("r", 0, 4, 3));
+  p.buffers.back().spaces = {"dram"};
+  const SpacesResult r = plan_spaces(p, "greedy", quick());
+  ASSERT_TRUE(r.ok) << r.error;
+  const auto names = names_of(p, r);
+  EXPECT_EQ(names, (std::vector<std::string>{"dram", "sram", "dram"}));
+  EXPECT_TRUE(validate_spaces(p, names, r.offsets).ok);
+  for (size_t i : {0u, 2u}) EXPECT_EQ(r.offsets[i] % 64, 0);
+  // The checker catches a disallowed memory, a misaligned offset and an overfull memory.
+  auto bad = names;
+  bad[2] = "sram";
+  EXPECT_FALSE(validate_spaces(p, bad, r.offsets).ok);
+  auto off = r.offsets;
+  off[2] += 1;
+  EXPECT_FALSE(validate_spaces(p, names, off).ok);
+  EXPECT_FALSE(validate_spaces(p, {"sram", "sram", "dram"}, {0, 0, 0}).ok);
+}
+
+TEST(Spaces, RandomPlansValidAndFragmentationRepaired) {
+  // SRAM at half of LOAD: admission by LOAD can leave a memory that does not pack; the
+  // planner then moves buffers on. Every plan must pass the independent checker.
+  std::mt19937_64 rng(3);
+  int moved = 0;
+  for (int it = 0; it < 100; ++it) {
+    testing::RandomSpec spec;
+    spec.buffers = 12;
+    spec.horizon = 10;
+    spec.max_size = 8;
+    Problem p = testing::random_problem(rng, spec);
+    for (Buffer& b : p.buffers) b.offset.reset(), b.gaps.clear();
+    p.memories = {{"sram", std::max<int64_t>(1, compute_load(p) / 2), 4}, {"dram", std::nullopt, 1}};
+    for (Buffer& b : p.buffers) b.spaces = {"sram", "dram"};
+    const SpacesResult r = plan_spaces(p, "first-fit", quick());
+    ASSERT_TRUE(r.ok) << r.error;
+    std::vector<int64_t> peaks;
+    const Validation v = validate_spaces(p, names_of(p, r), r.offsets, &peaks);
+    EXPECT_TRUE(v.ok) << (v.errors.empty() ? "" : v.errors.front());
+    EXPECT_LE(peaks[0], *p.memories[0].capacity);
+    moved += r.moves > 0;
+  }
+  EXPECT_GE(moved, 1);
+  std::printf("[ spaces ] %d of 100 instances needed a fragmentation move\n", moved);
+}
+
+// ---- Explain ----------------------------------------------------------------------------
+
+// Independent sweep: sorted starts and ends, two pointers; first instant of the maximum.
+std::pair<int64_t, int64_t> sweep_peak(const Problem& p) {
+  std::vector<std::pair<int64_t, int64_t>> s, e;
+  for (const Buffer& b : p.buffers) s.push_back({b.start, b.size}), e.push_back({b.end, b.size});
+  std::sort(s.begin(), s.end());
+  std::sort(e.begin(), e.end());
+  int64_t cur = 0, best = -1, at = 0;
+  size_t j = 0;
+  for (size_t i = 0; i < s.size();) {
+    const int64_t t = s[i].first;
+    while (j < e.size() && e[j].first <= t) cur -= e[j++].second;
+    while (i < s.size() && s[i].first == t) cur += s[i++].second;
+    if (cur > best) best = cur, at = t;
+  }
+  return {at, best};
+}
+
+TEST(Explain, EveryBundledBenchmarkAtLoadMinusOne) {
+  const char* files[] = {"minimalloc/A.1048576.csv", "minimalloc/B.1048576.csv", "minimalloc/C.1048576.csv",
+                         "minimalloc/D.1048576.csv", "minimalloc/E.1048576.csv", "minimalloc/F.1048576.csv",
+                         "minimalloc/G.1048576.csv", "minimalloc/H.1048576.csv", "minimalloc/I.1048576.csv",
+                         "minimalloc/J.1048576.csv", "minimalloc/K.1048576.csv", "minimalloc/input.12.csv",
+                         "idealloc/iopddl/G_1.csv", "idealloc/iopddl/S_1.csv", "idealloc/iopddl/Y_1.csv",
+                         "idealloc/iree/iree_mobilebert.csv", "idealloc/iree/iree_mobilenet.csv",
+                         "idealloc/somas_tensors/bert_base.csv", "idealloc/somas_tensors/bert_large.csv",
+                         "idealloc/somas_tensors/bert_nezha.csv", "idealloc/somas_tensors/pangu_13B.csv",
+                         "idealloc/somas_tensors/pangu_2.6B.csv", "idealloc/somas_tensors/resnet50.csv",
+                         "idealloc/somas_tensors/tiny_bert.csv"};
+  for (const char* f : files) {
+    const Problem p = read_csv_file(testing::source_path(std::string("benchmarks/") + f)).problem;
+    const auto [t, load] = sweep_peak(p);
+    const Explanation e = explain(p, load - 1, "greedy", quick(1));
+    EXPECT_TRUE(e.load_exceeds) << f;
+    EXPECT_EQ(e.worst_time, t) << f;
+    EXPECT_EQ(e.worst_load, load) << f;
+    int64_t live = 0;
+    for (size_t k = 0; k < e.live.size(); ++k) {
+      const Buffer& b = p.buffers[e.live[k]];
+      EXPECT_TRUE(b.start <= t && t < b.end) << f;
+      if (k) EXPECT_GE(p.buffers[e.live[k - 1]].size, b.size) << f;
+      live += b.size;
+    }
+    EXPECT_EQ(live, load) << f;
+    ASSERT_FALSE(e.overloaded.empty());
+    const bool covered = std::any_of(e.overloaded.begin(), e.overloaded.end(),
+                                     [&](const auto& r) { return r.first <= t && t < r.second; });
+    EXPECT_TRUE(covered) << f;
+  }
+}
+
+TEST(Explain, InfeasibleSubsetWhenLoadFits) {
+  // LOAD 3 fits capacity 3, but a pre-placed at byte 1 leaves no two adjacent bytes for b.
+  // The deletion filter drops c and d (not needed) and keeps {b, a}; each of them is needed.
+  Problem p;
+  p.buffers = {make_buffer("a", 0, 4, 1), make_buffer("b", 0, 4, 2), make_buffer("c", 5, 6, 3),
+               make_buffer("d", 4, 5, 2)};
+  p.buffers[0].offset = 1;
+  const int64_t cap = 3;
+  ASSERT_EQ(compute_load(p), 3);
+  const Explanation e = explain(p, cap, "exact", quick(5));
+  EXPECT_FALSE(e.load_exceeds);
+  ASSERT_TRUE(e.best_peak);
+  EXPECT_EQ(*e.best_peak, 4);  // b above a
+  EXPECT_TRUE(e.core_minimal);
+  std::vector<std::string> ids;
+  for (size_t i : e.core) ids.push_back(p.buffers[i].id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"b", "a"}));
+  const std::string rep = e.report(p);
+  EXPECT_NE(rep.find("best peak without a capacity: 4"), std::string::npos) << rep;
+  EXPECT_NE(rep.find("b (2), a (1)"), std::string::npos) << rep;
+}
+
+// ---- CLI: solve --swap / --memories, explain, bad input ------------------------------------
+
+TEST(SpacesCli, SwapMemoriesExplainAndBadInput) {
+  testing::TempDir dir;
+  const std::string swap_csv = dir.file("swap.csv");
+  testing::write_text(swap_csv, "id,lower,upper,size,uses,evictable\na,0,10,4,0 9,1\nb,2,4,4,,0\nc,5,7,4,,0\n");
+  auto r = testing::run_cli("solve '" + swap_csv + "' -a greedy --capacity 6 --swap --bandwidth 4 -o '" +
+                                dir.file("plan.csv") + "' --transfers '" + dir.file("tr.csv") + "'", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("evicted=1 bytes_moved=8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("valid=yes"), std::string::npos) << r.out;
+  EXPECT_EQ(testing::read_text(dir.file("tr.csv")), "buffer,direction,start,end\na,out,1,2\na,in,7,8\n");
+  EXPECT_NE(testing::read_text(dir.file("plan.csv")).find("2-7"), std::string::npos);
+  // Without --swap it does not fit: the summary and stderr explain where.
+  r = testing::run_cli("solve '" + swap_csv + "' -a greedy --capacity 6", dir);
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.out.find("explain=t=2:load=8>6"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("live at t=2 (2 buffers, largest first): a (4), b (4)"), std::string::npos) << r.err;
+  r = testing::run_cli("explain '" + swap_csv + "' --capacity 6", dir);
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.out.find("overloaded instants (2 runs): [2,4) [5,7)"), std::string::npos) << r.out;
+
+  const std::string mem_csv = dir.file("mem.csv");
+  testing::write_text(mem_csv, "id,lower,upper,size,space,accesses\np,0,4,4,sram|dram,10\nq,0,4,4,sram|dram,1\n");
+  r = testing::run_cli("solve '" + mem_csv + "' -a greedy --memories sram=4,dram -o '" + dir.file("mplan.csv") + "'", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("peak_sram=4 peak_dram=4"), std::string::npos) << r.out;
+  const std::string plan = testing::read_text(dir.file("mplan.csv"));
+  EXPECT_NE(plan.find("p,0,4,4,0,sram"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("q,0,4,4,0,dram"), std::string::npos) << plan;
+
+  struct Bad {
+    std::string csv, memories, want;
+  };
+  const Bad bad[] = {
+      {"id,lower,upper,size,space\np,0,4,4,sram\nq,0,4,4,flash\n", "sram=4,dram", ":3: field 'space': unknown memory 'flash'"},
+      {"id,lower,upper,size,space\np,0,4,4,|\n", "sram=4,dram", ":2: field 'space': buffer 'p' is allowed in no declared memory"},
+      {"id,lower,upper,size\np,0,4,4\n", "sram=0,dram", "memory 'sram': field 'capacity': 0 must be > 0"},
+      {"id,lower,upper,size,uses,evictable\np,0,4,4,,0\nq,3,4,4,,1\n", "", ":3: field 'evictable': buffer 'q' has a single use"},
+      {"id,lower,upper,size,uses,evictable\np,0,4,4,0 7,1\n", "", ":2: field 'uses': 7 is outside the lifetime"},
+  };
+  for (const Bad& b : bad) {
+    const std::string in = dir.file("bad.csv"), out = dir.file("bad_plan.csv");
+    testing::write_text(in, b.csv);
+    r = testing::run_cli("solve '" + in + "' -a greedy --capacity 8 --swap" +
+                             (b.memories.empty() ? "" : " --memories " + b.memories) + " -o '" + out + "'", dir);
+    EXPECT_EQ(r.code, 2) << b.want;
+    EXPECT_NE(r.err.find(b.want), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(testing::exists(out));
+  }
+}
+
+}  // namespace
+}  // namespace memplan
