@@ -56,6 +56,31 @@ TEST(Generate, TilingLoadEqualsCapacity) {
   }
 }
 
+// Training: the forward activations nest (each outlives every later one) and all of them
+// are live at the turn between the passes, a quarter of the buffers; each is freed by its
+// mirrored backward step, and the backward steps' temporaries live one or two steps.
+TEST(Generate, TrainingKeepsActivationsLiveUntilTheirBackwardStep) {
+  for (int64_t n : {4, 401, 4000}) {
+    GenerateOptions o;
+    o.kind = "training";
+    o.buffers = n;
+    o.seed = static_cast<uint64_t>(n);
+    const Problem p = generate(o);
+    const int64_t layers = (n + 3) / 4;
+    int64_t live_at_turn = 0, short_lived = 0;
+    for (const Buffer& b : p.buffers) {
+      live_at_turn += b.start <= layers - 1 && layers < b.end;
+      short_lived += b.end - b.start <= 2 && b.start >= layers;
+    }
+    EXPECT_EQ(live_at_turn, layers) << n;
+    EXPECT_EQ(short_lived, n - layers) << n;
+    for (int64_t k = 0; k < layers; ++k) {
+      EXPECT_EQ(p.buffers[k].start, k) << n;
+      EXPECT_EQ(p.buffers[k].end, 2 * layers - k) << n;  // after its backward step 2L-1-k
+    }
+  }
+}
+
 TEST(Generate, RejectsBadOptions) {
   GenerateOptions o;
   o.kind = "bogus";

@@ -8,7 +8,9 @@
 #include <climits>
 #include <random>
 
+#include "memplan/generate.h"
 #include "memplan/placement.h"
+#include "memplan/validate.h"
 #include "testing.h"
 
 namespace memplan {
@@ -73,12 +75,16 @@ int64_t ref_offset(const Problem& p, const std::vector<int64_t>& off, int32_t i,
 // Places every buffer of p in a random order, checking find_offset against the reference
 // and fits_at at every x up to the answer (or, when `probe` is 0, at no x), then replays the
 // order through place_in_order. Returns the number of placements checked.
-int check_instance(const Problem& p, Fit fit, std::mt19937_64& rng, int trial, int64_t probe) {
+// With `index_block` > 0 the engine answers from its occupancy index (blocks of that many
+// time slots) wherever the instance allows it.
+int check_instance(const Problem& p, Fit fit, std::mt19937_64& rng, int trial, int64_t probe,
+                   int32_t index_block = 0) {
   const int32_t n = static_cast<int32_t>(p.buffers.size());
   std::vector<int32_t> order(n);
   for (int32_t k = 0; k < n; ++k) order[k] = k;
   std::shuffle(order.begin(), order.end(), rng);
   PlacementEngine engine(p);
+  if (index_block > 0) engine.use_occupancy_index(index_block);
   std::vector<int64_t> off(n, -1);
   int checked = 0;
   // Pre-placed buffers first (the reference treats them like any placed buffer).
@@ -126,6 +132,85 @@ TEST(PlacementDiff, MatchesReferenceOnRandomInstances) {
   EXPECT_GT(checked, 20000);
 }
 
+// The same through the occupancy index, with time blocks of 1, 2, 3 and 32 slots (so that
+// queries meet both tree nodes and partly covered blocks). Instances with gaps use it
+// whatever their size; gap-free ones only past the small-instance mode, below.
+TEST(PlacementDiff, OccupancyIndexMatchesReference) {
+  std::mt19937_64 rng(2027);
+  int checked = 0, indexed = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    testing::RandomSpec spec;
+    spec.buffers = 1 + trial % 30;
+    spec.horizon = 4 + trial % 40;
+    spec.max_size = 1 + trial % 16;
+    spec.alignment = trial % 3 != 0;
+    spec.gaps = true;
+    Problem p = testing::random_problem(rng, spec);
+    const Fit fit = trial % 4 < 2 ? Fit::kFirst : Fit::kBest;
+    const int32_t blocks[] = {1, 2, 3, 32};
+    PlacementEngine probe(p);
+    indexed += probe.use_occupancy_index(1);
+    checked += check_instance(p, fit, rng, trial, INT64_MAX, blocks[trial % 4]);
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(checked, 20000);
+  EXPECT_GT(indexed, 2500);  // the random gaps rarely leave a piece of zero size
+}
+
+// A first-fit or best-fit sweep over the sorted forbidden ranges (the engine's scan before
+// the index, kept as the reference for instances too large for ref_offset).
+int64_t sweep_offset(const Problem& p, const std::vector<int64_t>& off, int32_t i, Fit fit) {
+  auto f = forbidden(p, off, i);
+  std::sort(f.begin(), f.end(), [](const Interval& a, const Interval& b) { return a.lo < b.lo; });
+  const int64_t a = p.buffers[i].alignment;
+  int64_t x = 0, best = -1, best_slack = INT64_MAX;
+  for (const Interval& v : f) {
+    if (x < v.lo) {
+      if (fit == Fit::kFirst) return x;
+      if (v.lo - x < best_slack) best_slack = v.lo - x, best = x;
+    }
+    if (x < v.hi) x = align_up_ref(v.hi, a);
+  }
+  return best >= 0 ? best : x;
+}
+
+// Training-shaped instances past the small-instance mode (thousands of buffers, hundreds
+// live): the engine switches the index on by itself and still gives the sweep's offsets,
+// for size-descending and random orders, both fits, with and without alignment.
+TEST(PlacementDiff, SwitchesToTheIndexOnManyLiveBuffers) {
+  for (int trial = 0; trial < 4; ++trial) {
+    GenerateOptions o;
+    o.kind = "training";
+    o.buffers = 2400 + 300 * trial;
+    o.seed = 40 + trial;
+    Problem p = generate(o);
+    if (trial % 2 == 1)
+      for (size_t k = 0; k < p.buffers.size(); ++k) p.buffers[k].alignment = int64_t{1} << (k % 9);
+    const int32_t n = static_cast<int32_t>(p.buffers.size());
+    std::vector<int32_t> order(n);
+    for (int32_t k = 0; k < n; ++k) order[k] = k;
+    std::mt19937_64 rng(trial);
+    if (trial < 2)
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int32_t a, int32_t b) { return p.buffers[a].size > p.buffers[b].size; });
+    else
+      std::shuffle(order.begin(), order.end(), rng);
+    const Fit fit = trial % 2 == 0 ? Fit::kFirst : Fit::kBest;
+    PlacementEngine engine(p);
+    std::vector<int64_t> off(n, -1);
+    for (int32_t k : order) {
+      const int64_t want = sweep_offset(p, off, k, fit);
+      ASSERT_EQ(engine.find_offset(k, fit), want) << "trial " << trial << " buffer " << k;
+      engine.place(k, want);
+      off[k] = want;
+    }
+    EXPECT_TRUE(engine.occupancy_index_in_use()) << "trial " << trial;
+    EXPECT_TRUE(validate(p, off).ok) << "trial " << trial;  // the independent checker
+    const auto again = place_in_order(engine, order, fit);
+    EXPECT_EQ(again.solution.offsets, off) << "trial " << trial;
+  }
+}
+
 // Larger gap-free instances, sparse (long horizon) and dense: the engine's small-instance
 // mode with many and with few live buffers per query, over several blocks of 64 in its
 // masked scan (up to 180 buffers).
@@ -155,6 +240,7 @@ TEST(PlacementDiff, MovedBuffersAreSeenAtTheirNewOffsets) {
     spec.buffers = 80 + trial % 4 * 40;
     spec.horizon = trial % 2 == 0 ? 20 : 600;
     spec.max_size = 1 + trial % 30;
+    spec.gaps = trial % 2 == 1;  // past the small-instance mode, so the index is used
     Problem p = testing::random_problem(rng, spec);
     for (Buffer& b : p.buffers) {
       b.offset.reset();
@@ -166,6 +252,7 @@ TEST(PlacementDiff, MovedBuffersAreSeenAtTheirNewOffsets) {
     for (int32_t k = 0; k < n; ++k) order[k] = k;
     std::shuffle(order.begin(), order.end(), rng);
     PlacementEngine engine(p);
+    if (trial % 2 == 1) engine.use_occupancy_index(trial % 3 + 1);  // dropped at the move
     std::vector<int64_t> off(n, -1);
     for (int32_t x = 0; x < n; ++x) {
       const int32_t k = order[x];

@@ -10,9 +10,15 @@
 // increasing offset order instead: a query scans it from the bottom (its forbidden ranges
 // come out already sorted) and, for first-fit, stops at the first gap that fits. The scan
 // tests liveness 16 placed buffers at a time into a bit mask and visits only the live ones.
+// When many placed buffers are live at once (queries keep meeting hundreds), the engine
+// switches to an occupancy index (src/core/occupancy_index.h: merged address ranges per node
+// of a segment tree over time), where first-fit jumps over whole occupied runs: the same
+// offsets, without visiting every live buffer. Moving a placed buffer drops the index until
+// clear().
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -43,6 +49,12 @@ class PlacementEngine {
 
   // Removes every placement (O(placed log n)), keeping the index.
   void clear();
+
+  // Switches the occupancy index on now, with time blocks of `block_slots` slots (it
+  // normally switches itself on once queries keep meeting hundreds of placed pieces); for
+  // tests. False if the instance cannot use it (list mode; a piece of zero size or length).
+  bool use_occupancy_index(int32_t block_slots = 32);
+  bool occupancy_index_in_use() const { return index_usable(); }
 
   bool is_placed(int32_t i) const { return offsets_[i] >= 0; }
   int64_t offset(int32_t i) const { return offsets_[i]; }
@@ -99,6 +111,29 @@ class PlacementEngine {
   template <class F>
   void for_each_live(int32_t i, F&& f) const;
   std::vector<std::pair<int32_t, int32_t>> ranks_;  // by buffer: lifetime as endpoint ranks
+
+  // The occupancy index and its query scratch (a deep-copied owner: the engine stays
+  // copyable).
+  struct IndexState;
+  struct IndexBox {
+    std::unique_ptr<IndexState> p;
+    IndexBox();
+    ~IndexBox();
+    IndexBox(const IndexBox& o);
+    IndexBox& operator=(const IndexBox& o);
+  };
+  bool index_usable() const { return index_on_ && index_valid_; }
+  void index_start(int32_t block_slots);
+  void index_add(int32_t i);
+  void index_sources(int32_t i) const;  // into the state's scratch
+  int64_t index_settle(int64_t x, int64_t align) const;
+  int64_t index_find(int32_t i, Fit fit) const;
+  IndexBox index_;
+  std::vector<std::pair<int32_t, int32_t>> piece_slots_;  // by piece: lifetime as slots
+  bool index_eligible_ = false;  // every piece has positive size and duration
+  bool index_on_ = false;        // maintained since the last clear() (or since switched on)
+  bool index_valid_ = true;      // no placed buffer moved since
+  mutable int32_t dense_queries_ = 0;
 
  public:
   static constexpr size_t kListMax = 2048;  // ranks < 2 kListMax fit in int16_t

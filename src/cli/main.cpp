@@ -352,7 +352,7 @@ int main(int argc, char** argv) {
 
   auto* gen_cmd = app.add_subcommand("generate", "write a seeded synthetic instance (MiniMalloc CSV)");
   GenerateOptions gen;
-  gen_cmd->add_option("--kind", gen.kind, "dnn, uniform or tiling");
+  gen_cmd->add_option("--kind", gen.kind, "dnn, uniform, training or tiling");
   gen_cmd->add_option("-n,--buffers", gen.buffers, "number of buffers")
       ->check(integer_in<int64_t>(0, INT64_MAX, "a buffer count, an integer >= 0"));
   gen_cmd->add_option("--seed", gen.seed, "random seed")

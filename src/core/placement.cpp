@@ -10,8 +10,22 @@
 #endif
 
 #include "core/arith.h"
+#include "core/occupancy_index.h"
 
 namespace memplan {
+
+struct PlacementEngine::IndexState {
+  OccupancyIndex index;
+  std::vector<OccupancyIndex::Source> src;
+  std::vector<OccupancyIndex::Run> runs;
+};
+PlacementEngine::IndexBox::IndexBox() : p(std::make_unique<IndexState>()) {}
+PlacementEngine::IndexBox::~IndexBox() = default;
+PlacementEngine::IndexBox::IndexBox(const IndexBox& o) : p(std::make_unique<IndexState>(*o.p)) {}
+PlacementEngine::IndexBox& PlacementEngine::IndexBox::operator=(const IndexBox& o) {
+  if (this != &o) *p = *o.p;
+  return *this;
+}
 
 PlacementEngine::PlacementEngine(const Problem& problem) : problem_(&problem) {
   const auto& bufs = problem.buffers;
@@ -69,6 +83,107 @@ PlacementEngine::PlacementEngine(const Problem& problem) : problem_(&problem) {
     by_offset_.resize(bufs.size());
     list_start_.assign(bufs.size() + kPad, INT16_MAX);
     list_end_.assign(bufs.size() + kPad, INT16_MIN);
+  } else {
+    // Slots for the occupancy index: ranks among the distinct piece endpoints.
+    index_eligible_ = true;
+    std::vector<int64_t> t;
+    t.reserve(2 * m);
+    for (const Piece& pc : pieces_) {
+      t.push_back(pc.start), t.push_back(pc.end);
+      if (pc.start >= pc.end || pc.lo >= pc.hi) index_eligible_ = false;
+    }
+    std::sort(t.begin(), t.end());
+    t.erase(std::unique(t.begin(), t.end()), t.end());
+    auto rank = [&](int64_t v) { return int32_t(std::lower_bound(t.begin(), t.end(), v) - t.begin()); };
+    piece_slots_.resize(m);
+    for (size_t k = 0; k < m; ++k) piece_slots_[k] = {rank(pieces_[k].start), rank(pieces_[k].end)};
+  }
+}
+
+// Switches the occupancy index on: every placed piece goes in.
+void PlacementEngine::index_start(int32_t block_slots) {
+  index_on_ = true;
+  index_valid_ = true;
+  int32_t slots = 1;
+  for (const auto& [a, b] : piece_slots_) slots = std::max(slots, b);
+  index_.p->index.init(slots, block_slots);
+  for (int32_t i = 0; i < static_cast<int32_t>(offsets_.size()); ++i)
+    if (offsets_[i] >= 0) index_add(i);
+}
+
+bool PlacementEngine::use_occupancy_index(int32_t block_slots) {
+  if (!index_eligible_) return false;
+  index_start(block_slots);
+  return true;
+}
+
+void PlacementEngine::index_add(int32_t i) {
+  for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
+    const int32_t pc = piece_index_[k];
+    index_.p->index.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi);
+  }
+}
+
+void PlacementEngine::index_sources(int32_t i) const {
+  IndexState& st = *index_.p;
+  st.src.clear();
+  st.runs.clear();
+  for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
+    const int32_t pc = piece_index_[k];
+    st.index.sources(piece_slots_[pc].first, piece_slots_[pc].second, pieces_[pc].lo, pieces_[pc].hi,
+                     st.src, st.runs);
+  }
+  OccupancyIndex::resolve(st.src, st.runs);
+}
+
+namespace {
+
+// The first run of a merged set that ends above `lo` (the only one that can meet a range
+// starting at lo, or else the next one above it).
+inline const OccupancyIndex::Run* first_above(const OccupancyIndex::Source& s, int64_t lo) {
+  return std::partition_point(s.begin, s.end, [&](const OccupancyIndex::Run& r) { return r.hi <= lo; });
+}
+
+}  // namespace
+
+// The lowest aligned offset >= x (x aligned, or infeasible) at which the query collides
+// with no source: each collision moves x past the whole run met, and the sources are
+// tested in turn until none moves it.
+int64_t PlacementEngine::index_settle(int64_t x, int64_t align) const {
+  const auto& src = index_.p->src;
+  const size_t m = src.size();
+  for (size_t k = 0, quiet = 0; quiet < m;) {
+    const OccupancyIndex::Source& s = src[k];
+    const OccupancyIndex::Run* r = first_above(s, x + s.ql);
+    if (r != s.end && r->lo < x + s.qh) {
+      x = align_up(r->hi - s.ql, align);
+      quiet = 0;
+    } else {
+      ++quiet;
+      k = k + 1 == m ? 0 : k + 1;
+    }
+  }
+  return x;
+}
+
+// First-fit and best-fit on the index, with the semantics of the scans over forbidden
+// ranges in find_offset.
+int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
+  const int64_t align = problem_->buffers[i].alignment;
+  index_sources(i);
+  int64_t x = index_settle(0, align);
+  if (fit == Fit::kFirst) return x;
+  int64_t best = -1, best_slack = INT64_MAX;
+  for (;;) {
+    // x is feasible: the next forbidden offset is set by the lowest run above each piece.
+    int64_t next = INT64_MAX;
+    for (const OccupancyIndex::Source& s : index_.p->src) {
+      const OccupancyIndex::Run* r = first_above(s, x + s.ql);
+      if (r != s.end) next = std::min(next, r->lo - s.qh + 1);
+    }
+    if (next == INT64_MAX) return best >= 0 ? best : x;
+    if (next - x < best_slack) best_slack = next - x, best = x;
+    x = index_settle(next, align);
   }
 }
 
@@ -305,13 +420,29 @@ void PlacementEngine::collect_forbidden(int32_t i, std::vector<Forbidden>& out) 
   sort_by_lo(out, radix_scratch_);
 }
 
+// Queries that meet this many placed pieces count as dense; after kDenseQueries of them
+// the occupancy index is switched on (at the next place()).
+constexpr size_t kDenseRanges = 256;
+constexpr int32_t kDenseQueries = 32;
+
 int64_t PlacementEngine::find_offset(int32_t i, Fit fit) const {
   const int64_t align = problem_->buffers[i].alignment;
   int64_t x = 0;
   if (list_mode_ && align == 1)
     return fit == Fit::kFirst ? first_fit_list(i) : best_fit_list(i);
+  if (index_usable()) return index_find(i, fit);
+  if (!list_mode_) {
+    collect_forbidden(i, scratch_);
+    if (scratch_.size() >= kDenseRanges) ++dense_queries_;
+  }
+  // The ranges, collected above when not in list mode.
+  auto scan = [&](auto&& f) {
+    if (list_mode_) return scan_list(i, f);
+    for (const Forbidden& r : scratch_)
+      if (!f(r)) return;
+  };
   if (fit == Fit::kFirst) {
-    scan_forbidden(i, [&](const Forbidden& f) {
+    scan([&](const Forbidden& f) {
       if (x < f.lo) return false;
       if (x < f.hi) x = align_up(f.hi, align);
       return true;
@@ -321,7 +452,7 @@ int64_t PlacementEngine::find_offset(int32_t i, Fit fit) const {
   // Best fit: among the bounded free ranges of feasible x, take the one with the fewest
   // feasible positions (the tightest hole); else the first position above everything.
   int64_t best = -1, best_slack = INT64_MAX;
-  scan_forbidden(i, [&](const Forbidden& f) {
+  scan([&](const Forbidden& f) {
     if (x < f.lo) {
       const int64_t slack = f.lo - x;
       if (slack < best_slack) best_slack = slack, best = x;
@@ -333,6 +464,14 @@ int64_t PlacementEngine::find_offset(int32_t i, Fit fit) const {
 }
 
 bool PlacementEngine::fits_at(int32_t i, int64_t offset) const {
+  if (index_usable()) {
+    index_sources(i);
+    for (const OccupancyIndex::Source& s : index_.p->src) {
+      const OccupancyIndex::Run* r = first_above(s, offset + s.ql);
+      if (r != s.end && r->lo < offset + s.qh) return false;
+    }
+    return true;
+  }
   bool ok = true;
   scan_forbidden(i, [&](const Forbidden& f) {
     if (f.lo > offset) return false;
@@ -345,6 +484,7 @@ bool PlacementEngine::fits_at(int32_t i, int64_t offset) const {
 void PlacementEngine::place(int32_t i, int64_t offset) {
   if (offsets_[i] < 0) ++placed_count_;
   else if (list_mode_) list_remove(i);
+  else index_valid_ = false;  // the index cannot remove ranges: unused until clear()
   offsets_[i] = offset;
   peak_ = std::max(peak_, offset + problem_->buffers[i].size);
   if (list_mode_) return list_insert(i);
@@ -353,6 +493,9 @@ void PlacementEngine::place(int32_t i, int64_t offset) {
     placed_[pc] = {offset + pieces_[pc].lo, offset + pieces_[pc].hi};
     set_leaf(pc, pieces_[pc].end);
   }
+  if (index_usable()) index_add(i);
+  else if (!index_on_ && index_eligible_ && dense_queries_ >= kDenseQueries)
+    index_start(OccupancyIndex::kDefaultBlock);
 }
 
 void PlacementEngine::clear() {
@@ -373,6 +516,8 @@ void PlacementEngine::clear() {
   std::fill(offsets_.begin(), offsets_.end(), -1);
   peak_ = 0;
   placed_count_ = 0;
+  if (index_on_) index_.p->index.clear();
+  index_valid_ = true;
 }
 
 GreedyResult place_in_order(PlacementEngine& engine, std::span<const int32_t> order, Fit fit,

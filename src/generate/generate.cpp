@@ -102,6 +102,42 @@ Problem dnn(const GenerateOptions& o, std::mt19937_64& rng) {
   return p;
 }
 
+// A training step: a forward chain of L layers, then the backward pass in mirrored order.
+// Forward layer k (time k) saves an activation that lives until its backward step at time
+// 2L - 1 - k, so the activations nest and all L are live at the turn. Each backward step
+// writes three temporaries: the gradient passed to the next backward step (live two
+// steps), a weight gradient and a workspace (live one step). About a quarter of the
+// buffers are live at once. Sizes follow a stage-wise shape with jitter, multiples of 64.
+Problem training(const GenerateOptions& o, std::mt19937_64& rng) {
+  Problem p;
+  p.buffers.reserve(o.buffers);
+  const int64_t layers = std::max<int64_t>((o.buffers + 3) / 4, 1);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<int64_t> act(layers);
+  int64_t base = 4096 << (rng() % 4);
+  for (int64_t k = 0; k < layers; ++k) {
+    if (u(rng) < 0.01) base = int64_t{4096} << (rng() % 6);  // a new stage
+    act[k] = static_cast<int64_t>(static_cast<double>(base) * (0.5 + u(rng))) / 64 * 64 + 64;
+  }
+  auto add = [&](int64_t start, int64_t end, int64_t size) {
+    if (static_cast<int64_t>(p.buffers.size()) >= o.buffers) return;
+    Buffer b;
+    b.id = std::to_string(p.buffers.size());
+    b.start = start;
+    b.end = end;
+    b.size = size;
+    p.buffers.push_back(std::move(b));
+  };
+  for (int64_t k = 0; k < layers; ++k) add(k, 2 * layers - k, act[k]);
+  for (int64_t k = layers - 1; k >= 0; --k) {
+    const int64_t t = 2 * layers - 1 - k;
+    add(t, t + 2, act[k]);                                                      // its gradient
+    add(t, t + 1, static_cast<int64_t>(static_cast<double>(act[k]) * u(rng)) / 64 * 64 + 64);  // weights
+    add(t, t + 1, static_cast<int64_t>(static_cast<double>(act[k]) * 0.25 * u(rng)) / 64 * 64 + 64);
+  }
+  return p;
+}
+
 // A perfect tiling: a capacity x horizon rectangle cut recursively by guillotine cuts in
 // time and address into `buffers` rectangles. The optimal peak is exactly `capacity`
 // (= LOAD), so solvers can be scored against a known optimum.
@@ -156,6 +192,7 @@ Problem tiling(const GenerateOptions& o, std::mt19937_64& rng) {
 std::vector<std::pair<std::string, std::string>> generator_kinds() {
   return {{"dnn", "DNN-like operator chain: blocks, residual and long skips, branches, workspaces"},
           {"uniform", "uniform random lifetimes and sizes"},
+          {"training", "training step: nested forward activations live until their backward step, backward temporaries"},
           {"tiling", "guillotine tiling of capacity x horizon: optimal peak = capacity = LOAD"}};
 }
 
@@ -165,11 +202,12 @@ Problem generate_kind(const GenerateOptions& o) {
   std::mt19937_64 rng(o.seed);
   if (o.kind == "uniform") return uniform(o, rng);
   if (o.kind == "dnn") return dnn(o, rng);
+  if (o.kind == "training") return training(o, rng);
   if (o.kind == "tiling") {
     if (o.capacity < 1) throw std::invalid_argument("capacity must be >= 1");
     return tiling(o, rng);
   }
-  throw std::invalid_argument("unknown generator kind '" + o.kind + "' (dnn, uniform, tiling)");
+  throw std::invalid_argument("unknown generator kind '" + o.kind + "' (dnn, uniform, training, tiling)");
 }
 
 }  // namespace

@@ -1,0 +1,75 @@
+// memplan internal: occupied address ranges of placed pieces, indexed by time, so that a
+// placement query costs about O(log^2) per jump instead of O(live placed pieces).
+//
+// Time is cut into slots (ranks of the distinct endpoints) and slots into blocks (32 slots).
+// A segment tree over blocks keeps, per node v, two sets of address ranges, each stored
+// merged (sorted, disjoint, non-touching runs):
+//   here(v): pieces covering all of v's blocks but not all of its parent's (the canonical
+//            nodes of the piece's fully covered blocks);
+//   below(v): every piece touching some block under v.
+// A piece covering only part of a block is listed raw (slots and addresses) at that block.
+// Pieces live during slots [a, b) are exactly those in below(c) for the canonical nodes c of
+// the blocks [a, b) covers fully, in here(u) for the ancestors u of those nodes and of the
+// (at most two) partly covered blocks, and the raw entries of the partly covered blocks
+// whose slots meet [a, b). Merging is exact for collision tests of positive-size ranges: a
+// range meets a union of ranges iff it meets one of them.
+// Ranges are only added; removing one is not supported (the engine drops the index then).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace memplan {
+
+class OccupancyIndex {
+ public:
+  struct Run {
+    int64_t lo, hi;  // addresses [lo, hi)
+  };
+  // A merged set of runs to test a query piece against (addresses relative to it: the piece
+  // occupies [x + ql, x + qh) at offset x).
+  struct Source {
+    const Run* begin;  // nullptr until resolve(): then [from, to) of the scratch runs
+    const Run* end;
+    int64_t ql, qh;
+    size_t from = 0, to = 0;
+  };
+
+  void init(int32_t slots, int32_t block = kDefaultBlock);
+  void clear();
+  // A placed piece live during slots [a, b) (a < b) at addresses [lo, hi) (lo < hi).
+  void add(int32_t a, int32_t b, int64_t lo, int64_t hi);
+  // Appends to `out` the sources for a query piece live during slots [a, b) at relative
+  // addresses [ql, qh). The raw entries of partly covered blocks are merged into `scratch`
+  // (call resolve() once every piece's sources are in: then `out` points into it).
+  void sources(int32_t a, int32_t b, int64_t ql, int64_t qh, std::vector<Source>& out,
+               std::vector<Run>& scratch) const;
+  static void resolve(std::vector<Source>& out, const std::vector<Run>& scratch) {
+    for (Source& s : out)
+      if (!s.begin) s.begin = scratch.data() + s.from, s.end = scratch.data() + s.to;
+  }
+
+  static constexpr int32_t kDefaultBlock = 32;  // slots per block
+
+ private:
+  struct Raw {
+    int32_t a, b;
+    int64_t lo, hi;
+  };
+  static void insert(std::vector<Run>& set, int64_t lo, int64_t hi);
+  void touch(int32_t node);
+  template <class F>
+  void canonical(int32_t fa, int32_t fb, F&& f) const;
+
+  int32_t block_ = kDefaultBlock;
+  int32_t leaves_ = 1;
+  std::vector<std::vector<Run>> here_, below_;  // by node
+  std::vector<std::vector<Raw>> raw_;           // by block
+  std::vector<int32_t> touched_;                // nodes (and blocks, as -1 - block) in use
+  std::vector<uint8_t> is_touched_;             // by node
+  mutable std::vector<uint32_t> stamp_;         // by node: query deduplication
+  mutable uint32_t now_ = 0;
+};
+
+}  // namespace memplan
