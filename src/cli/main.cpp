@@ -18,6 +18,7 @@
 #include "memplan/io_json.h"
 #include "cli/bench_cmd.h"
 #include "cli/load.h"
+#include "cli/schedule_out.h"
 #include "memplan/solver.h"
 #include "memplan/svg.h"
 #include "memplan/validate.h"
@@ -106,12 +107,16 @@ class ProgressLine {
 int cmd_solve(const std::string& input, const std::string& algo, std::optional<int64_t> capacity,
               double time_limit, uint64_t seed, int threads, int64_t iterations,
               const std::string& output, const std::string& lifetimes, bool validate_plan,
-              const std::string& svg) {
+              const std::string& svg, const std::string& order_out) {
   if (has_extension(output, ".plc")) {
     std::cerr << "memplan: error: " << output << ": cannot write PLC; use .csv or .json\n";
     return kExitBadInput;
   }
   Loaded l = load_problem(input, lifetimes);
+  if (!order_out.empty() && !l.graph) {
+    std::cerr << "memplan: error: --order-out needs a model (.onnx) input\n";
+    return kExitBadInput;
+  }
   SolveOptions opt;
   opt.capacity = capacity;
   opt.time_limit_seconds = time_limit;
@@ -124,10 +129,16 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   }
   const auto t0 = std::chrono::steady_clock::now();
   SolveResult r;
+  std::optional<ScheduledPlan> scheduled;  // a model: planned on its order and on graph order
   {
     ProgressLine progress("solving with " + algo);
     opt.progress = [&progress](const std::string& s) { progress.status(s); };
-    r = solve(l.problem, algo, opt);
+    if (l.graph) {
+      scheduled = solve_model(l, algo, opt);
+      r = scheduled->result;
+    } else {
+      r = solve(l.problem, algo, opt);
+    }
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const int64_t load = compute_load(l.problem);
@@ -151,6 +162,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
        << " lower_bound=" << r.lower_bound << " iterations=" << r.iterations;
   if (const auto cap = capacity_of(l.problem, opt)) line << " capacity=" << *cap;
   if (!r.detail.empty()) line << " " << r.detail;
+  if (scheduled) line << schedule_fields(*scheduled);
   std::cout << line.str() << std::endl;
   if (!r.solution) {
     std::cerr << "memplan: "
@@ -160,6 +172,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     return kExitNoPlan;
   }
   if (validate_plan && !valid) return kExitInvalid;
+  if (scheduled && !order_out.empty()) write_order_file(order_out, *l.graph, *scheduled);
   if (!output.empty()) {
     std::ostringstream out;
     if (has_extension(output, ".json")) {
@@ -222,17 +235,28 @@ std::string mb(int64_t bytes) {
   return buf;
 }
 
-// `memplan onnx`: the model's buffers as CSV, and/or its summary.
-int cmd_onnx(const std::string& input, int64_t alignment, bool weights, bool summary, const std::string& output) {
+// `memplan onnx`: the model's buffers as CSV (lifetimes in the kept order), the order,
+// and/or the summary. The order --schedule chose and the graph order are both planned, and
+// the one whose plan has the lower peak is kept (schedule_plan.h).
+int cmd_onnx(const std::string& input, int64_t alignment, bool weights, bool summary, const std::string& output,
+             const std::string& order_out) {
   OnnxImportOptions o = onnx_options(g_model);
   o.alignment = alignment;
   o.include_weights = weights;
   std::vector<std::string> warnings;
   o.warnings = &warnings;
-  const Graph g = onnx_graph(input, o);
+  const Graph g = onnx_sized(onnx_graph(input, o));
   print_warnings(warnings);
-  const LoweredGraph lowered = lower_onnx(g, o);
-  if (!output.empty() || !summary) {
+  ScheduleOptions so;
+  so.mode = parse_schedule_mode(g_model.schedule);
+  so.lower.include_weights = weights;
+  so.lower.alignment = alignment;
+  SolveOptions opt;
+  opt.threads = std::max(1u, std::thread::hardware_concurrency());
+  const std::string algo = find_solver("auto") ? "auto" : "greedy";
+  const ScheduledPlan sp = plan_scheduled(g, so, algo, opt);
+  const LoweredGraph& lowered = sp.lowered;
+  if (!output.empty() || (!summary && order_out.empty())) {
     std::ostringstream out;
     if (has_extension(output, ".json")) {
       out << problem_to_json(lowered.problem, nullptr, {});
@@ -243,26 +267,40 @@ int cmd_onnx(const std::string& input, int64_t alignment, bool weights, bool sum
     if (output.empty()) std::cout << out.str();
     else write_file_atomic(output, out.str());
   }
+  if (!order_out.empty()) write_order_file(order_out, g, sp);
   if (!summary) return kExitOk;
-  SolveOptions opt;
-  opt.threads = std::max(1u, std::thread::hardware_concurrency());
-  const std::string algo = find_solver("auto") ? "auto" : "greedy";
-  const SolveResult r = solve(lowered.problem, algo, opt);
+  const SolveResult& r = sp.result;
   if (!r.solution) {
     std::cerr << "memplan: no plan found for " << input << "\n";
     return kExitNoPlan;
   }
   const GraphSummary s = summarize(lowered, r.solution->offsets);
+  const ScheduleResult& sr = sp.schedule;
+  const std::string kept = sp.kept_graph_order ? "graph" : sr.method;
   std::cout << "model: " << input << "\n"
             << "operators: " << g.ops.size() << ", tensors: " << g.tensors.size() << "\n"
             << "buffers: " << s.buffers << "\n"
             << "naive sum (no reuse): " << mb(s.naive_bytes) << "\n"
-            << "graph-order LOAD: " << mb(s.load) << "\n"
+            << "graph-order LOAD: " << mb(sr.graph_order_load) << "\n"
+            << "scheduled LOAD (" << sr.method << (sr.proven_optimal ? ", proven optimal" : "") << "): "
+            << mb(sr.load) << "\n";
+  if (sr.fell_back) std::cout << "exact fell back to memory on some blocks: " << sr.fell_back_reason << "\n";
+  if (!sr.heuristics.empty()) {
+    std::cout << "heuristic LOADs:";
+    for (const HeuristicLoad& h : sr.heuristics) std::cout << " " << h.name << "=" << h.load;
+    std::cout << "\n";
+  }
+  std::cout << "order kept: " << kept << " (peak " << sp.schedule_peak << " on the " << sr.method
+            << " order, " << sp.graph_peak << " on the graph order; schedule " << fmt_seconds(sr.seconds)
+            << " s)\n"
+            << "LOAD of the kept order: " << mb(s.load) << "\n"
             << "memplan peak (" << algo << "): " << mb(s.peak) << "\n"
             << "weights: " << mb(s.weight_bytes) << (weights ? " (planned)" : " (not planned)") << "\n";
   std::string at;
-  if (s.peak_instant >= 0 && s.peak_instant < static_cast<int64_t>(g.ops.size()))
-    at = " (operator '" + g.ops[s.peak_instant].name + "', " + g.ops[s.peak_instant].type + ")";
+  if (s.peak_instant >= 0 && s.peak_instant < static_cast<int64_t>(sp.order.size())) {
+    const Operator& op = g.ops[sp.order[s.peak_instant]];
+    at = " (operator '" + op.name + "', " + op.type + ")";
+  }
   std::cout << "largest live set, at step " << s.peak_instant << at << ":\n";
   for (const auto& [id, bytes] : s.live_at_peak) std::printf("  %12lld  %s\n", static_cast<long long>(bytes), id.c_str());
   return kExitOk;
@@ -304,6 +342,9 @@ int main(int argc, char** argv) {
   solve_cmd->add_option("--svg", svg, "also draw the plan as an SVG picture here");
   add_lifetimes(solve_cmd);
   add_model_options(solve_cmd, g_model);
+  std::string order_out;
+  solve_cmd->add_option("--order-out", order_out,
+                        "a model: write the kept execution order here (names per line, or .json)");
 
   auto* validate_cmd = app.add_subcommand("validate", "check a plan against a problem");
   std::string solution;
@@ -335,6 +376,8 @@ int main(int argc, char** argv) {
   bool onnx_weights = false, onnx_summary = false;
   onnx_cmd->add_option("model", input, "ONNX model file")->required();
   add_model_options(onnx_cmd, g_model);
+  onnx_cmd->add_option("--order-out", order_out,
+                       "write the kept execution order here: operator names one per line, or JSON if it ends in .json");
   onnx_cmd->add_option("--alignment", onnx_alignment, "alignment of every buffer")->check(CLI::PositiveNumber);
   onnx_cmd->add_flag("--weights", onnx_weights, "include initializers and constants (live for the whole run)");
   onnx_cmd->add_flag("--summary", onnx_summary,
@@ -351,11 +394,12 @@ int main(int argc, char** argv) {
   }
   try {
     if (*solve_cmd)
-      return cmd_solve(input, algo, capacity, time_limit, seed, threads, iterations, output, lifetimes, !no_validate, svg);
+      return cmd_solve(input, algo, capacity, time_limit, seed, threads, iterations, output, lifetimes, !no_validate, svg,
+                       order_out);
     if (*validate_cmd) return cmd_validate(input, solution, capacity, lifetimes);
     if (*stats_cmd) return cmd_stats(input, lifetimes);
 #ifdef MEMPLAN_HAVE_ONNX
-    if (*onnx_cmd) return cmd_onnx(input, onnx_alignment, onnx_weights, onnx_summary, output);
+    if (*onnx_cmd) return cmd_onnx(input, onnx_alignment, onnx_weights, onnx_summary, output, order_out);
 #endif
     if (bench_args.bench->parsed() || bench_args.report->parsed()) return run_bench_command(bench_args);
     if (*list_cmd) {
