@@ -4,4 +4,4 @@ The solvers, checker and graph layer are the C++ extension `memplan._memplan`, r
 here. Front ends: `memplan.torch` (PyTorch models through torch.fx / AOT autograd).
 """
 from ._memplan import *  # noqa: F401,F403
-from ._memplan import __doc__, _graph_order, _lower_graph  # noqa: F401
+from ._memplan import __doc__, _graph_order, _lower_graph, _schedule_graph  # noqa: F401
