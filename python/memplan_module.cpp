@@ -166,13 +166,15 @@ PYBIND11_MODULE(_memplan, m) {
         const Graph g = onnx_sized(onnx_graph(path, o));
         emit(warnings);
         SolveOptions so;
-        so.time_limit_seconds = time_limit;
         so.threads = threads;
-        const ScheduleOptions sched = schedule_options(schedule, time_limit, 1, LowerOptions{});
+        // One time limit: a fifth for choosing the order, the rest for the two plans.
+        const ScheduleOptions sched = schedule_options(schedule, time_limit > 0 ? 0.2 * time_limit : 0, 1, LowerOptions{});
         ScheduledPlan sp;
         {
           py::gil_scoped_release release;
-          sp = plan_scheduled(g, sched, algo, so);
+          const ScheduleResult order = memplan::schedule(g, sched);
+          so.time_limit_seconds = time_limit > 0 ? std::max(0.01, time_limit - order.seconds) : time_limit;
+          sp = plan_scheduled(g, order, sched.lower, algo, so);
         }
         const LoweredGraph& l = sp.lowered;
         const SolveResult& r = sp.result;

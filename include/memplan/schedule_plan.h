@@ -29,7 +29,8 @@ struct ScheduledPlan {
 
 // Schedules g (every tensor of known size), lowers it in the chosen order and in graph order
 // with options.lower, plans both with `algo`, and keeps the better (see above). With mode
-// graph, or when the mode returns the graph order, one plan is made. Throws as schedule(),
+// graph, or when the mode returns the graph order, one plan is made. solve_options'
+// time limit covers both plans (the first gets half of it, the second what is left). Throws as schedule(),
 // lower() and solve() do (std::invalid_argument for an unknown algorithm).
 ScheduledPlan plan_scheduled(const Graph& g, const ScheduleOptions& options, const std::string& algo,
                              const SolveOptions& solve_options);

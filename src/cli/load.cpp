@@ -71,6 +71,7 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
     print_warnings(warnings);
     ScheduleOptions so;
     so.mode = parse_schedule_mode(model.schedule);
+    so.time_limit = model.schedule_time_limit;
     so.lower.include_weights = o.include_weights;
     so.lower.alignment = o.alignment;
     l.scheduled = schedule(g, so);

@@ -36,6 +36,7 @@ struct ModelOptions {
   bool strict = false;
   bool no_alias = false;            // every tensor its own buffer (no views, no in-place)
   std::string schedule = "memory";  // execution order: graph, memory or exact (schedule.h)
+  double schedule_time_limit = 10.0;  // seconds for choosing the order (<= 0: none)
 };
 // Adds --dim, --input, --strict, --no-alias and --schedule to a subcommand.
 void add_model_options(CLI::App* cmd, ModelOptions& m);

@@ -112,6 +112,8 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     std::cerr << "memplan: error: " << output << ": cannot write PLC; use .csv or .json\n";
     return kExitBadInput;
   }
+  // A model's order is chosen within a fifth of the time limit; the plans get the rest.
+  if (time_limit > 0) g_model.schedule_time_limit = std::min(10.0, 0.2 * time_limit);
   Loaded l = load_problem(input, lifetimes);
   if (!order_out.empty() && !l.graph) {
     std::cerr << "memplan: error: --order-out needs a model (.onnx) input\n";
@@ -120,6 +122,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   SolveOptions opt;
   opt.capacity = capacity;
   opt.time_limit_seconds = time_limit;
+  if (l.graph && time_limit > 0) opt.time_limit_seconds = std::max(0.01, time_limit - l.scheduled.seconds);
   opt.seed = seed;
   opt.threads = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
   opt.iterations = iterations;

@@ -1,7 +1,9 @@
 // plan_scheduled(): the mode's order and the graph order, each planned; the better kept.
 #include "memplan/schedule_plan.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <utility>
 
 namespace memplan {
@@ -29,17 +31,26 @@ ScheduledPlan plan_scheduled(const Graph& g, ScheduleResult scheduled, const Low
   ScheduledPlan p;
   p.schedule = std::move(scheduled);
   const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&t0] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   p.order = p.schedule.order;
   p.order_load = p.schedule.load;
-  p.lowered = lower(g, p.order, lower_options);
-  p.result = solve(p.lowered.problem, algo, solve_options);
-  p.schedule_peak = peak_of(p.result);
   const std::vector<int32_t> go = graph_order(g);
-  if (p.order == go) {
+  const bool two = p.order != go;
+  // One time limit for both plans: the first gets half, the second what is left.
+  const double limit = solve_options.time_limit_seconds;
+  const bool limited = limit > 0 && std::isfinite(limit);
+  SolveOptions first = solve_options;
+  if (limited && two) first.time_limit_seconds = limit / 2;
+  p.lowered = lower(g, p.order, lower_options);
+  p.result = solve(p.lowered.problem, algo, first);
+  p.schedule_peak = peak_of(p.result);
+  if (!two) {
     p.graph_peak = p.schedule_peak;
   } else {
+    SolveOptions second = solve_options;
+    if (limited) second.time_limit_seconds = std::max(0.01, limit - elapsed());
     LoweredGraph lowered = lower(g, go, lower_options);
-    SolveResult r = solve(lowered.problem, algo, solve_options);
+    SolveResult r = solve(lowered.problem, algo, second);
     p.graph_peak = peak_of(r);
     if (!better(p.schedule_peak, p.schedule.load, p.graph_peak, p.schedule.graph_order_load)) {
       p.kept_graph_order = true;
@@ -49,7 +60,7 @@ ScheduledPlan plan_scheduled(const Graph& g, ScheduleResult scheduled, const Low
       p.result = std::move(r);
     }
   }
-  p.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  p.solve_seconds = elapsed();
   return p;
 }
 

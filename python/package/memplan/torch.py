@@ -446,19 +446,23 @@ def plan_graph(graph: TorchGraph, algo: str = "auto", time_limit: float = 10, in
     no mode is worse than graph. The summary's 'schedule' says what was chosen and kept."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, not {schedule!r}")
+    # One time limit: a fifth for choosing the order, the rest shared by the plans.
+    limited = time_limit is not None and 0 < time_limit < float("inf")
     t0 = time.perf_counter()
     graph_order = list(_mp._graph_order(graph.tensors, graph.ops))
-    sched = _mp._schedule_graph(graph.tensors, graph.ops, schedule, time_limit, seed, include_weights,
-                                inplace, alignment)
+    sched = _mp._schedule_graph(graph.tensors, graph.ops, schedule, 0.2 * time_limit if limited else 0, seed,
+                                include_weights, inplace, alignment)
     schedule_seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     candidates = []  # (key, order, lowered, result); graph order first (kept on ties)
     orders = [(graph_order, sched["graph_order_load"])]
     if list(sched["order"]) != graph_order:
         orders.append((list(sched["order"]), sched["load"]))
-    for order, order_load in orders:
+    for k, (order, order_load) in enumerate(orders):
         lowered = lower(graph, include_weights, inplace, alignment, order)
-        r = _mp.solve(lowered["problem"], algo=algo, capacity=capacity, time_limit=time_limit, seed=seed,
+        left = time_limit - schedule_seconds - (time.perf_counter() - t0) if limited else time_limit
+        limit = max(0.01, left / (len(orders) - k)) if limited else time_limit
+        r = _mp.solve(lowered["problem"], algo=algo, capacity=capacity, time_limit=limit, seed=seed,
                       threads=threads)
         candidates.append((_peak_key(r, order_load), order, lowered, r))
     graph_r = candidates[0][3]
