@@ -66,7 +66,7 @@ def main():
             t0 = time.perf_counter()
             try:
                 p = mt.plan(model, (x,), training=(mode == "training"), algo=args.algo,
-                            time_limit=args.time_limit)
+                            time_limit=args.time_limit, schedule="graph")  # graph order: see schedule_models.py
             except mt.MemplanTraceError as e:
                 print(f"| {name} | {mode} | error: {e} |")
                 continue

@@ -25,10 +25,13 @@ TensorKind kind_of(const std::string& name, const std::string& tensor) {
                    "' (activation, weight, input, output)");
 }
 
+}  // namespace
+
 using TensorRow = std::tuple<std::string, int64_t, std::string>;
 using OpRow = std::tuple<std::string, std::string, std::vector<int32_t>, std::vector<int32_t>,
                          std::vector<int32_t>, std::vector<int32_t>, int64_t>;
 
+// Also used by schedule_bindings.cpp.
 Graph build_graph(const std::vector<TensorRow>& tensors, const std::vector<OpRow>& ops) {
   Graph g;
   g.tensors.reserve(tensors.size());
@@ -54,8 +57,6 @@ Graph build_graph(const std::vector<TensorRow>& tensors, const std::vector<OpRow
   finalize(g);
   return g;
 }
-
-}  // namespace
 
 void register_graph_bindings(py::module_& m) {
   m.def("_lower_graph",

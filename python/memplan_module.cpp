@@ -13,6 +13,7 @@
 #ifdef MEMPLAN_HAVE_ONNX
 #include "memplan/graph.h"
 #include "memplan/onnx.h"
+#include "memplan/schedule_plan.h"
 #endif
 
 namespace py = pybind11;
@@ -20,6 +21,14 @@ using namespace memplan;
 
 void register_graph_bindings(py::module_& m);  // graph_bindings.cpp
 void register_package_bindings(py::module_& m);  // package_bindings.cpp
+void register_schedule_bindings(py::module_& m);  // schedule_bindings.cpp
+#ifdef MEMPLAN_HAVE_ONNX
+std::pair<Problem, std::vector<std::string>> onnx_problem_scheduled(const std::string& path,
+                                                                    const OnnxImportOptions& o,
+                                                                    const std::string& mode);
+py::dict scheduled_plan_dict(const Graph& g, const ScheduledPlan& p);
+ScheduleOptions schedule_options(const std::string& mode, double time_limit, uint64_t seed, const LowerOptions& lower);
+#endif
 
 namespace {
 
@@ -165,31 +174,39 @@ PYBIND11_MODULE(_memplan, m) {
   };
   m.def("onnx_problem", [onnx_options, emit](const std::string& path, const std::map<std::string, int64_t>& dims,
                                              const std::map<std::string, std::vector<int64_t>>& inputs, bool strict,
-                                             bool include_weights) {
+                                             bool include_weights, const std::string& schedule) {
         std::vector<std::string> warnings;
-        Problem p = import_onnx(path, onnx_options(dims, inputs, strict, include_weights, &warnings));
+        Problem p = onnx_problem_scheduled(path, onnx_options(dims, inputs, strict, include_weights, &warnings),
+                                           schedule).first;
         emit(warnings);
         return p;
       }, py::arg("path"), py::arg("dims") = std::map<std::string, int64_t>{},
       py::arg("inputs") = std::map<std::string, std::vector<int64_t>>{}, py::arg("strict") = false,
-      py::arg("include_weights") = false,
-      "The buffers of an ONNX model (ids = tensor names). dims: {name: value}; inputs: {input: [dims]}.");
+      py::arg("include_weights") = false, py::arg("schedule") = "memory",
+      "The buffers of an ONNX model (ids = tensor names). dims: {name: value}; inputs: {input: [dims]}.\n"
+      "Lifetimes follow the execution order `schedule` chooses (graph, memory or exact; its LOAD is at\n"
+      "most the graph order's; onnx_schedule returns that order, same mode and seed).");
   m.def("onnx_summary", [onnx_options, emit](const std::string& path, const std::map<std::string, int64_t>& dims,
                                              const std::map<std::string, std::vector<int64_t>>& inputs, bool strict,
-                                             const std::string& algo, double time_limit, int threads) {
+                                             const std::string& algo, double time_limit, int threads,
+                                             const std::string& schedule) {
         std::vector<std::string> warnings;
         const OnnxImportOptions o = onnx_options(dims, inputs, strict, false, &warnings);
-        const Graph g = onnx_graph(path, o);
-        const LoweredGraph l = lower_onnx(g, o);
+        const Graph g = onnx_sized(onnx_graph(path, o));
         emit(warnings);
         SolveOptions so;
-        so.time_limit_seconds = time_limit;
         so.threads = threads;
-        SolveResult r;
+        // One time limit: a fifth for choosing the order, the rest for the two plans.
+        const ScheduleOptions sched = schedule_options(schedule, time_limit > 0 ? 0.2 * time_limit : 0, 1, LowerOptions{});
+        ScheduledPlan sp;
         {
           py::gil_scoped_release release;
-          r = solve(l.problem, algo, so);
+          const ScheduleResult order = memplan::schedule(g, sched);
+          so.time_limit_seconds = time_limit > 0 ? std::max(0.01, time_limit - order.seconds) : time_limit;
+          sp = plan_scheduled(g, order, sched.lower, algo, so);
         }
+        const LoweredGraph& l = sp.lowered;
+        const SolveResult& r = sp.result;
         if (!r.solution) throw InputError(path + ": no plan found");
         const GraphSummary s = summarize(l, r.solution->offsets);
         py::dict d;
@@ -199,7 +216,10 @@ PYBIND11_MODULE(_memplan, m) {
         d["peak"] = s.peak;
         d["weights"] = s.weight_bytes;
         d["peak_step"] = s.peak_instant;
-        d["peak_operator"] = s.peak_instant < static_cast<int64_t>(g.ops.size()) ? g.ops[s.peak_instant].name : "";
+        d["peak_operator"] =
+            s.peak_instant < static_cast<int64_t>(sp.order.size()) ? g.ops[sp.order[s.peak_instant]].name : "";
+        d["graph_order_load"] = sp.schedule.graph_order_load;
+        d["schedule"] = scheduled_plan_dict(g, sp);
         d["live_at_peak"] = s.live_at_peak;
         d["offsets"] = r.solution->offsets;
         d["ids"] = [&] {
@@ -212,11 +232,15 @@ PYBIND11_MODULE(_memplan, m) {
       }, py::arg("path"), py::arg("dims") = std::map<std::string, int64_t>{},
       py::arg("inputs") = std::map<std::string, std::vector<int64_t>>{}, py::arg("strict") = false,
       py::arg("algo") = find_solver("auto") ? "auto" : "greedy", py::arg("time_limit") = 10.0,
-      py::arg("threads") = 1,
-      "As `memplan onnx --summary`: dict with buffers, naive (no reuse), load, peak, weights, "
-      "peak_step, peak_operator, live_at_peak [(id, bytes)], ids and offsets of the plan, warnings.");
+      py::arg("threads") = 1, py::arg("schedule") = "memory",
+      "As `memplan onnx --summary`: dict with buffers, naive (no reuse), load (of the kept order),\n"
+      "graph_order_load, peak, weights, peak_step, peak_operator, live_at_peak [(id, bytes)], ids and\n"
+      "offsets of the plan, warnings, and schedule: the mode's order and the graph order are both\n"
+      "planned and the lower peak kept (dict: method, kept, kept_order_names, load, graph_order_load,\n"
+      "heuristics, schedule_peak, graph_peak, ...).");
 #endif
 
   register_graph_bindings(m);
   register_package_bindings(m);
+  register_schedule_bindings(m);
 }

@@ -333,7 +333,7 @@ class AliasingTest(unittest.TestCase):
     def test_training_joins_forward_and_backward(self):
         model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.ReLU(inplace=True),
                                     torch.nn.Flatten(), torch.nn.Linear(4 * 8 * 8, 10))
-        p = mt.plan(model, (self.x,), training=True)
+        p = mt.plan(model, (self.x,), training=True, schedule="graph")  # steps of the graph order
         self.assertTrue(memplan.validate(p.problem, p.result.offsets)[0])
         names = [op[0] for op in p.graph.ops]
         n_fw = sum(1 for n in names if n.startswith("fw."))
@@ -365,9 +365,92 @@ class AliasingTest(unittest.TestCase):
                 self.assertEqual(f.readline().strip().split(",")[:4], ["id", "lower", "upper", "size"])
             p = memplan.read_csv(path)
             self.assertEqual(len(p), n)
-            q = mt.plan(Small(), (self.x,))
+            q = mt.plan(Small(), (self.x,), schedule="graph")  # export_csv writes the graph order
             self.assertEqual([(b.id, b.start, b.end, b.size) for b in p.buffers],
                              [(b.id, b.start, b.end, b.size) for b in q.problem.buffers])
+
+
+class TwoBranches(torch.nn.Module):
+    """Both branches grow x fourfold before either shrinks it back: in this (graph) order
+    x + both grown tensors are live, 9 units of x; one branch after the other needs 6."""
+
+    def forward(self, x):
+        a = x.repeat(4, 1, 1, 1)
+        b = x.repeat(4, 1, 1, 1)
+        ra = a.mean(0, keepdim=True)
+        rb = b.mean(0, keepdim=True)
+        return ra + rb
+
+
+def check_order(test, graph, order_names):
+    """The order is a permutation of the graph's operators in which each operator comes after
+    the producers of all its inputs (from the graph's plain lists, not memplan's checks).
+    Returns operator name -> position."""
+    pos = {name: k for k, name in enumerate(order_names)}
+    test.assertEqual(len(pos), len(graph.ops))
+    test.assertEqual(set(pos), {op[0] for op in graph.ops})
+    producer = {}
+    for op in graph.ops:
+        for t in op[3]:
+            producer[t] = op[0]
+    for op in graph.ops:
+        for t in op[2]:
+            if t in producer:
+                test.assertLess(pos[producer[t]], pos[op[0]], f"{op[0]} before the producer of tensor {t}")
+    return pos
+
+
+class ScheduleTest(unittest.TestCase):
+    def test_memory_order_beats_graph_order(self):
+        x = torch.randn(1, 3, 8, 8)
+        unit = nbytes(x)
+        plans = {m: mt.plan(TwoBranches(), (x,), schedule=m) for m in ("graph", "memory", "exact")}
+        for m, p in plans.items():
+            sc = p.summary["schedule"]
+            self.assertEqual(sc["method"], m)
+            self.assertEqual(sc["graph_order_load"], 9 * unit)
+            self.assertEqual(sc["order_load"], 9 * unit if m == "graph" else 6 * unit)
+            pos = check_order(self, p.graph, p.order)
+            ok, errors = memplan.validate(p.problem, p.result.offsets)
+            self.assertTrue(ok, errors)
+            # The plan's lifetimes are those of p.order: each buffer starts at its producer.
+            for b in p.problem.buffers:
+                if b.id in pos:
+                    self.assertEqual(b.start, pos[b.id], b.id)
+        self.assertEqual(plans["exact"].summary["schedule"]["proven_optimal"], True)
+        self.assertLess(plans["memory"].summary["peak"], plans["graph"].summary["peak"])
+        self.assertLessEqual(plans["exact"].summary["peak"], plans["memory"].summary["peak"])
+        self.assertEqual(plans["memory"].summary["schedule"]["kept"], "memory")
+        with self.assertRaises(ValueError):
+            mt.plan(TwoBranches(), (x,), schedule="fastest")
+
+    def test_training_order_keeps_backward_after_saved_activations(self):
+        """Training: the scheduled order of the joint forward+backward graph is topological
+        (a backward operator comes after the forward operators whose saved tensors it reads,
+        the loss step after the outputs), the plan validates, and it is never worse than the
+        graph order's."""
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(),
+                                    torch.nn.Conv2d(8, 8, 3, padding=1), torch.nn.ReLU(),
+                                    torch.nn.Flatten(), torch.nn.Linear(8 * 8 * 8, 10))
+        x = torch.randn(2, 3, 8, 8)
+        graph = mt.plan(model, (x,), training=True, schedule="graph")
+        for mode in ("memory", "exact"):
+            p = mt.plan(model, (x,), training=True, schedule=mode)
+            pos = check_order(self, p.graph, p.order)
+            # Saved activations: forward tensors read by a backward operator.
+            fw_made = {t: op[0] for op in p.graph.ops if op[0].startswith("fw.") for t in op[3]}
+            saved_reads = [(fw_made[t], op[0]) for op in p.graph.ops if op[0].startswith("bw.")
+                           for t in op[2] if t in fw_made]
+            self.assertGreater(len(saved_reads), 0)
+            for fw_op, bw_op in saved_reads:
+                self.assertLess(pos[fw_op], pos[bw_op])
+            ok, errors = memplan.validate(p.problem, p.result.offsets)
+            self.assertTrue(ok, errors)
+            sc = p.summary["schedule"]
+            self.assertLessEqual(sc["order_load"], sc["graph_order_load"])
+            self.assertLessEqual(p.summary["peak"], graph.summary["peak"])
+            self.assertEqual(sc["graph_peak"], graph.summary["peak"])
 
 
 if __name__ == "__main__":

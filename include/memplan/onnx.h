@@ -54,6 +54,10 @@ struct OnnxImportOptions {
 // sequence, map), a --dim/--input name the model does not have, an unknown size under strict.
 Graph onnx_graph(const std::string& path, const OnnxImportOptions& options = {});
 
+// The graph with every tensor of unknown size (reported by onnx_graph) given 0 bytes, i.e.
+// left out of the plan, so that it can be scheduled (schedule.h) and lowered in any order.
+Graph onnx_sized(Graph graph);
+
 // A graph of onnx_graph lowered in graph order (graph.h's lower) with the options' weights
 // and alignment; tensors of unknown size (reported by onnx_graph) are left out.
 LoweredGraph lower_onnx(Graph graph, const OnnxImportOptions& options = {});

@@ -1,6 +1,7 @@
 #include "cli/load.h"
 
 #include <iostream>
+#include <utility>
 
 #include "memplan/io_json.h"
 #ifdef MEMPLAN_HAVE_ONNX
@@ -17,6 +18,11 @@ void add_model_options(CLI::App* cmd, ModelOptions& m) {
   cmd->add_option("--input", m.inputs, "ONNX: whole shape of a graph input, NAME=1x3x640x640 (repeatable)");
   cmd->add_flag("--strict", m.strict, "ONNX: a tensor whose size stays unknown is an error, not a warning");
   cmd->add_flag("--no-alias", m.no_alias, "ONNX: no views or in-place reuse: every tensor gets its own buffer");
+  cmd->add_option("--schedule", m.schedule,
+                  "ONNX: execution order: graph (the model's), memory (heuristics + local search, default) or "
+                  "exact (dynamic program where it finishes); solve also plans the graph order and keeps the "
+                  "lower peak")
+      ->check(CLI::IsMember({"graph", "memory", "exact"}));
 }
 
 #ifdef MEMPLAN_HAVE_ONNX
@@ -61,8 +67,17 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
     std::vector<std::string> warnings;
     OnnxImportOptions o = onnx_options(model);
     o.warnings = &warnings;
-    l.problem = import_onnx(path, o);
+    Graph g = onnx_sized(onnx_graph(path, o));
     print_warnings(warnings);
+    ScheduleOptions so;
+    so.mode = parse_schedule_mode(model.schedule);
+    so.time_limit = model.schedule_time_limit;
+    so.lower.include_weights = o.include_weights;
+    so.lower.alignment = o.alignment;
+    l.scheduled = schedule(g, so);
+    l.lower = so.lower;
+    l.problem = lower(g, l.scheduled.order, so.lower).problem;
+    l.graph = std::move(g);
     return l;
   }
 #endif

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "memplan/graph.h"
 #include "memplan/io.h"
+#include "memplan/schedule.h"
 #ifdef MEMPLAN_HAVE_ONNX
 #include "memplan/onnx.h"
 #endif
@@ -16,6 +18,11 @@ namespace memplan {
 struct Loaded {
   Problem problem;
   std::optional<CsvTable> table;  // CSV input: header and unknown columns, to write back in kind
+  // A model (.onnx): its graph, the order --schedule chose (`problem` is lowered in it) and
+  // the lowering's options, so that a solve can also plan the graph order and keep the better.
+  std::optional<Graph> graph;
+  ScheduleResult scheduled;
+  LowerOptions lower;
 };
 
 // True iff `path` ends with `suffix` (e.g. ".json").
@@ -28,8 +35,10 @@ struct ModelOptions {
   std::vector<std::string> inputs;  // NAME=1x3x640x640
   bool strict = false;
   bool no_alias = false;            // every tensor its own buffer (no views, no in-place)
+  std::string schedule = "memory";  // execution order: graph, memory or exact (schedule.h)
+  double schedule_time_limit = 10.0;  // seconds for choosing the order (<= 0: none)
 };
-// Adds --dim, --input and --strict to a subcommand.
+// Adds --dim, --input, --strict, --no-alias and --schedule to a subcommand.
 void add_model_options(CLI::App* cmd, ModelOptions& m);
 
 // .onnx (when built with ONNX, read per `model`), .json, .plc (idealloc binary trace), anything else CSV with

@@ -22,6 +22,7 @@
 #include "cli/load.h"
 #include "cli/options.h"
 #include "cli/spaces_cmd.h"
+#include "cli/schedule_out.h"
 #include "memplan/solver.h"
 #include "memplan/svg.h"
 #include "memplan/validate.h"
@@ -112,7 +113,7 @@ class ProgressLine {
 int cmd_solve(const std::string& input, const std::string& algo, std::optional<int64_t> capacity,
               double time_limit, uint64_t seed, int threads, int64_t iterations,
               const std::string& output, const std::string& lifetimes, bool validate_plan,
-              const std::string& svg) {
+              const std::string& svg, const std::string& order_out) {
   if (has_extension(output, ".plc")) {
     std::cerr << "memplan: error: " << output << ": cannot write PLC; use .csv or .json\n";
     return kExitBadInput;
@@ -121,13 +122,20 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   // them at the end, all or nothing (write_files_atomic).
   if (!output.empty() && output == svg)
     throw InputError(output + ": named for both -o and --svg");
-  for (const std::string& path : {output, svg})
+  for (const std::string& path : {output, svg, order_out})
     if (!path.empty()) check_writable(path);
+  // A model's order is chosen within a fifth of the time limit; the plans get the rest.
+  if (time_limit > 0) g_model.schedule_time_limit = std::min(10.0, 0.2 * time_limit);
   Loaded l = load_problem(input, lifetimes);
+  if (!order_out.empty() && !l.graph) {
+    std::cerr << "memplan: error: --order-out needs a model (.onnx) input\n";
+    return kExitBadInput;
+  }
   load_spaces(l, input);
   SolveOptions opt;
   opt.capacity = capacity;
   opt.time_limit_seconds = time_limit;
+  if (l.graph && time_limit > 0) opt.time_limit_seconds = std::max(0.01, time_limit - l.scheduled.seconds);
   opt.seed = seed;
   opt.threads = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
   opt.iterations = iterations;
@@ -139,10 +147,16 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   if (const int code = solve_spaces(l, input, algo, opt, output); code >= 0) return code;
   const auto t0 = std::chrono::steady_clock::now();
   SolveResult r;
+  std::optional<ScheduledPlan> scheduled;  // a model: planned on its order and on graph order
   {
     ProgressLine progress("solving with " + algo);
     opt.progress = [&progress](const std::string& s) { progress.status(s); };
-    r = solve(l.problem, algo, opt);
+    if (l.graph) {
+      scheduled = solve_model(l, algo, opt);
+      r = scheduled->result;
+    } else {
+      r = solve(l.problem, algo, opt);
+    }
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const int64_t load = compute_load(l.problem);
@@ -168,6 +182,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   if (!r.detail.empty()) line << " " << r.detail;
   if (const auto cap = capacity_of(l.problem, opt); !r.solution && cap)
     line << " " << explain_failure(l.problem, *cap, algo, opt);
+  if (scheduled) line << schedule_fields(*scheduled);
   std::cout << line.str() << std::endl;
   if (r.status == Status::kInvalid) {
     std::cerr << "memplan: the plan failed the independent check (a bug): " << r.detail << "\n";
@@ -182,6 +197,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   }
   if (validate_plan && !valid) return kExitInvalid;
   std::vector<std::pair<std::string, std::string>> files;
+  if (scheduled && !order_out.empty()) files.emplace_back(order_out, order_file_text(order_out, *l.graph, *scheduled));
   if (!output.empty()) {
     std::ostringstream out;
     if (has_extension(output, ".json")) {
@@ -245,17 +261,29 @@ std::string mb(int64_t bytes) {
   return buf;
 }
 
-// `memplan onnx`: the model's buffers as CSV, and/or its summary.
-int cmd_onnx(const std::string& input, int64_t alignment, bool weights, bool summary, const std::string& output) {
+// `memplan onnx`: the model's buffers as CSV (lifetimes in the kept order), the order,
+// and/or the summary. The order --schedule chose and the graph order are both planned, and
+// the one whose plan has the lower peak is kept (schedule_plan.h).
+int cmd_onnx(const std::string& input, int64_t alignment, bool weights, bool summary, const std::string& output,
+             const std::string& order_out) {
   OnnxImportOptions o = onnx_options(g_model);
   o.alignment = alignment;
   o.include_weights = weights;
   std::vector<std::string> warnings;
   o.warnings = &warnings;
-  const Graph g = onnx_graph(input, o);
+  const Graph g = onnx_sized(onnx_graph(input, o));
   print_warnings(warnings);
-  const LoweredGraph lowered = lower_onnx(g, o);
-  if (!output.empty() || !summary) {
+  ScheduleOptions so;
+  so.mode = parse_schedule_mode(g_model.schedule);
+  so.lower.include_weights = weights;
+  so.lower.alignment = alignment;
+  SolveOptions opt;
+  opt.threads = std::max(1u, std::thread::hardware_concurrency());
+  const std::string algo = find_solver("auto") ? "auto" : "greedy";
+  const ScheduledPlan sp = plan_scheduled(g, so, algo, opt);
+  const LoweredGraph& lowered = sp.lowered;
+  std::vector<std::pair<std::string, std::string>> files;  // written all or nothing
+  if (!output.empty() || (!summary && order_out.empty())) {
     std::ostringstream out;
     if (has_extension(output, ".json")) {
       out << problem_to_json(lowered.problem, nullptr, {});
@@ -264,28 +292,43 @@ int cmd_onnx(const std::string& input, int64_t alignment, bool weights, bool sum
       write_csv(out, lowered.problem, nullptr);
     }
     if (output.empty()) std::cout << out.str();
-    else write_file_atomic(output, out.str());
+    else files.emplace_back(output, out.str());
   }
+  if (!order_out.empty()) files.emplace_back(order_out, order_file_text(order_out, g, sp));
+  write_files_atomic(files);
   if (!summary) return kExitOk;
-  SolveOptions opt;
-  opt.threads = std::max(1u, std::thread::hardware_concurrency());
-  const std::string algo = find_solver("auto") ? "auto" : "greedy";
-  const SolveResult r = solve(lowered.problem, algo, opt);
+  const SolveResult& r = sp.result;
   if (!r.solution) {
     std::cerr << "memplan: no plan found for " << input << "\n";
     return kExitNoPlan;
   }
   const GraphSummary s = summarize(lowered, r.solution->offsets);
+  const ScheduleResult& sr = sp.schedule;
+  const std::string kept = sp.kept_graph_order ? "graph" : sr.method;
   std::cout << "model: " << input << "\n"
             << "operators: " << g.ops.size() << ", tensors: " << g.tensors.size() << "\n"
             << "buffers: " << s.buffers << "\n"
             << "naive sum (no reuse): " << mb(s.naive_bytes) << "\n"
-            << "graph-order LOAD: " << mb(s.load) << "\n"
+            << "graph-order LOAD: " << mb(sr.graph_order_load) << "\n"
+            << "scheduled LOAD (" << sr.method << (sr.proven_optimal ? ", proven optimal" : "") << "): "
+            << mb(sr.load) << "\n";
+  if (sr.fell_back) std::cout << "exact fell back to memory on some blocks: " << sr.fell_back_reason << "\n";
+  if (!sr.heuristics.empty()) {
+    std::cout << "heuristic LOADs:";
+    for (const HeuristicLoad& h : sr.heuristics) std::cout << " " << h.name << "=" << h.load;
+    std::cout << "\n";
+  }
+  std::cout << "order kept: " << kept << " (peak " << sp.schedule_peak << " on the " << sr.method
+            << " order, " << sp.graph_peak << " on the graph order; schedule " << fmt_seconds(sr.seconds)
+            << " s)\n"
+            << "LOAD of the kept order: " << mb(s.load) << "\n"
             << "memplan peak (" << algo << "): " << mb(s.peak) << "\n"
             << "weights: " << mb(s.weight_bytes) << (weights ? " (planned)" : " (not planned)") << "\n";
   std::string at;
-  if (s.peak_instant >= 0 && s.peak_instant < static_cast<int64_t>(g.ops.size()))
-    at = " (operator '" + g.ops[s.peak_instant].name + "', " + g.ops[s.peak_instant].type + ")";
+  if (s.peak_instant >= 0 && s.peak_instant < static_cast<int64_t>(sp.order.size())) {
+    const Operator& op = g.ops[sp.order[s.peak_instant]];
+    at = " (operator '" + op.name + "', " + op.type + ")";
+  }
   std::cout << "largest live set, at step " << s.peak_instant << at << ":\n";
   for (const auto& [id, bytes] : s.live_at_peak) std::printf("  %12lld  %s\n", static_cast<long long>(bytes), id.c_str());
   return kExitOk;
@@ -335,6 +378,9 @@ int main(int argc, char** argv) {
   add_lifetimes(solve_cmd);
   add_model_options(solve_cmd, g_model);
   add_spaces_options(solve_cmd);
+  std::string order_out;
+  solve_cmd->add_option("--order-out", order_out,
+                        "a model: write the kept execution order here (names per line, or .json)");
 
   auto* validate_cmd = app.add_subcommand("validate", "check a plan against a problem");
   std::string solution;
@@ -373,6 +419,8 @@ int main(int argc, char** argv) {
   bool onnx_weights = false, onnx_summary = false;
   onnx_cmd->add_option("model", input, "ONNX model file")->required();
   add_model_options(onnx_cmd, g_model);
+  onnx_cmd->add_option("--order-out", order_out,
+                       "write the kept execution order here: operator names one per line, or JSON if it ends in .json");
   onnx_cmd->add_option("--alignment", onnx_alignment, "alignment of every buffer")->check(power_of_two_option());
   onnx_cmd->add_flag("--weights", onnx_weights, "include initializers and constants (live for the whole run)");
   onnx_cmd->add_flag("--summary", onnx_summary,
@@ -391,12 +439,13 @@ int main(int argc, char** argv) {
   }
   try {
     if (*solve_cmd)
-      return cmd_solve(input, algo, capacity, time_limit, seed, threads, iterations, output, lifetimes, !no_validate, svg);
+      return cmd_solve(input, algo, capacity, time_limit, seed, threads, iterations, output, lifetimes, !no_validate, svg,
+                       order_out);
     if (*explain_args.cmd) return run_explain(explain_args);
     if (*validate_cmd) return cmd_validate(input, solution, capacity, lifetimes);
     if (*stats_cmd) return cmd_stats(input, lifetimes);
 #ifdef MEMPLAN_HAVE_ONNX
-    if (*onnx_cmd) return cmd_onnx(input, onnx_alignment, onnx_weights, onnx_summary, output);
+    if (*onnx_cmd) return cmd_onnx(input, onnx_alignment, onnx_weights, onnx_summary, output, order_out);
 #endif
     if (bench_args.bench->parsed() || bench_args.report->parsed()) return run_bench_command(bench_args);
     if (*list_cmd) {

@@ -5,5 +5,5 @@ here (typed by _memplan.pyi). Front ends: `memplan.torch` (PyTorch models throug
 AOT autograd). `python -m memplan` runs the memplan CLI bundled with the installed package.
 """
 from ._memplan import *  # noqa: F401,F403
-from ._memplan import __doc__, _graph_order, _lower_graph  # noqa: F401
+from ._memplan import __doc__, _graph_order, _lower_graph, _schedule_graph  # noqa: F401
 from ._memplan import __version__ as __version__  # the library's version (explicit re-export)

@@ -413,6 +413,7 @@ class TorchPlan:
     graph: TorchGraph
     buffer_of_tensor: List[int]
     tensor_of_buffer: List[int]
+    order: List[str] = field(default_factory=list)  # the execution order planned (operator names)
 
     @property
     def graph_modules(self):
@@ -441,21 +442,54 @@ def _live_at_load(problem) -> Tuple[int, int, List[str]]:
     return best, at, [b.id for b in live]
 
 
-def lower(graph: TorchGraph, include_weights: bool = False, inplace: bool = True, alignment: int = 1):
-    """Lowers a TorchGraph to a Problem (memplan._lower_graph); returns its dict (problem,
-    buffer_of_tensor, tensor_of_buffer, ...)."""
-    return _mp._lower_graph(graph.tensors, graph.ops, [], include_weights, inplace, alignment)
+def lower(graph: TorchGraph, include_weights: bool = False, inplace: bool = True, alignment: int = 1,
+          order: Sequence[int] = ()):
+    return _mp._lower_graph(graph.tensors, graph.ops, list(order), include_weights, inplace, alignment)
+
+
+SCHEDULES = ("graph", "memory", "exact")
+
+
+def _peak_key(r, sched_load):
+    """Plans compare by peak (no plan is worst), then by LOAD."""
+    return (0 if r.found else 1, r.peak if r.found else 0, sched_load)
 
 
 def plan_graph(graph: TorchGraph, algo: str = "auto", time_limit: float = 10, include_weights: bool = False,
                inplace: bool = True, alignment: int = 1, threads: int = 1, seed: int = 1,
-               capacity: Optional[int] = None) -> TorchPlan:
-    """Lowers and plans a TorchGraph with the named algorithm; returns a TorchPlan (offsets
-    per tensor, summary, status, problem, result)."""
-    lowered = lower(graph, include_weights, inplace, alignment)
-    problem = lowered["problem"]
+               capacity: Optional[int] = None, schedule: str = "memory") -> TorchPlan:
+    """Plans the graph's buffers on an execution order: `schedule` graph (the traced order),
+    memory (heuristics + local search) or exact (dynamic program where it finishes; else
+    memory, and says so). The chosen order and the graph order are both planned and the one
+    whose plan has the lower peak is kept (equal peaks: lower LOAD, then the graph order), so
+    no mode is worse than graph. The summary's 'schedule' says what was chosen and kept."""
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, not {schedule!r}")
+    # One time limit: a fifth for choosing the order, the rest shared by the plans.
+    limited = time_limit is not None and 0 < time_limit < float("inf")
     t0 = time.perf_counter()
-    r = _mp.solve(problem, algo=algo, capacity=capacity, time_limit=time_limit, seed=seed, threads=threads)
+    graph_order = list(_mp._graph_order(graph.tensors, graph.ops))
+    sched = _mp._schedule_graph(graph.tensors, graph.ops, schedule, 0.2 * time_limit if limited else 0, seed,
+                                include_weights, inplace, alignment)
+    schedule_seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    candidates = []  # (key, order, lowered, result); graph order first (kept on ties)
+    orders = [(graph_order, sched["graph_order_load"])]
+    if list(sched["order"]) != graph_order:
+        orders.append((list(sched["order"]), sched["load"]))
+    for k, (order, order_load) in enumerate(orders):
+        lowered = lower(graph, include_weights, inplace, alignment, order)
+        left = time_limit - schedule_seconds - (time.perf_counter() - t0) if limited else time_limit
+        limit = max(0.01, left / (len(orders) - k)) if limited else time_limit
+        r = _mp.solve(lowered["problem"], algo=algo, capacity=capacity, time_limit=limit, seed=seed,
+                      threads=threads)
+        candidates.append((_peak_key(r, order_load), order, lowered, r))
+    graph_r = candidates[0][3]
+    sched_r = candidates[-1][3]
+    best = min(range(len(candidates)), key=lambda k: candidates[k][0])
+    _, order, lowered, r = candidates[best]
+    kept = "graph" if best == 0 else sched["method"]
+    problem = lowered["problem"]
     seconds = time.perf_counter() - t0
     offsets: Dict[str, int] = {}
     if r.found:
@@ -484,9 +518,25 @@ def plan_graph(graph: TorchGraph, algo: str = "auto", time_limit: float = 10, in
         "load_instant": at,
         "status": r.status,
         "solve_seconds": seconds,
+        "schedule": {
+            "method": sched["method"],
+            "kept": kept,
+            "order_load": sched["load"],
+            "graph_order_load": sched["graph_order_load"],
+            "kept_order_load": sched["graph_order_load"] if kept == "graph" else sched["load"],
+            "proven_optimal": sched["proven_optimal"],
+            "lower_bound": sched["lower_bound"],
+            "heuristics": dict(sched["heuristics"]),
+            "fell_back": sched["fell_back"],
+            "fell_back_reason": sched["fell_back_reason"],
+            "schedule_peak": sched_r.peak if sched_r.found else None,
+            "graph_peak": graph_r.peak if graph_r.found else None,
+            "seconds": schedule_seconds,
+        },
     }
+    names = [graph.ops[o][0] for o in order]
     return TorchPlan(offsets, summary, r.status, problem, r, graph,
-                     lowered["buffer_of_tensor"], lowered["tensor_of_buffer"])
+                     lowered["buffer_of_tensor"], lowered["tensor_of_buffer"], names)
 
 
 def build_graph(module, example_inputs, training: bool = False, tracer: str = "auto") -> TorchGraph:
@@ -502,17 +552,19 @@ def build_graph(module, example_inputs, training: bool = False, tracer: str = "a
 def plan(module: torch.nn.Module, example_inputs, training: bool = False, algo: str = "auto",
          time_limit: float = 10, include_weights: bool = False, inplace: bool = True,
          alignment: int = 1, threads: int = 1, seed: int = 1, capacity: Optional[int] = None,
-         tracer: str = "auto") -> TorchPlan:
+         tracer: str = "auto", schedule: str = "memory") -> TorchPlan:
     """Traces `module` on `example_inputs` (a tensor or a tuple of them) and plans its
     activations. training=False: model.eval() under torch.no_grad(); training=True: one
     forward + backward step (loss = sum of the outputs) through AOT autograd. Raises
     MemplanTraceError when the model cannot be traced. The result's summary has buffers,
-    naive (sum of the buffer sizes), load (graph-order LOAD), peak, weight_bytes and
-    live_at_load (the largest live set, largest buffers first)."""
+    naive (sum of the buffer sizes), load (LOAD of the order planned), peak, weight_bytes,
+    live_at_load (the largest live set, largest buffers first) and schedule (plan_graph: the
+    order `schedule` chose, both LOADs, each heuristic's, which order was kept); the plan's
+    order is the execution order (operator names) the plan assumes."""
     t0 = time.perf_counter()
     g = build_graph(module, example_inputs, training, tracer)
     trace_seconds = time.perf_counter() - t0
-    p = plan_graph(g, algo, time_limit, include_weights, inplace, alignment, threads, seed, capacity)
+    p = plan_graph(g, algo, time_limit, include_weights, inplace, alignment, threads, seed, capacity, schedule)
     p.summary["trace_seconds"] = trace_seconds
     return p
 

@@ -1,5 +1,7 @@
 // onnx_graph and import_onnx (onnx.h): read and bind -> infer to a fixed point -> build the
 // graph -> lower it in graph order.
+#include <utility>
+
 #include "frontend/onnx/internal.h"
 #include "memplan/io.h"
 #include "memplan/onnx.h"
@@ -12,11 +14,16 @@ Graph onnx_graph(const std::string& path, const OnnxImportOptions& options) {
   return onnx_fe::build_graph(bound, inferred, path, options);
 }
 
-LoweredGraph lower_onnx(Graph g, const OnnxImportOptions& options) {
+Graph onnx_sized(Graph g) {
   // Tensors of unknown size were reported by onnx_graph (an error under strict); they are
   // left out of the plan rather than given a guessed size.
   for (Tensor& t : g.tensors)
     if (t.bytes < 0) t.bytes = 0;
+  return g;
+}
+
+LoweredGraph lower_onnx(Graph g, const OnnxImportOptions& options) {
+  g = onnx_sized(std::move(g));
   LowerOptions lo;
   lo.include_weights = options.include_weights;
   lo.alignment = options.alignment;
