@@ -97,14 +97,19 @@ def algorithms() -> List[Tuple[str, str]]:
 # Only in builds with the ONNX front end (libonnx-dev).
 def onnx_problem(path: str, dims: Mapping[str, int] = ...,
                  inputs: Mapping[str, Sequence[int]] = ..., strict: bool = False,
-                 include_weights: bool = False) -> Problem:
-    """The buffers of an ONNX model (ids = tensor names)."""
+                 include_weights: bool = False, schedule: str = "memory") -> Problem:
+    """The buffers of an ONNX model (ids = tensor names), lifetimes on the `schedule` order."""
 
 def onnx_summary(path: str, dims: Mapping[str, int] = ...,
                  inputs: Mapping[str, Sequence[int]] = ..., strict: bool = False,
                  algo: str = "auto", time_limit: float = 10.0,
-                 threads: int = 1) -> Dict[str, Any]:
+                 threads: int = 1, schedule: str = "memory") -> Dict[str, Any]:
     """As `memplan onnx --summary`: a dict of the plan's figures."""
+
+def onnx_schedule(path: str, dims: Mapping[str, int] = ...,
+                  inputs: Mapping[str, Sequence[int]] = ..., strict: bool = False,
+                  mode: str = "memory", time_limit: float = 10.0, seed: int = 1) -> Dict[str, Any]:
+    """The execution order of an ONNX model that lowers LOAD (no plan)."""
 
 # For the Python front ends (memplan.torch).
 _TensorRow = Tuple[str, int, str]
@@ -117,3 +122,8 @@ def _lower_graph(tensors: Sequence[_TensorRow], ops: Sequence[_OpRow],
 
 def _graph_order(tensors: Sequence[_TensorRow], ops: Sequence[_OpRow]) -> List[int]:
     """The graph order of a graph given as in _lower_graph."""
+
+def _schedule_graph(tensors: Sequence[_TensorRow], ops: Sequence[_OpRow], mode: str = "memory",
+                    time_limit: float = 10.0, seed: int = 1, include_weights: bool = False,
+                    inplace: bool = True, alignment: int = 1) -> Dict[str, Any]:
+    """Schedules a graph given as in _lower_graph (memplan/schedule.h)."""
