@@ -444,6 +444,8 @@ def _live_at_load(problem) -> Tuple[int, int, List[str]]:
 
 def lower(graph: TorchGraph, include_weights: bool = False, inplace: bool = True, alignment: int = 1,
           order: Sequence[int] = ()):
+    """Lowers a TorchGraph to a Problem (memplan._lower_graph) under `order` (operator
+    indices; empty = graph order); returns its dict (problem, buffer_of_tensor, ...)."""
     return _mp._lower_graph(graph.tensors, graph.ops, list(order), include_weights, inplace, alignment)
 
 
