@@ -68,7 +68,9 @@ typedef enum memplan_status {
   MEMPLAN_STATUS_FEASIBLE = 0,   /* a plan; optimality unknown */
   MEMPLAN_STATUS_OPTIMAL = 1,    /* a plan whose peak equals a proven lower bound */
   MEMPLAN_STATUS_INFEASIBLE = 2, /* proven: no plan fits the capacity */
-  MEMPLAN_STATUS_NO_PLAN = 3     /* none found that fits (heuristic failure or time limit) */
+  MEMPLAN_STATUS_NO_PLAN = 3,    /* none found that fits (heuristic failure or time limit) */
+  MEMPLAN_STATUS_INVALID = 4     /* the solver's plan failed the independent check (a bug);
+                                    no plan is returned */
 } memplan_status;
 
 /* "No capacity": pass to memplan_problem_set_capacity / memplan_options_set_capacity. */

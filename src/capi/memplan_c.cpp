@@ -346,6 +346,10 @@ memplan_error memplan_result_status(const memplan_result* result, memplan_status
       case memplan::Status::kOptimal: *out_status = MEMPLAN_STATUS_OPTIMAL; break;
       case memplan::Status::kInfeasible: *out_status = MEMPLAN_STATUS_INFEASIBLE; break;
       case memplan::Status::kNoPlan: *out_status = MEMPLAN_STATUS_NO_PLAN; break;
+      // solve() validates (the C API never opts out), so kUnchecked does not arise; a plan
+      // that failed the check is not returned.
+      case memplan::Status::kInvalid:
+      case memplan::Status::kUnchecked: *out_status = MEMPLAN_STATUS_INVALID; break;
     }
     return MEMPLAN_OK;
   });

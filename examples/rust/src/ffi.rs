@@ -33,6 +33,8 @@ pub const MEMPLAN_STATUS_FEASIBLE: memplan_status = 0;
 pub const MEMPLAN_STATUS_OPTIMAL: memplan_status = 1;
 pub const MEMPLAN_STATUS_INFEASIBLE: memplan_status = 2;
 pub const MEMPLAN_STATUS_NO_PLAN: memplan_status = 3;
+#[allow(dead_code)]
+pub const MEMPLAN_STATUS_INVALID: memplan_status = 4;
 
 pub const MEMPLAN_NO_CAPACITY: i64 = -1;
 
