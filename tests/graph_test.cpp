@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <random>
 
+#include "graph_builder.h"
 #include "memplan/graph.h"
 #include "memplan/io.h"
 #include "memplan/solver.h"
@@ -13,30 +14,7 @@
 namespace memplan {
 namespace {
 
-// A small builder: tensors by name, operators by (type, inputs, outputs).
-struct Builder {
-  Graph g;
-  int32_t tensor(const std::string& name, int64_t bytes, TensorKind kind = TensorKind::kActivation) {
-    Tensor t;
-    t.name = name;
-    t.bytes = bytes;
-    t.kind = kind;
-    g.tensors.push_back(t);
-    return static_cast<int32_t>(g.tensors.size() - 1);
-  }
-  int32_t op(const std::string& type, std::vector<int32_t> in, std::vector<int32_t> out,
-             std::vector<int32_t> view_of = {}, std::vector<int32_t> may_overwrite = {}) {
-    Operator o;
-    o.name = type + std::to_string(g.ops.size());
-    o.type = type;
-    o.inputs = std::move(in);
-    o.outputs = std::move(out);
-    o.view_of = std::move(view_of);
-    o.may_overwrite = std::move(may_overwrite);
-    g.ops.push_back(o);
-    return static_cast<int32_t>(g.ops.size() - 1);
-  }
-};
+using Builder = graph_testing::GraphBuilder;
 
 const Buffer& buffer_for(const LoweredGraph& l, const Graph& g, const std::string& tensor) {
   for (size_t t = 0; t < g.tensors.size(); ++t)

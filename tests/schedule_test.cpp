@@ -12,6 +12,7 @@
 #include "memplan/generate_graph.h"
 #include "memplan/graph.h"
 #include "memplan/schedule.h"
+#include "graph_builder.h"
 #include "memplan/solver.h"
 #include "memplan/validate.h"
 #include "schedule/heuristics.h"
@@ -20,29 +21,7 @@
 namespace memplan {
 namespace {
 
-struct Builder {
-  Graph g;
-  int32_t tensor(const std::string& name, int64_t bytes, TensorKind kind = TensorKind::kActivation) {
-    Tensor t;
-    t.name = name;
-    t.bytes = bytes;
-    t.kind = kind;
-    g.tensors.push_back(t);
-    return static_cast<int32_t>(g.tensors.size() - 1);
-  }
-  // An operator named `name` producing one tensor of the same name.
-  int32_t node(const std::string& name, std::vector<int32_t> in, int64_t bytes,
-               TensorKind kind = TensorKind::kActivation) {
-    const int32_t t = tensor(name, bytes, kind);
-    Operator o;
-    o.name = name;
-    o.type = "Op";
-    o.inputs = std::move(in);
-    o.outputs = {t};
-    g.ops.push_back(o);
-    return t;
-  }
-};
+using Builder = graph_testing::GraphBuilder;
 
 ScheduleOptions opts(ScheduleMode mode, double time_limit = 10, uint64_t seed = 1) {
   ScheduleOptions o;
