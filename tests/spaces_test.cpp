@@ -436,7 +436,11 @@ TEST(Explain, EveryBundledBenchmarkAtLoadMinusOne) {
                          "idealloc/somas_tensors/tiny_bert.csv"};
   for (const char* f : files) {
     const Problem p = read_csv_file(testing::source_path(std::string("benchmarks/") + f)).problem;
-    const auto [t, load] = sweep_peak(p);
+    // Plain variables, not a structured binding: a lambda below reads t (clang 14 cannot
+    // capture a binding).
+    const auto peak = sweep_peak(p);
+    const auto t = peak.first;
+    const auto load = peak.second;
     const Explanation e = explain(p, load - 1, "greedy", quick(1));
     EXPECT_TRUE(e.load_exceeds) << f;
     EXPECT_EQ(e.worst_time, t) << f;
