@@ -63,7 +63,7 @@ if want fuzz; then
     "$target" -max_total_time="$FUZZ_SECONDS" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
       -artifact_prefix="$ROOT/build-asan/fuzz-crashes/$name-" "$work" "fuzz/corpus/${name#fuzz_}" \
       2>"build-asan/$name.log" || { tail -50 "build-asan/$name.log"; echo "sanitize: $name failed"; exit 1; }
-    echo "sanitize: $name: $(grep -m1 'stat::number_of_executed_units' "build-asan/$name.log" | awk '{print $2}') executions in $FUZZ_SECONDS s, corpus $(ls "$work" | wc -l) inputs"
+    echo "sanitize: $name: $(grep -a -m1 'stat::number_of_executed_units' "build-asan/$name.log" | awk '{print $2}') executions in $FUZZ_SECONDS s, corpus $(ls "$work" | wc -l) inputs"
   done
   stamp "fuzz targets passed"
 fi
