@@ -325,7 +325,8 @@ int main(int argc, char** argv) {
 
   auto* gen_cmd = app.add_subcommand("generate", "write a seeded synthetic instance (MiniMalloc CSV)");
   GenerateOptions gen;
-  gen_cmd->add_option("--kind", gen.kind, "dnn, uniform or tiling");
+  gen_cmd->add_option("--kind", gen.kind, "dnn, uniform, tiling or streams");
+  gen_cmd->add_option("--streams", gen.streams, "streams: number of parallel streams")->check(CLI::PositiveNumber);
   gen_cmd->add_option("-n,--buffers", gen.buffers, "number of buffers")->check(CLI::NonNegativeNumber);
   gen_cmd->add_option("--seed", gen.seed, "random seed");
   gen_cmd->add_option("--max-size", gen.max_size, "uniform: largest size")->check(CLI::PositiveNumber);
