@@ -67,7 +67,7 @@ struct ConflictGraph {
   int64_t degree(int32_t i) const { return begin[i + 1] - begin[i]; }
 };
 
-// Builds the relation defined at the top of this file. Returns false (graph empty) when it
+// Builds the relation defined at the top of this file. Returns false (the graph is then unusable) when it
 // would hold more than `max_pairs` pairs or `stop` says so.
 bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs,
                     const std::function<bool()>& stop = {});

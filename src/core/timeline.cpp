@@ -193,6 +193,7 @@ bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs, const
   if (!overlap_pairs(start, end, order_by_start(start), pairs, stop)) return false;
   for (auto [a, b] : p.conflicts)
     if (a != b) pairs.emplace_back(a, b);
+  auto stopped = [&] { return stop && stop(); };
   // In-place exemption: a buffer and the one it takes over (a direct inplace_of link).
   std::unordered_map<std::string_view, int32_t> index;
   for (int32_t i = 0; i < n; ++i)
@@ -210,8 +211,10 @@ bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs, const
   };
   for (auto& [a, b] : pairs)
     if (a > b) std::swap(a, b);
+  if (stopped()) return false;
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  if (stopped()) return false;
   g.begin.assign(n + 1, 0);
   std::vector<std::pair<int32_t, int32_t>> kept;
   kept.reserve(pairs.size());
@@ -221,7 +224,10 @@ bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs, const
   g.adj.resize(g.begin[n]);
   std::vector<int64_t> fill(g.begin.begin(), g.begin.end() - 1);
   for (auto [a, b] : kept) g.adj[fill[a]++] = b, g.adj[fill[b]++] = a;
-  for (int32_t i = 0; i < n; ++i) std::sort(g.adj.begin() + g.begin[i], g.adj.begin() + g.begin[i + 1]);
+  for (int32_t i = 0; i < n; ++i) {
+    std::sort(g.adj.begin() + g.begin[i], g.adj.begin() + g.begin[i + 1]);
+    if ((i & 4095) == 4095 && stopped()) return false;
+  }
   return true;
 }
 
