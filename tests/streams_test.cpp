@@ -499,3 +499,34 @@ TEST(StreamPrograms, GeneratedFamilyLinearizedPlanIsUnsafe) {
 
 }  // namespace
 }  // namespace memplan
+
+#include <sstream>
+
+#include "memplan/io.h"
+
+namespace memplan {
+namespace {
+
+TEST(Streams, CsvConflictsColumn) {
+  std::istringstream in("id,lower,upper,size,conflicts\na,0,1,4,b;c\nb,2,3,4,\nc,4,5,4,\n");
+  const CsvTable t = read_csv(in, "t.csv");
+  EXPECT_EQ(t.problem.conflicts, (std::vector<std::pair<int32_t, int32_t>>{{0, 1}, {0, 2}}));
+  std::ostringstream out;
+  write_csv(out, t, nullptr);
+  std::istringstream again(out.str());
+  EXPECT_EQ(read_csv(again, "again.csv").problem.conflicts, t.problem.conflicts);
+  // A problem built in code gets the column added by the writer.
+  std::ostringstream built;
+  write_csv(built, t.problem, nullptr);
+  EXPECT_NE(built.str().find("conflicts"), std::string::npos);
+  std::istringstream bad("id,lower,upper,size,conflicts\na,0,1,4,\nb,2,3,4,zz\n");
+  try {
+    read_csv(bad, "bad.csv");
+    ADD_FAILURE() << "unknown id accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.csv:3: column 'conflicts'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace memplan
