@@ -96,21 +96,30 @@ void equal_time(double seconds, int seeds, int threads) {
               "idealloc-mcts's peak is lower / equal / higher than idealloc's\n\n",
               seconds, seeds, threads);
   std::printf("| instance | idealloc median peak/LOAD | idealloc-mcts median peak/LOAD | W/T/L | "
-              "median iterations (plain / mcts) | mcts better |\n|---|---|---|---|---|---|\n");
+              "median iterations (plain / mcts) | mcts better | random+slack median | "
+              "mcts vs random+slack W/T/L |\n|---|---|---|---|---|---|---|---|\n");
   int better_ak = 0;
   const MctsParams mp;
+  // The control arm: mcts's squeeze (cut at best * (1 + slack)) with uniform decisions, to
+  // separate what the tree adds from what the longer squeeze adds.
+  MctsParams rnd = mp;
+  rnd.pass_through = true;
   for (const Instance& in : instances(true, true)) {
-    std::vector<double> rp, rm, ip, im;
-    int w = 0, t = 0, l = 0;
+    std::vector<double> rp, rm, rr, ip, im;
+    int w = 0, t = 0, l = 0, w2 = 0, t2 = 0, l2 = 0;
     for (int s = 1; s <= seeds; ++s) {
-      Run a, b;
+      Run a, b, c;
       if (s % 2) {
         a = run(in, false, mp, uint64_t(s), seconds, INT64_MAX / 4, threads);
         b = run(in, true, mp, uint64_t(s), seconds, INT64_MAX / 4, threads);
+        c = run(in, true, rnd, uint64_t(s), seconds, INT64_MAX / 4, threads);
       } else {
+        c = run(in, true, rnd, uint64_t(s), seconds, INT64_MAX / 4, threads);
         b = run(in, true, mp, uint64_t(s), seconds, INT64_MAX / 4, threads);
         a = run(in, false, mp, uint64_t(s), seconds, INT64_MAX / 4, threads);
       }
+      rr.push_back(double(c.peak) / double(in.load));
+      (b.peak < c.peak ? w2 : b.peak == c.peak ? t2 : l2)++;
       rp.push_back(double(a.peak) / double(in.load));
       rm.push_back(double(b.peak) / double(in.load));
       ip.push_back(double(a.iterations));
@@ -120,8 +129,9 @@ void equal_time(double seconds, int seeds, int threads) {
     // Better: more paired wins than losses and a median no higher.
     const bool better = w > l && median(rm) <= median(rp);
     if (in.name.size() == 1 && better) ++better_ak;
-    std::printf("| %s | %.4f | %.4f | %d/%d/%d | %.0f / %.0f | %s |\n", in.name.c_str(), median(rp),
-                median(rm), w, t, l, median(ip), median(im), better ? "yes" : "no");
+    std::printf("| %s | %.4f | %.4f | %d/%d/%d | %.0f / %.0f | %s | %.4f | %d/%d/%d |\n",
+                in.name.c_str(), median(rp), median(rm), w, t, l, median(ip), median(im),
+                better ? "yes" : "no", median(rr), w2, t2, l2);
     std::fflush(stdout);
   }
   std::printf("\nA-K instances where idealloc-mcts is better: %d of 11 (goal: >= 8)\n", better_ak);
@@ -155,10 +165,14 @@ void tenth(int seeds, int threads) {
 
 void tune(double seconds, int seeds, int threads) {
   std::vector<Instance> gen;
-  for (const char* kind : {"uniform", "dnn"}) {
+  // Instances where the bootstrap does not reach LOAD already: long-lived uniform buffers
+  // (n = 300, horizon 300, lifetimes up to 150) and a perfect tiling (n = 200, optimum LOAD).
+  for (const char* kind : {"uniform", "tiling"}) {
     GenerateOptions g;
     g.kind = kind;
-    g.buffers = std::string(kind) == "uniform" ? 300 : 500;
+    g.buffers = std::string(kind) == "uniform" ? 300 : 200;
+    g.horizon = std::string(kind) == "uniform" ? 300 : 0;
+    g.max_length = std::string(kind) == "uniform" ? 150 : 0;
     g.seed = 1;
     Instance in{std::string(kind) + "-" + std::to_string(g.buffers), generate(g), 0};
     in.load = compute_load(in.p);
@@ -177,7 +191,15 @@ void tune(double seconds, int seeds, int threads) {
   MctsParams b;
   b.tree = false;
   arms.push_back({"buckets (no tree)", true, b});
-  for (double slack : {0.0, 0.02, 0.05})
+  for (double slack : {0.02, 0.05, 0.1}) {
+    MctsParams r;
+    r.pass_through = true;
+    r.slack = slack;
+    char name[64];
+    std::snprintf(name, sizeof name, "random decisions, slack=%.2f", slack);
+    arms.push_back({name, true, r});
+  }
+  for (double slack : {0.02, 0.05, 0.1})
     for (int depth : {4, 12})
       for (double c : {0.2, 0.5}) {
         MctsParams m;

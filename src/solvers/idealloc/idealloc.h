@@ -214,16 +214,17 @@ std::optional<Solution> squeeze_order(PlacementEngine& engine, std::span<const i
                                       const Deadline& deadline, bool* best_fit = nullptr);
 
 // idealloc-mcts (mcts.cpp): the parameters of the tree search over the boxing's critical
-// points. Defaults were tuned on generated instances only (docs/idealloc.md).
+// points. Defaults chosen on generated instances only (`idealloc_mcts_bench tune 0.3 5`:
+// uniform n=300 with long lifetimes, tiling n=200; see README).
 struct MctsParams {
   bool tree = true;        // false: uniform random bucket, no tree ("buckets" arm)
-  bool pass_through = false;  // true: RandomSource draws (plain idealloc through this path)
+  bool pass_through = false;  // true: RandomSource draws, no tree (slack 0: plain idealloc)
   int buckets = 8;         // quantile buckets of a decision's candidate points
   int depth = 12;          // the first `depth` point decisions of a rollout are tree decisions
-  double c = 0.2;          // UCT exploration constant (rewards in [0, 1])
+  double c = 0.5;          // UCT exploration constant (rewards in [0, 1])
   double eps = 0.25;       // probability of a uniformly random child (the escape)
   double alpha = 0.5;      // weight of a child's max reward against its mean
-  double slack = 0.02;     // rollouts squeeze to completion up to best * (1 + slack)
+  double slack = 0.10;     // rollouts squeeze to completion up to best * (1 + slack)
   int64_t max_nodes = 1'000'000;  // no expansion beyond this many tree nodes
 };
 SolveResult run_idealloc_mcts(const Problem& p, const SolveOptions& opt, const MctsParams& mp);

@@ -186,15 +186,15 @@ SolveResult run_idealloc_mcts(const Problem& p, const SolveOptions& opt, const M
         if (i >= budget || deadline.expired() || (local.plan && local.plan->peak <= load)) break;
         if (k > 0 && k % kRound == 0) bar = round_best;
         std::optional<Solution> plan;
+        const int64_t cut = bar + int64_t(std::floor(double(bar) * mp.slack));
         if (mp.pass_through) {
           std::mt19937_64 rng = iteration_rng(opt.seed, uint64_t(i));
           RandomSource src(rng);
           const IterationOrder io = iteration_order(prep, eps, src);
-          plan = squeeze_order(engine, io.order, bar, true, deadline);
+          plan = squeeze_order(engine, io.order, cut, true, deadline);
         } else {
           TreeSource src(tree, mp, iteration_rng(opt.seed, uint64_t(i)));
           const IterationOrder io = iteration_order(prep, eps, src);
-          const int64_t cut = bar + int64_t(std::floor(double(bar) * mp.slack));
           plan = squeeze_order(engine, io.order, cut, true, deadline);
           double reward = 0;
           if (plan) {
