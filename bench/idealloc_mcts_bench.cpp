@@ -73,7 +73,12 @@ Run run(const Instance& in, bool mcts, const MctsParams& mp, uint64_t seed, doub
   o.time_limit_seconds = seconds;
   o.iterations = iterations;
   const auto t0 = std::chrono::steady_clock::now();
-  const SolveResult r = mcts ? idealloc::run_idealloc_mcts(in.p, o, mp) : solve(in.p, "idealloc", o);
+  // Both arms through solve(), which keeps part of the limit for its plan check: the same
+  // budget for both.
+  const SolverInfo mcts_info{"idealloc-mcts", "", [&mp](const Problem& q, const SolveOptions& so) {
+                               return idealloc::run_idealloc_mcts(q, so, mp);
+                             }};
+  const SolveResult r = mcts ? solve(in.p, mcts_info, o) : solve(in.p, "idealloc", o);
   Run out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!r.solution || !validate(in.p, r.solution->offsets).ok) {
