@@ -38,9 +38,4 @@ std::vector<int64_t> lift_offsets(const Lowering& l, const std::vector<int64_t>&
 // in-place chains (members sharing an address occupy only the largest live one).
 int64_t constrained_lower_bound(const Problem& p);
 
-// For validation: merges each run of consecutive in-place chain members that share one
-// offset into a single buffer; everything else is copied. Fills `offsets_out`.
-Problem merge_shared_inplace(const Problem& p, const std::vector<int64_t>& offsets,
-                             std::vector<int64_t>& offsets_out);
-
 }  // namespace memplan

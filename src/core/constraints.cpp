@@ -165,24 +165,4 @@ int64_t constrained_lower_bound(const Problem& p) {
   return compute_load(merged);
 }
 
-Problem merge_shared_inplace(const Problem& p, const std::vector<int64_t>& offsets,
-                             std::vector<int64_t>& offsets_out) {
-  Problem out;
-  out.capacity = p.capacity;
-  offsets_out.clear();
-  for (const auto& chain : inplace_chains(p)) {
-    size_t k = 0;
-    while (k < chain.size()) {
-      size_t e = k + 1;
-      while (e < chain.size() && offsets[chain[e]] == offsets[chain[k]]) ++e;
-      Buffer m = merge_chain(p, std::vector<int32_t>(chain.begin() + k, chain.begin() + e));
-      m.offset.reset();  // fixed offsets are checked on the original buffers
-      out.buffers.push_back(std::move(m));
-      offsets_out.push_back(offsets[chain[k]]);
-      k = e;
-    }
-  }
-  return out;
-}
-
 }  // namespace memplan
