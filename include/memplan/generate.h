@@ -17,6 +17,7 @@ struct GenerateOptions {
   int64_t horizon = 0;          // uniform: times in [0, horizon); 0 = buffers
   int64_t max_length = 0;       // uniform: lifetimes in [1, max_length]; 0 = horizon/20+1
   int64_t capacity = 1 << 20;   // tiling: width of the tiled rectangle (= optimal peak)
+  int64_t streams = 4;          // streams: number of parallel streams
 };
 
 // {name, one-line description} of every kind.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace memplan {
@@ -67,6 +68,10 @@ struct Problem {
   std::vector<Buffer> buffers;
   std::optional<int64_t> capacity;  // peak must not exceed it when set
   std::vector<Memory> memories;     // empty: one memory (the capacity above)
+  // Explicit extra conflicts (buffer index pairs), e.g. from a parallel-stream partial
+  // order: each listed pair must not share bytes even if their lifetimes are disjoint on
+  // the [start, end) axis. Empty for a plain interval problem. See timeline.h.
+  std::vector<std::pair<int32_t, int32_t>> conflicts;
 };
 
 // A plan: offsets[i] belongs to problem.buffers[i].

@@ -73,10 +73,19 @@ struct SolveResult {
 
 using SolverFn = std::function<SolveResult(const Problem&, const SolveOptions&)>;
 
+// What a solver can honour beyond plain interval lifetimes. solve() refuses a problem that
+// needs more, with a message naming the algorithm, instead of returning a wrong plan.
+struct Supports {
+  // Problem::conflicts: a conflict relation beyond interval overlap (parallel streams).
+  // Interval-only solvers (sections, time trees, boxing) leave it false.
+  bool explicit_conflicts = false;
+};
+
 struct SolverInfo {
   std::string name;
   std::string description;  // one line
   SolverFn run;
+  Supports supports{};
 };
 
 // Every registered solver, in listing order.
@@ -84,7 +93,8 @@ const std::vector<SolverInfo>& all_solvers();
 // nullptr when unknown.
 const SolverInfo* find_solver(const std::string& name);
 
-// Runs solver `name`, fills in lower_bound (>= LOAD and >= every pre-placed buffer's
+// Runs solver `name` (throws std::invalid_argument when the solver does not support what
+// the problem needs, see Supports), fills in lower_bound (>= LOAD and >= every pre-placed buffer's
 // offset + size), checks the capacity, validates the plan (unless options.validate is
 // false) and sets kOptimal when a validated plan's peak meets the lower bound. Throws
 // std::invalid_argument for an unknown name; an exception from the solver (including one

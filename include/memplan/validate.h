@@ -39,6 +39,9 @@ struct Validation {
 //     offset of every high (from_top) buffer, so the free middle is one region; with a
 //     capacity C, the high end grows down from top = C rounded down to the largest alignment
 //     of the high buffers, so every high buffer ends at or below that top.
+//  6. Explicit conflicts (problem.conflicts): each listed pair names two distinct buffers,
+//     and their extents [offset, offset + size) are disjoint (whatever their lifetimes and
+//     gaps), unless the two share memory in place (rule 3). O(#pairs).
 // O(n log n) by a sweep over time with an ordered map of occupied address segments (plus,
 // for a group of k buffers sharing in place, at most O(k) segment updates per member).
 Validation validate(const Problem& problem, const std::vector<int64_t>& offsets,

@@ -398,7 +398,9 @@ int main(int argc, char** argv) {
 
   auto* gen_cmd = app.add_subcommand("generate", "write a seeded synthetic instance (MiniMalloc CSV)");
   GenerateOptions gen;
-  gen_cmd->add_option("--kind", gen.kind, "dnn, uniform, training or tiling");
+  gen_cmd->add_option("--kind", gen.kind, "dnn, uniform, training, tiling or streams");
+  gen_cmd->add_option("--streams", gen.streams, "streams: number of parallel streams")
+      ->check(integer_in<int64_t>(1, 4096, "a stream count, an integer >= 1"));
   gen_cmd->add_option("-n,--buffers", gen.buffers, "number of buffers")
       ->check(integer_in<int64_t>(0, INT64_MAX, "a buffer count, an integer >= 0"));
   gen_cmd->add_option("--seed", gen.seed, "random seed")

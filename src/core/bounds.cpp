@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/arith.h"
+#include "memplan/timeline.h"
 
 namespace memplan {
 namespace {
@@ -16,86 +17,9 @@ struct Event {
   int64_t delta;  // negative for an end: sorts before starts at equal times
 };
 
-// A buffer's in-place component: buffers linked by inplace_of (in either direction, through
-// any number of links) get one id; unrelated buffers get their own. Empty when no buffer
-// names an in-place target.
-std::vector<int32_t> inplace_components(const Problem& p) {
-  const int32_t n = static_cast<int32_t>(p.buffers.size());
-  std::unordered_map<std::string_view, int32_t> index;
-  for (int32_t i = 0; i < n; ++i)
-    if (!p.buffers[i].inplace_of.empty()) index.emplace(p.buffers[i].inplace_of, -1);
-  if (index.empty()) return {};
-  for (int32_t i = 0; i < n; ++i)
-    if (auto it = index.find(p.buffers[i].id); it != index.end() && it->second < 0) it->second = i;
-  std::vector<int32_t> parent(n);
-  for (int32_t i = 0; i < n; ++i) parent[i] = i;
-  auto root = [&](int32_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  };
-  for (int32_t i = 0; i < n; ++i)
-    if (auto it = index.find(p.buffers[i].inplace_of); it != index.end() && it->second >= 0)
-      parent[root(i)] = root(it->second);
-  for (int32_t i = 0; i < n; ++i) parent[i] = root(i);
-  return parent;
-}
-
 }  // namespace
 
-// Plain buffers: one event per piece. In-place components: the component contributes the
-// widest of its live members' pieces, kept in a multiset of live widths per component.
-int64_t compute_load(const Problem& p) {
-  const std::vector<int32_t> comp = inplace_components(p);
-  struct CEvent {
-    int64_t time;
-    int64_t delta;
-    int32_t comp;
-  };
-  std::vector<CEvent> ev;
-  ev.reserve(2 * p.buffers.size());
-  for (size_t i = 0; i < p.buffers.size(); ++i) {
-    const Buffer& b = p.buffers[i];
-    const int32_t k = comp.empty() ? static_cast<int32_t>(i) : comp[i];
-    if (b.gaps.empty()) {
-      ev.push_back({b.start, b.size, k});
-      ev.push_back({b.end, -b.size, k});
-      continue;
-    }
-    for (const Piece& pc : pieces_of(b)) {
-      ev.push_back({pc.start, pc.hi - pc.lo, k});
-      ev.push_back({pc.end, -(pc.hi - pc.lo), k});
-    }
-  }
-  std::sort(ev.begin(), ev.end(), [](const CEvent& a, const CEvent& b) {
-    return a.time != b.time ? a.time < b.time : a.delta < b.delta;
-  });
-  // Components of two or more buffers get a multiset of live widths (slot[k] + 1 indexes
-  // it; slot[k] == -1 for a single buffer).
-  std::vector<int32_t> slot;
-  int32_t shared = 0;
-  if (!comp.empty()) {
-    std::vector<int32_t> members(p.buffers.size(), 0);
-    for (int32_t k : comp) ++members[k];
-    slot.assign(p.buffers.size(), -1);
-    for (size_t k = 0; k < members.size(); ++k)
-      if (members[k] > 1) slot[k] = shared++;
-  }
-  std::vector<std::multiset<int64_t>> widths(shared);
-  int64_t live = 0, load = 0;
-  for (const CEvent& e : ev) {
-    if (slot.empty() || slot[e.comp] < 0) {
-      live = sat_add(live, e.delta);
-    } else {
-      std::multiset<int64_t>& w = widths[slot[e.comp]];
-      const int64_t before = w.empty() ? 0 : *w.rbegin();
-      if (e.delta > 0) w.insert(e.delta);
-      else w.erase(w.find(-e.delta));
-      live = sat_add(live, (w.empty() ? 0 : *w.rbegin()) - before);
-    }
-    load = std::max(load, live);
-  }
-  return load;
-}
+int64_t compute_load(const Problem& p) { return interval_load(p); }
 
 int64_t fixed_top(const Problem& p) {
   int64_t top = 0;

@@ -97,6 +97,16 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
     throw InputError("capacity: must be >= 0, got " + std::to_string(*options.capacity));
   const SolverInfo* info = &solver;
   const std::string& name = solver.name;
+  if (!problem.conflicts.empty()) {
+    if (!solver.supports.explicit_conflicts)
+      throw std::invalid_argument("algorithm '" + name +
+                                  "' needs interval lifetimes; the input has explicit conflicts "
+                                  "(use 'auto' or 'conflict-greedy')");
+    if (has_two_ends(problem) || has_constraints(problem))
+      throw std::invalid_argument(
+          "explicit conflicts together with in-place reuse, groups or a two-ended pool are not "
+          "supported yet");
+  }
   SolveOptions opt = options;
   opt.threads = std::clamp(options.threads, 1, kMaxThreads);
   const auto t0 = std::chrono::steady_clock::now();

@@ -291,6 +291,24 @@ void check_footprints(Checker& c, const std::vector<int32_t>& cls) {
   }
 }
 
+// Rule 6: explicit conflicts. A listed pair may be live at the same moment whatever their
+// [start, end) say (e.g. on two streams), so their whole extents must be disjoint, unless
+// they share memory in place (same sharing class). Every pair is checked directly.
+void check_conflicts(Checker& c, const std::vector<int32_t>& cls) {
+  const int64_t n = static_cast<int64_t>(c.p.buffers.size());
+  for (const auto& [a, b] : c.p.conflicts) {
+    if (a < 0 || b < 0 || a >= n || b >= n || a == b) {
+      c.fail("problem: conflict pair (" + str(a) + "," + str(b) + ") does not name two buffers");
+      continue;
+    }
+    if (cls[a] == cls[b]) continue;
+    const int64_t a_hi = c.off[a] + c.p.buffers[a].size, b_hi = c.off[b] + c.p.buffers[b].size;
+    if (c.off[a] < b_hi && c.off[b] < a_hi)
+      c.fail(c.name(a) + " at [" + str(c.off[a]) + "," + str(a_hi) + ") and " + c.name(b) + " at [" +
+             str(c.off[b]) + "," + str(b_hi) + ") conflict (explicit conflict) but share bytes");
+  }
+}
+
 }  // namespace
 
 Validation validate(const Problem& problem, const std::vector<int64_t>& offsets,
@@ -309,6 +327,7 @@ Validation validate(const Problem& problem, const std::vector<int64_t>& offsets,
   check_groups(c);
   check_two_ends(c);
   check_footprints(c, cls);
+  check_conflicts(c, cls);
   return c.v;
 }
 

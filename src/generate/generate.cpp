@@ -1,11 +1,13 @@
 #include "memplan/generate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <queue>
 #include <random>
 #include <stdexcept>
 
 #include "memplan/io.h"
+#include "memplan/streams.h"
 
 namespace memplan {
 namespace {
@@ -187,13 +189,58 @@ Problem tiling(const GenerateOptions& o, std::mt19937_64& rng) {
   return p;
 }
 
+// A multi-stream program: `streams` streams of DNN-like ops, each op producing one buffer
+// read by the next 1-3 ops of its stream (one in 16 held 8-40 ops, a skip), sizes 1 KiB to
+// max_size (log-uniform, 256-byte granules). Every 4-16 ops a stream waits for a random other
+// stream's recent buffer (an event: that buffer's last use happens before the waiting op).
+Problem streams(const GenerateOptions& o, std::mt19937_64& rng) {
+  const int32_t S = static_cast<int32_t>(o.streams);
+  if (S < 1 || S > 64) throw std::invalid_argument("streams must be in [1, 64]");
+  std::vector<StreamBuffer> prog;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> pos(S, 0), next_sync(S, 0);
+  std::vector<std::vector<int32_t>> recent(S);  // recent buffers per stream
+  std::uniform_int_distribution<int32_t> pick(0, S - 1);
+  const double lo = std::log(1024.0), hi = std::log(static_cast<double>(std::max<int64_t>(o.max_size, 2048)));
+  std::uniform_real_distribution<double> logsize(lo, hi);
+  for (int32_t s = 0; s < S; ++s) next_sync[s] = 4 + static_cast<int64_t>(rng() % 13);
+  for (int64_t i = 0; i < o.buffers; ++i) {
+    const int32_t s = static_cast<int32_t>(i % S);
+    StreamBuffer b;
+    b.stream = s;
+    b.lower = pos[s]++;
+    b.upper = b.lower + 1 + static_cast<int64_t>(rng() % 3);
+    if (rng() % 16 == 0) b.upper = b.lower + 8 + static_cast<int64_t>(rng() % 33);
+    if (S > 1 && b.lower >= next_sync[s]) {
+      next_sync[s] = b.lower + 4 + static_cast<int64_t>(rng() % 13);
+      int32_t t = pick(rng);
+      if (t == s) t = (t + 1) % S;
+      // Only a buffer whose last use is already issued on t: every event then points back
+      // in generation order, so the program cannot deadlock.
+      std::vector<int32_t> done;
+      for (int32_t a : recent[t])
+        if (prog[a].upper <= pos[t]) done.push_back(a);
+      if (!done.empty()) b.after.push_back(done[rng() % done.size()]);
+    }
+    prog.push_back(b);
+    sizes.push_back((static_cast<int64_t>(std::exp(logsize(rng))) + 255) / 256 * 256);
+    recent[s].push_back(static_cast<int32_t>(i));
+    if (recent[s].size() > 8) recent[s].erase(recent[s].begin());
+  }
+  Problem p = problem_from_streams(prog, sizes, S);
+  for (size_t i = 0; i < p.buffers.size(); ++i) p.buffers[i].id = std::to_string(i);
+  return p;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> generator_kinds() {
   return {{"dnn", "DNN-like operator chain: blocks, residual and long skips, branches, workspaces"},
           {"uniform", "uniform random lifetimes and sizes"},
           {"training", "training step: nested forward activations live until their backward step, backward temporaries"},
-          {"tiling", "guillotine tiling of capacity x horizon: optimal peak = capacity = LOAD"}};
+          {"tiling", "guillotine tiling of capacity x horizon: optimal peak = capacity = LOAD"},
+          {"streams", "DNN-like ops on --streams parallel streams with events between them: "
+                      "lifetimes from one linear order plus the explicit conflicts it hides"}};
 }
 
 namespace {
@@ -203,11 +250,12 @@ Problem generate_kind(const GenerateOptions& o) {
   if (o.kind == "uniform") return uniform(o, rng);
   if (o.kind == "dnn") return dnn(o, rng);
   if (o.kind == "training") return training(o, rng);
+  if (o.kind == "streams") return streams(o, rng);
   if (o.kind == "tiling") {
     if (o.capacity < 1) throw std::invalid_argument("capacity must be >= 1");
     return tiling(o, rng);
   }
-  throw std::invalid_argument("unknown generator kind '" + o.kind + "' (dnn, uniform, training, tiling)");
+  throw std::invalid_argument("unknown generator kind '" + o.kind + "' (dnn, uniform, training, tiling, streams)");
 }
 
 }  // namespace

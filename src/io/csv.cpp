@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
+#include <string_view>
 #include <unordered_map>
 
 #include "io/check.h"
@@ -17,7 +18,7 @@
 namespace memplan {
 namespace {
 
-enum Field { kId, kLower, kUpper, kEnd, kSize, kAlignment, kOffset, kHint, kGaps, kInplace, kGroup, kSide, kFieldCount };
+enum Field { kId, kLower, kUpper, kEnd, kSize, kAlignment, kOffset, kHint, kGaps, kInplace, kGroup, kSide, kConflicts, kFieldCount };
 
 // Canonical field of a header name; -1 when the column is not one memplan reads.
 int field_of(const std::string& c) {
@@ -26,7 +27,7 @@ int field_of(const std::string& c) {
       {"start", kLower},   {"begin", kLower},   {"upper", kUpper},    {"end", kEnd},
       {"size", kSize},     {"alignment", kAlignment}, {"offset", kOffset}, {"hint", kHint},
       {"gaps", kGaps},     {"inplace", kInplace}, {"group", kGroup},
-      {"side", kSide}};
+      {"side", kSide},     {"conflicts", kConflicts}};
   auto it = names.find(c);
   return it == names.end() ? -1 : it->second;
 }
@@ -204,6 +205,13 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
   const bool inclusive_end = col_field[where[kUpper]] == kEnd || lifetimes == Lifetimes::kInclusive;
   table.has_offset_column = where[kOffset] >= 0;
   std::unordered_map<std::string, size_t> id_line;
+  // `conflicts` column: ids (separated by ';') each row conflicts with, resolved at the end.
+  struct PendingConflicts {
+    size_t line;
+    int32_t row;
+    std::string ids;
+  };
+  std::vector<PendingConflicts> pending;
   TotalGuard total;
   size_t lineno = 1;
   while (std::getline(in, line)) {
@@ -244,6 +252,10 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
           break;
         case kGaps: b.gaps = parse_gaps(fields[c], loc, col, inclusive_end ? 1 : 0); break;
         case kInplace: b.inplace_of = fields[c]; break;
+        case kConflicts:
+          if (!fields[c].empty())
+            pending.push_back({lineno, static_cast<int32_t>(table.problem.buffers.size()), fields[c]});
+          break;
         case kSide:
           if (fields[c] == "high") b.from_top = true;
           else if (!fields[c].empty() && fields[c] != "low")
@@ -281,6 +293,19 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
                "duplicate id '" + b.id + "' (first on line " + std::to_string(it->second) + ")");
     if (auto issue = total.add(b)) loc.fail(column_of(issue->field), issue->message);
     table.problem.buffers.push_back(std::move(b));
+  }
+  std::unordered_map<std::string_view, int32_t> row_of;
+  if (!pending.empty())
+    for (size_t i = 0; i < table.problem.buffers.size(); ++i) row_of.emplace(table.problem.buffers[i].id, static_cast<int32_t>(i));
+  for (const PendingConflicts& pc : pending) {
+    const Loc loc{name, pc.line};
+    for (const std::string& id : split(pc.ids, ';')) {
+      auto it = row_of.find(id);
+      if (it == row_of.end()) loc.fail(table.columns[where[kConflicts]], "unknown buffer id '" + id + "'");
+      const int32_t other = it->second;
+      if (other == pc.row) loc.fail(table.columns[where[kConflicts]], "a buffer cannot conflict with itself");
+      table.problem.conflicts.emplace_back(pc.row, other);
+    }
   }
   if (has_constraints(table.problem)) {
     try {
@@ -356,6 +381,11 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
   if (group && !has(kGroup)) columns.push_back("group");
   if (high && !has(kSide)) columns.push_back("side");
   if ((fixed || offsets) && !has(kOffset)) columns.push_back("offset");
+  if (!problem.conflicts.empty() && !has(kConflicts)) columns.push_back("conflicts");
+  // Each pair is written once, on its first buffer's row.
+  std::vector<std::string> conflict_ids(problem.conflicts.empty() ? 0 : problem.buffers.size());
+  for (auto [a, b] : problem.conflicts)
+    conflict_ids[a] += (conflict_ids[a].empty() ? "" : ";") + problem.buffers[b].id;
   std::string text;
   for (size_t c = 0; c < columns.size(); ++c) text += (c ? "," : "") + columns[c];
   text += '\n';
@@ -390,6 +420,9 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
         case kSide: text += b.from_top ? "high" : "low"; break;
         case kGroup:
           if (!b.group.empty()) text += b.group + ":" + std::to_string(b.group_index);
+          break;
+        case kConflicts:
+          if (!conflict_ids.empty()) text += conflict_ids[i];
           break;
         default: text += (*unknown)[i * n_unknown + u++]; break;
       }

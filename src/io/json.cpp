@@ -104,6 +104,28 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+// "conflicts": [["a", "b"], ...]: explicit conflict pairs by buffer id (problem.h).
+void read_conflicts(const json& list, const std::string& name, Problem& p) {
+  if (!list.is_array()) throw InputError(name + ": field 'conflicts' must be an array of [id, id] pairs");
+  std::unordered_map<std::string, int32_t> index;
+  for (size_t i = 0; i < p.buffers.size(); ++i) index.emplace(p.buffers[i].id, static_cast<int32_t>(i));
+  size_t k = 0;
+  for (const json& pair : list) {
+    const std::string where = name + ": conflicts[" + std::to_string(k++) + "]";
+    if (!pair.is_array() || pair.size() != 2) throw InputError(where + ": expected [id, id]");
+    int32_t ends[2];
+    for (int e = 0; e < 2; ++e) {
+      const json& id = pair[e];
+      if (!id.is_string() && !id.is_number_integer()) throw InputError(where + ": ids must be strings or integers");
+      auto it = index.find(id.is_string() ? id.get<std::string>() : id.dump());
+      if (it == index.end()) throw InputError(where + ": unknown buffer id " + id.dump());
+      ends[e] = it->second;
+    }
+    if (ends[0] == ends[1]) throw InputError(where + ": a buffer cannot conflict with itself");
+    p.conflicts.emplace_back(ends[0], ends[1]);
+  }
+}
+
 }  // namespace
 
 Problem parse_json(const std::string& text, const std::string& name) {
@@ -175,6 +197,7 @@ Problem parse_problem(const std::string& text, const std::string& name, const Js
     }
     p.buffers.push_back(std::move(b));
   }
+  if (doc.contains("conflicts")) read_conflicts(doc["conflicts"], name, p);
   check_problem(p, name);
   return p;
 }
@@ -257,6 +280,11 @@ std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offset
     bufs.push_back(jb);
   }
   doc["buffers"] = bufs;
+  if (!p.conflicts.empty()) {
+    json pairs = json::array();
+    for (auto [a, b] : p.conflicts) pairs.push_back({p.buffers[a].id, p.buffers[b].id});
+    doc["conflicts"] = pairs;
+  }
   return doc.dump(1) + "\n";
 }
 

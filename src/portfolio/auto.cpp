@@ -197,8 +197,15 @@ void register_portfolio(std::vector<SolverInfo>& out) {
                            "default portfolio: greedy, then exact search and idealloc side by side "
                            "sharing the best peak; stops at a proven optimum or the time limit",
                            [](const Problem& p, const SolveOptions& opt) {
+                             // Explicit conflicts: only members that honour them can serve.
+                             if (!p.conflicts.empty()) {
+                               SolveResult r = find_solver("conflict-greedy")->run(p, opt);
+                               r.detail += std::string(r.detail.empty() ? "" : " ") + "winner=conflict-greedy";
+                               return r;
+                             }
                              return run_portfolio(p, opt, find_solver);
-                           }});
+                           },
+                           Supports{.explicit_conflicts = true}});
 }
 
 }  // namespace memplan

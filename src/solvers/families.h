@@ -8,6 +8,7 @@
 namespace memplan {
 
 void register_greedy(std::vector<SolverInfo>& out);
+void register_conflict_greedy(std::vector<SolverInfo>& out);  // explicit conflicts
 void register_exact(std::vector<SolverInfo>& out);
 void register_search(std::vector<SolverInfo>& out);  // order-search metaheuristics
 void register_portfolio(std::vector<SolverInfo>& out);

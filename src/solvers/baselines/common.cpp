@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/arith.h"
+#include "memplan/timeline.h"
 
 namespace memplan::baselines {
 
@@ -95,36 +96,17 @@ Plan with_fixed_below(const std::vector<Rec>& recs,
 }
 
 std::vector<int64_t> conflict_counts(const std::vector<Rec>& recs) {
-  std::vector<int64_t> starts, ends;
-  for (const Rec& r : recs) {
-    starts.push_back(r.start);
-    ends.push_back(r.end);
-  }
-  std::sort(starts.begin(), starts.end());
-  std::sort(ends.begin(), ends.end());
-  std::vector<int64_t> out(recs.size());
-  for (size_t i = 0; i < recs.size(); ++i) {
-    // Others overlapping i: start_j < end_i minus those with end_j <= start_i, minus i.
-    const int64_t a = std::lower_bound(starts.begin(), starts.end(), recs[i].end) - starts.begin();
-    const int64_t b = std::upper_bound(ends.begin(), ends.end(), recs[i].start) - ends.begin();
-    out[i] = a - b - 1;
-  }
-  return out;
+  std::vector<int64_t> start, end, size;
+  for (const Rec& r : recs) start.push_back(r.start), end.push_back(r.end), size.push_back(r.size);
+  const std::vector<int32_t> d = overlap_degrees(start, end);
+  return std::vector<int64_t>(d.begin(), d.end());
 }
 
 int64_t live_peak(const std::vector<Rec>& recs) {
-  std::vector<std::pair<int64_t, int64_t>> ev;  // (time, delta); ends (-) sort first
-  for (const Rec& r : recs) {
-    ev.push_back({r.start, r.size});
-    ev.push_back({r.end, -r.size});
-  }
-  std::sort(ev.begin(), ev.end());
-  int64_t live = 0, peak = 0;
-  for (auto& e : ev) {
-    live += e.second;
-    peak = std::max(peak, live);
-  }
-  return peak;
+  std::vector<int64_t> start, end, size;
+  for (const Rec& r : recs) start.push_back(r.start), end.push_back(r.end), size.push_back(r.size);
+  const Sections s = sections_of(start, end, size);
+  return s.total.empty() ? 0 : std::max<int64_t>(0, *std::max_element(s.total.begin(), s.total.end()));
 }
 
 OverlapIndex::OverlapIndex(const std::vector<Rec>& recs) : recs_(&recs) {

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "core/arith.h"
+#include "memplan/timeline.h"
 #include "solvers/exact/search.h"
 
 namespace memplan::exact {
@@ -30,55 +31,17 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
   }
   in.granularity = std::max<int64_t>(g, 1);
 
-  // Sections: the elementary intervals between consecutive distinct event times.
-  std::vector<int64_t> times;
-  times.reserve(2 * n);
-  for (int32_t i = 0; i < n; ++i) times.push_back(in.start[i]), times.push_back(in.end[i]);
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  in.sections = std::max<int32_t>(static_cast<int32_t>(times.size()) - 1, 0);
-  in.sec_lo.resize(n), in.sec_hi.resize(n);
-  in.section_total.assign(in.sections, 0);
-  for (int32_t i = 0; i < n; ++i) {
-    in.sec_lo[i] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), in.start[i]) - times.begin());
-    in.sec_hi[i] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), in.end[i]) - times.begin());
-  }
-  // Section totals by a difference array.
-  std::vector<int64_t> diff(in.sections + 1, 0);
-  for (int32_t i = 0; i < n; ++i) diff[in.sec_lo[i]] += in.size[i], diff[in.sec_hi[i]] -= in.size[i];
-  int64_t run = 0;
-  for (int32_t s = 0; s < in.sections; ++s) in.section_total[s] = (run += diff[s]);
-
-  // Overlap lists by a sweep in start order; first count, so a huge instance declines
-  // before allocating anything.
-  std::vector<int32_t> by_start(n), by_end(n);
-  std::iota(by_start.begin(), by_start.end(), 0);
-  std::iota(by_end.begin(), by_end.end(), 0);
-  std::sort(by_start.begin(), by_start.end(), [&](int32_t a, int32_t b) {
-    return in.start[a] != in.start[b] ? in.start[a] < in.start[b] : a < b;
-  });
-  std::sort(by_end.begin(), by_end.end(), [&](int32_t a, int32_t b) { return in.end[a] < in.end[b]; });
-  int64_t pairs = 0;
+  // Sections, totals, degrees and the pair count from the timeline module.
   {
-    size_t e = 0;
-    int64_t live = 0;
-    for (int32_t i : by_start) {
-      while (e < by_end.size() && in.end[by_end[e]] <= in.start[i]) ++e, --live;
-      pairs += live;
-      ++live;
-    }
+    Sections sec = sections_of(in.start, in.end, in.size);
+    in.sections = sec.count();
+    in.sec_lo = std::move(sec.lo), in.sec_hi = std::move(sec.hi);
+    in.section_total = std::move(sec.total);
   }
+  const std::vector<int32_t> by_start = order_by_start(in.start);
+  const int64_t pairs = overlapping_pairs(in.start, in.end);
   if (deadline.expired()) return std::nullopt;
-  // Overlap counts (the preorder key O) without the lists: buffers starting before i ends,
-  // less those ending by its start, less i itself.
-  {
-    std::vector<int64_t> starts(n), ends(n);
-    for (int32_t k = 0; k < n; ++k) starts[k] = in.start[by_start[k]], ends[k] = in.end[by_end[k]];
-    in.degree.resize(n);
-    for (int32_t i = 0; i < n; ++i)
-      in.degree[i] = static_cast<int32_t>((std::lower_bound(starts.begin(), starts.end(), in.end[i]) - starts.begin()) -
-                                          (std::upper_bound(ends.begin(), ends.end(), in.start[i]) - ends.begin()) - 1);
-  }
+  in.degree = overlap_degrees(in.start, in.end);
   in.by_start = by_start;
   if (pairs > max_pairs) {
     // Too many pairs to list: the search finds overlaps by scanning its part instead.
@@ -101,20 +64,8 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
   std::vector<int32_t> degree(n, 0);
   std::vector<std::pair<int32_t, int32_t>> edges;
   edges.reserve(pairs);
-  {
-    // Active buffers kept in a vector; a buffer leaves when its end <= the next start.
-    std::vector<int32_t> active;
-    int32_t seen = 0;
-    for (int32_t i : by_start) {
-      if ((++seen & 255) == 0 && deadline.expired()) return std::nullopt;
-      size_t w = 0;
-      for (int32_t a : active)
-        if (in.end[a] > in.start[i]) active[w++] = a;
-      active.resize(w);
-      for (int32_t a : active) edges.emplace_back(a, i), ++degree[a], ++degree[i];
-      active.push_back(i);
-    }
-  }
+  if (!overlap_pairs(in.start, in.end, by_start, edges, [&] { return deadline.expired(); })) return std::nullopt;
+  for (auto [a, b] : edges) ++degree[a], ++degree[b];
   in.adj_begin.assign(n + 1, 0);
   for (int32_t i = 0; i < n; ++i) in.adj_begin[i + 1] = in.adj_begin[i] + degree[i];
   in.adj.resize(in.adj_begin[n]);
@@ -201,23 +152,10 @@ void sort_by_keys(const Instance& in, const std::string& keys, const std::vector
 }
 
 std::vector<int32_t> preorder(const Instance& in, const std::string& keys) {
-  // T: each buffer's largest section total, from a sparse table of range maxima (O(1) a
-  // buffer; reading every section of every lifetime is 192M reads on Y_1).
-  const int32_t s = in.sections;
-  std::vector<std::vector<int64_t>> table = {in.section_total};
-  for (int32_t w = 1; 2 * w <= s; w *= 2) {
-    const std::vector<int64_t>& prev = table.back();
-    std::vector<int64_t> next(static_cast<size_t>(s - 2 * w + 1));
-    for (size_t k = 0; k < next.size(); ++k) next[k] = std::max(prev[k], prev[k + static_cast<size_t>(w)]);
-    table.push_back(std::move(next));
-  }
-  std::vector<int64_t> pressure(in.n, 0);
-  for (int32_t i = 0; i < in.n; ++i) {
-    const int32_t lo = in.sec_lo[i], hi = in.sec_hi[i];
-    if (lo >= hi) continue;
-    const int j = std::bit_width(static_cast<uint32_t>(hi - lo)) - 1;
-    pressure[i] = std::max(table[j][lo], table[j][hi - (1 << j)]);
-  }
+  // T: each buffer's largest section total (the timeline module's pressure).
+  Sections sec;
+  sec.lo = in.sec_lo, sec.hi = in.sec_hi, sec.total = in.section_total;
+  const std::vector<int64_t> pressure = section_pressure(sec);
   std::vector<int32_t> order(in.n);
   std::iota(order.begin(), order.end(), 0);
   sort_by_keys(in, keys, pressure, order);

@@ -90,6 +90,7 @@ SolveResult run_all(const Problem& p, const SolveOptions& opt) {
 }  // namespace
 
 void register_greedy(std::vector<SolverInfo>& out) {
+  register_conflict_greedy(out);
   out.push_back({"greedy", "every first-fit and best-fit order below; keeps the lowest peak",
                  run_all});
   out.push_back({"online-best-fit",

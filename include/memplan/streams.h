@@ -1,0 +1,60 @@
+// memplan: lifetimes as a partial order (parallel streams). A buffer of a stream program is
+// produced by op `lower` of its stream and last used there by op `upper - 1`; `reads` adds
+// its last readers on other streams (stream, op); `after` lists buffers whose every use
+// happens before this buffer's producer (a cross-stream event, e.g. a wait on another
+// stream's op; a reader on another stream must also be ordered after the producer by such
+// events, as a real program's data dependence is). Happens-before is program order on each stream plus these
+// events, closed transitively. Buffer a is dead before b (a < b) iff a's last use happens
+// strictly before b's producer; two buffers conflict iff neither is dead before the other
+// (../shared/research/parallel-streams.md §2). The relation is computed exactly with vector
+// clocks (S integers per buffer for S streams), never with an n x n matrix.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "memplan/problem.h"
+
+namespace memplan {
+
+struct StreamBuffer {
+  int32_t stream = 0;          // 0 .. streams-1
+  int64_t lower = 0;           // producer: op index on its stream
+  int64_t upper = 0;           // one past the last use on its stream (> lower)
+  std::vector<int32_t> after;  // indices of buffers dead before this one's producer
+  std::vector<std::pair<int32_t, int64_t>> reads;  // last readers on other streams: (stream, op)
+};
+
+// Per buffer, the death clock (n x streams): component t is one past its last use on
+// stream t (0: not used there). a is dead before b iff death(a) <= birth(b) componentwise.
+std::vector<int64_t> death_clocks(const std::vector<StreamBuffer>& bufs, int32_t streams);
+
+// Per buffer, the birth clock (row-major, n x streams): component t is how many ops of
+// stream t happen before the producer (its own component is `lower`). Throws
+// std::invalid_argument when the events form a cycle (a deadlock) or a field is out of range.
+std::vector<int64_t> birth_clocks(const std::vector<StreamBuffer>& bufs, int32_t streams);
+
+// Every conflicting pair (a < b) under the clocks; stops (returns false) beyond `max_pairs`.
+// Output-sensitive: per buffer, only the buffers of each stream still live at its birth
+// clock are scanned.
+bool stream_conflicts(const std::vector<StreamBuffer>& bufs, int32_t streams, const std::vector<int64_t>& birth,
+                      const std::vector<int64_t>& death, std::vector<std::pair<int32_t, int32_t>>& out,
+                      int64_t max_pairs);
+
+}  // namespace memplan
+
+namespace memplan {
+
+// The stream program as a Problem whose conflict relation (timeline.h: interval overlap +
+// explicit conflicts) is exactly the program's: [start, end) come from one linear extension
+// of the ops (each stream in order, a waiting op after the uses it waits for; overlap there
+// implies a conflict), and every conflicting pair that does not overlap there becomes an
+// explicit conflict. ids are "b<index>" unless `ids` is given. Throws std::invalid_argument
+// on a cycle or bad fields, std::length_error beyond `max_pairs` conflicting pairs.
+Problem problem_from_streams(const std::vector<StreamBuffer>& bufs, const std::vector<int64_t>& sizes,
+                             int32_t streams, int64_t max_pairs = 50'000'000,
+                             const std::vector<std::string>* ids = nullptr);
+
+}  // namespace memplan

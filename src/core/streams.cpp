@@ -1,0 +1,231 @@
+#include "memplan/streams.h"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+namespace memplan {
+
+std::vector<int64_t> death_clocks(const std::vector<StreamBuffer>& bufs, int32_t streams) {
+  const size_t S = static_cast<size_t>(streams);
+  std::vector<int64_t> d(bufs.size() * S, 0);
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    d[i * S + bufs[i].stream] = bufs[i].upper;
+    for (auto [t, q] : bufs[i].reads) d[i * S + t] = std::max(d[i * S + t], q + 1);
+  }
+  return d;
+}
+
+// The clocks are joined at "join points": the ops that wait for an event (producers of
+// buffers with `after`). The clock of any op is the clock of the last join point at or
+// before it on its stream, with its own component raised to its index. Join points are
+// evaluated in a topological order (Kahn) of the dependencies between them.
+std::vector<int64_t> birth_clocks(const std::vector<StreamBuffer>& bufs, int32_t streams) {
+  const int32_t n = static_cast<int32_t>(bufs.size());
+  const size_t S = static_cast<size_t>(streams);
+  for (int32_t i = 0; i < n; ++i) {
+    const StreamBuffer& b = bufs[i];
+    const std::string who = "buffer " + std::to_string(i);
+    if (b.stream < 0 || b.stream >= streams || b.lower < 0 || b.upper <= b.lower)
+      throw std::invalid_argument(who + ": stream or lifetime out of range");
+    for (int32_t a : b.after)
+      if (a < 0 || a >= n || a == i) throw std::invalid_argument(who + ": bad 'after' index");
+    for (auto [t, q] : b.reads)
+      if (t < 0 || t >= streams || q < 0) throw std::invalid_argument(who + ": bad reader (stream, op)");
+  }
+  const std::vector<int64_t> death = death_clocks(bufs, streams);
+  // Join points per stream, by position: (stream, position) -> id.
+  std::vector<std::map<int64_t, int32_t>> joins(S);
+  std::vector<std::pair<int32_t, int64_t>> where;  // id -> (stream, position)
+  for (const StreamBuffer& b : bufs)
+    if (!b.after.empty() && joins[b.stream].emplace(b.lower, static_cast<int32_t>(where.size())).second)
+      where.emplace_back(b.stream, b.lower);
+  const int32_t m = static_cast<int32_t>(where.size());
+  // The last join point at or before position p on stream s, or -1.
+  auto last_join = [&](int32_t s, int64_t p) -> int32_t {
+    auto it = joins[s].upper_bound(p);
+    return it == joins[s].begin() ? -1 : std::prev(it)->second;
+  };
+  // Sources of each join point: every use (stream, op) of every awaited buffer.
+  std::vector<std::vector<std::pair<int32_t, int64_t>>> sources(m);
+  for (const StreamBuffer& b : bufs)
+    for (int32_t a : b.after)
+      for (size_t t = 0; t < S; ++t)
+        if (death[a * S + t] > 0) sources[joins[b.stream][b.lower]].emplace_back(static_cast<int32_t>(t), death[a * S + t] - 1);
+  // Dependencies: the previous join on the same stream, and the join governing each source.
+  std::vector<std::vector<int32_t>> users(m);
+  std::vector<int32_t> indeg(m, 0);
+  auto depend = [&](int32_t j, int32_t on) {
+    if (on >= 0) users[on].push_back(j), ++indeg[j];
+  };
+  for (int32_t j = 0; j < m; ++j) {
+    depend(j, last_join(where[j].first, where[j].second - 1));
+    for (auto [t, q] : sources[j]) depend(j, last_join(t, q));
+  }
+  std::vector<int64_t> jc(static_cast<size_t>(m) * S, 0);
+  std::vector<int32_t> ready;
+  for (int32_t j = 0; j < m; ++j)
+    if (indeg[j] == 0) ready.push_back(j);
+  int32_t done = 0;
+  auto join_into = [&](int64_t* dst, int32_t from) {
+    if (from < 0) return;
+    for (size_t t = 0; t < S; ++t) dst[t] = std::max(dst[t], jc[from * S + t]);
+  };
+  while (!ready.empty()) {
+    const int32_t j = ready.back();
+    ready.pop_back();
+    ++done;
+    int64_t* c = &jc[j * S];
+    const auto [s, k] = where[j];
+    join_into(c, last_join(s, k - 1));
+    for (auto [t, q] : sources[j]) {
+      join_into(c, last_join(t, q));
+      c[t] = std::max(c[t], q + 1);  // the awaited op has completed
+    }
+    c[s] = std::max(c[s], k);
+    for (int32_t u : users[j])
+      if (--indeg[u] == 0) ready.push_back(u);
+  }
+  if (done < m) throw std::invalid_argument("the 'after' events form a cycle (the streams would deadlock)");
+  std::vector<int64_t> clock(static_cast<size_t>(n) * S, 0);
+  for (int32_t i = 0; i < n; ++i) {
+    int64_t* c = &clock[i * S];
+    join_into(c, last_join(bufs[i].stream, bufs[i].lower));
+    // An event that waits for an op at or after the waiting op on its own stream is a cycle.
+    if (c[bufs[i].stream] > bufs[i].lower)
+      throw std::invalid_argument("buffer " + std::to_string(i) + " waits for a later op of its own stream (a cycle)");
+    c[bufs[i].stream] = bufs[i].lower;
+  }
+  return clock;
+}
+
+// For b, a conflicts iff (1) a is not dead before b: death_a[t] > birth_b[t] for some t, and
+// (2) b is not dead before a: death_b[t'] > birth_a[t'] for some t'. Births only grow along
+// a stream, so (2) holds on a prefix of each stream's buffers by producer position (the
+// longest of the prefixes for each t'). (1) is answered on that prefix, for each t, by a
+// max tree over death[t], reporting only hits: O((hits + 1) S^2 log n) per buffer.
+bool stream_conflicts(const std::vector<StreamBuffer>& bufs, int32_t streams, const std::vector<int64_t>& birth,
+                      const std::vector<int64_t>& death, std::vector<std::pair<int32_t, int32_t>>& out,
+                      int64_t max_pairs) {
+  const int32_t n = static_cast<int32_t>(bufs.size());
+  const size_t S = static_cast<size_t>(streams);
+  std::vector<std::vector<int32_t>> on(S);
+  for (int32_t i = 0; i < n; ++i) on[bufs[i].stream].push_back(i);
+  size_t width = 1;
+  for (auto& v : on) {
+    std::stable_sort(v.begin(), v.end(), [&](int32_t a, int32_t b) { return bufs[a].lower < bufs[b].lower; });
+    while (width < v.size()) width <<= 1;
+  }
+  // tree[s * S + t]: max of death[t] over stream s's buffers by position (perfect, leaves at
+  // width + k; padding INT64_MIN).
+  std::vector<std::vector<int64_t>> tree(S * S);
+  for (size_t s = 0; s < S; ++s)
+    for (size_t t = 0; t < S; ++t) {
+      std::vector<int64_t>& tr = tree[s * S + t];
+      tr.assign(2 * width, INT64_MIN);
+      for (size_t k = 0; k < on[s].size(); ++k) tr[width + k] = death[on[s][k] * S + t];
+      for (size_t k = width; k-- > 1;) tr[k] = std::max(tr[2 * k], tr[2 * k + 1]);
+    }
+  struct Node {
+    size_t id, lo, hi;
+  };
+  std::vector<Node> todo;
+  std::vector<int32_t> mark(n, -1);  // a already reported for b
+  for (int32_t b = 0; b < n; ++b)
+    for (size_t s = 0; s < S; ++s) {
+      const auto& v = on[s];
+      size_t prefix = 0;
+      for (size_t t2 = 0; t2 < S; ++t2) {
+        const int64_t d = death[b * S + t2];
+        if (d == 0) continue;
+        prefix = std::max(prefix, static_cast<size_t>(std::partition_point(v.begin(), v.end(), [&](int32_t a) {
+                                                        return birth[a * S + t2] < d;
+                                                      }) - v.begin()));
+      }
+      for (size_t t = 0; t < S && prefix > 0; ++t) {
+        const int64_t c = birth[b * S + t];
+        const std::vector<int64_t>& tr = tree[s * S + t];
+        todo.assign(1, Node{1, 0, width});
+        while (!todo.empty()) {
+          const Node nd = todo.back();
+          todo.pop_back();
+          if (nd.lo >= prefix || tr[nd.id] <= c) continue;
+          if (nd.hi - nd.lo == 1) {
+            const int32_t a = v[nd.lo];
+            if (a < b && mark[a] != b) {  // each pair once, from its larger index
+              mark[a] = b;
+              out.emplace_back(a, b);
+              if (static_cast<int64_t>(out.size()) > max_pairs) return false;
+            }
+            continue;
+          }
+          const size_t mid = (nd.lo + nd.hi) / 2;
+          todo.push_back({2 * nd.id + 1, mid, nd.hi});
+          todo.push_back({2 * nd.id, nd.lo, mid});
+        }
+      }
+    }
+  return true;
+}
+
+}  // namespace memplan
+
+namespace memplan {
+
+Problem problem_from_streams(const std::vector<StreamBuffer>& bufs, const std::vector<int64_t>& sizes,
+                             int32_t streams, int64_t max_pairs, const std::vector<std::string>* ids) {
+  const int32_t n = static_cast<int32_t>(bufs.size());
+  const size_t S = static_cast<size_t>(streams);
+  const std::vector<int64_t> birth = birth_clocks(bufs, streams);  // validates the fields
+  const std::vector<int64_t> death = death_clocks(bufs, streams);
+  // Ops per stream, and what each waiting op waits for: every use of each awaited buffer.
+  std::vector<int64_t> ops(S, 0);
+  for (int32_t i = 0; i < n; ++i)
+    for (size_t t = 0; t < S; ++t) ops[t] = std::max({ops[t], death[i * S + t], birth[i * S + t] + (bufs[i].stream == static_cast<int32_t>(t))});
+  std::vector<std::map<int64_t, std::vector<std::pair<int32_t, int64_t>>>> waits(S);
+  for (const StreamBuffer& b : bufs)
+    for (int32_t a : b.after)
+      for (size_t t = 0; t < S; ++t)
+        if (death[a * S + t] > 0) waits[b.stream][b.lower].emplace_back(static_cast<int32_t>(t), death[a * S + t] - 1);
+  // Round robin over the streams: each runs while its next op's waits are done.
+  std::vector<std::vector<int64_t>> time(S);
+  for (size_t t = 0; t < S; ++t) time[t].assign(static_cast<size_t>(ops[t]), 0);
+  std::vector<int64_t> next(S, 0);
+  int64_t clock = 0, left = 0;
+  for (int64_t o : ops) left += o;
+  while (left > 0) {
+    bool moved = false;
+    for (size_t s = 0; s < S; ++s)
+      while (next[s] < ops[s]) {
+        auto it = waits[s].find(next[s]);
+        bool ok = true;
+        if (it != waits[s].end())
+          for (auto [t, q] : it->second) ok = ok && next[t] > q;
+        if (!ok) break;
+        time[s][next[s]++] = clock++;
+        --left, moved = true;
+      }
+    if (!moved) throw std::invalid_argument("the 'after' events form a cycle (the streams would deadlock)");
+  }
+  Problem p;
+  p.buffers.resize(n);
+  for (int32_t i = 0; i < n; ++i) {
+    Buffer& b = p.buffers[i];
+    b.id = ids ? (*ids)[i] : "b" + std::to_string(i);
+    b.size = sizes[i];
+    b.start = time[bufs[i].stream][bufs[i].lower];
+    b.end = b.start + 1;
+    for (size_t t = 0; t < S; ++t)
+      if (death[i * S + t] > 0) b.end = std::max(b.end, time[t][death[i * S + t] - 1] + 1);
+  }
+  std::vector<std::pair<int32_t, int32_t>> pairs;
+  if (!stream_conflicts(bufs, streams, birth, death, pairs, max_pairs))
+    throw std::length_error("more than " + std::to_string(max_pairs) + " conflicting pairs");
+  for (auto [a, b] : pairs)
+    if (!lifetimes_overlap(p.buffers[a], p.buffers[b])) p.conflicts.emplace_back(a, b);
+  return p;
+}
+
+}  // namespace memplan
