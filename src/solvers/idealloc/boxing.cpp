@@ -16,6 +16,12 @@ namespace memplan::idealloc {
 // height H, which raises h_min and so shrinks r = h_max / h_min.
 std::vector<int32_t> rogue(Arena& arena, std::vector<int32_t> jobs, double eps,
                            std::mt19937_64& rng) {
+  RandomSource src(rng);
+  return rogue(arena, std::move(jobs), eps, src);
+}
+
+std::vector<int32_t> rogue(Arena& arena, std::vector<int32_t> jobs, double eps,
+                           DecisionSource& src) {
   thread_local std::vector<int32_t> small, next;
   for (int round = 0; round < 64 && !jobs.empty(); ++round) {
     int64_t h_min = arena.jobs[jobs[0]].height, h_max = h_min;
@@ -29,7 +35,7 @@ std::vector<int32_t> rogue(Arena& arena, std::vector<int32_t> jobs, double eps,
     next.clear();
     for (int32_t j : jobs) (arena.jobs[j].height <= s.target ? small : next).push_back(j);
     if (small.empty()) break;
-    corollary15_into(arena, small, double(s.box_height), s.mu, rng, next);
+    corollary15_into(arena, small, double(s.box_height), s.mu, src, next);
     jobs.swap(next);
   }
   return jobs;
@@ -47,7 +53,7 @@ int size_class(int64_t h, double mu) {
 // h_i = floor((1+mu)^i) is a unit-height instance of which k = floor(H / h_i) rows fit in
 // one box of height floor(H) (k h_i <= H, and h_i >= every height in the class).
 void corollary15_into(Arena& arena, std::span<const int32_t> jobs, double H, double mu,
-                      std::mt19937_64& rng, std::vector<int32_t>& out) {
+                      DecisionSource& src, std::vector<int32_t>& out) {
   if (jobs.empty()) return;
   thread_local std::vector<std::pair<int, int32_t>> keyed;
   thread_local std::vector<double> powers;
@@ -94,7 +100,7 @@ void corollary15_into(Arena& arena, std::span<const int32_t> jobs, double H, dou
     while (b < keyed.size() && keyed[b].first == keyed[a].first) bucket.push_back(keyed[b++].second);
     const double hi_key = std::floor(std::pow(1.0 + mu, keyed[a].first));
     const int64_t k = std::max<int64_t>(1, int64_t(std::floor(H / std::max(1.0, hi_key))));
-    theorem2_into(arena, bucket, k, box_height, mu, rng, out);
+    theorem2_into(arena, bucket, k, box_height, mu, src, out);
     a = b;
   }
 }
@@ -102,7 +108,8 @@ void corollary15_into(Arena& arena, std::span<const int32_t> jobs, double H, dou
 std::vector<int32_t> corollary15(Arena& arena, std::span<const int32_t> jobs, double H, double mu,
                                  std::mt19937_64& rng) {
   std::vector<int32_t> out;
-  corollary15_into(arena, jobs, H, mu, rng, out);
+  RandomSource src(rng);
+  corollary15_into(arena, jobs, H, mu, src, out);
   return out;
 }
 
@@ -311,16 +318,20 @@ Lemma1Result lemma1(Arena& arena, std::span<const int32_t> group, int64_t k, int
   return r;
 }
 
-namespace {
-
 // A uniformly random element of the multiset {birth+1, death-1} over `jobs`: each lies
 // strictly inside its job (death - birth >= 2), so some job is live there.
-int64_t random_point(const Arena& arena, std::span<const int32_t> jobs, std::mt19937_64& rng) {
+int64_t RandomSource::point(const Arena& arena, std::span<const int32_t> jobs) {
   std::uniform_int_distribution<uint64_t> pick(0, 2 * uint64_t(jobs.size()) - 1);
-  const uint64_t c = pick(rng);
+  const uint64_t c = pick(rng_);
   const Job& j = arena.jobs[jobs[c / 2]];
   return (c % 2 == 0) ? j.birth + 1 : j.death - 1;
 }
+
+void RandomSource::order_classes(std::vector<std::pair<size_t, size_t>>& classes) {
+  std::shuffle(classes.begin(), classes.end(), rng_);
+}
+
+namespace {
 
 // One pending interval of Theorem 2's recursion: its jobs and sorted critical points
 // (front = alpha, back = omega) are slices of two shared pools, in stack order.
@@ -393,7 +404,7 @@ void sort_by_key(std::vector<std::pair<int64_t, int32_t>>& v, size_t keys,
 // is handled the same way inside its interval. idealloc's choice of points: one random
 // point (uniform over {birth+1, death-1}) plus the gap points.
 void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int64_t box_height,
-                   double mu, std::mt19937_64& rng, std::vector<int32_t>& out) {
+                   double mu, DecisionSource& src, std::vector<int32_t>& out) {
   if (input.empty()) return;
   thread_local std::vector<int32_t> job_pool, unresolved, row_of, by_birth, row_jobs;
   thread_local std::vector<int64_t> point_pool, P, gaps;
@@ -416,7 +427,7 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
       alpha = std::min(alpha, arena.jobs[j].birth);
       omega = std::max(omega, arena.jobs[j].death);
     }
-    point_pool = {alpha, random_point(arena, input, rng), omega};
+    point_pool = {alpha, src.point(arena, input), omega};
     stack.push_back({0, job_pool.size(), 0, point_pool.size()});
   }
   while (!stack.empty()) {
@@ -560,7 +571,7 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
       }
       if (!any_live) {
         // The main source of randomness: guarantees progress (some job is live there).
-        const int64_t t = random_point(arena, cj, rng);
+        const int64_t t = src.point(arena, cj);
         const auto first = point_pool.begin() + ptrdiff_t(child.points_at);
         point_pool.insert(std::lower_bound(first, point_pool.end(), t), t);
       }
@@ -573,7 +584,8 @@ void theorem2_into(Arena& arena, std::span<const int32_t> input, int64_t k, int6
 std::vector<int32_t> theorem2(Arena& arena, std::vector<int32_t> jobs, int64_t k,
                               int64_t box_height, double mu, std::mt19937_64& rng) {
   std::vector<int32_t> out;
-  theorem2_into(arena, jobs, k, box_height, mu, rng, out);
+  RandomSource src(rng);
+  theorem2_into(arena, jobs, k, box_height, mu, src, out);
   return out;
 }
 

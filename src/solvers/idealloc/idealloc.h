@@ -7,11 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <span>
 #include <vector>
 
+#include "memplan/placement.h"
 #include "memplan/problem.h"
+#include "memplan/solver.h"
 
 namespace memplan::idealloc {
 
@@ -39,6 +42,31 @@ struct Arena {
   }
   // Appends a box of the given height whose lifetime is the hull of its children's.
   int32_t add_box(std::span<const int32_t> members, int64_t height);
+};
+
+// Every random choice of one boxing iteration goes through a DecisionSource: plain idealloc
+// draws uniformly (RandomSource), idealloc-mcts lets a search tree steer the choices
+// (src/solvers/idealloc/mcts.cpp). Two kinds of choice exist:
+//  * point: Theorem 2's critical point, one element of the multiset {birth+1, death-1} over
+//    `jobs` (element 2i is jobs[i]'s birth+1, 2i+1 its death-1);
+//  * classes: the stacking order of a box's exact-size classes in unbox (a permutation).
+class DecisionSource {
+ public:
+  virtual ~DecisionSource() = default;
+  virtual int64_t point(const Arena& arena, std::span<const int32_t> jobs) = 0;
+  virtual void order_classes(std::vector<std::pair<size_t, size_t>>& classes) = 0;
+};
+
+// Uniform draws from an mt19937_64, exactly the draws idealloc made before the interface
+// existed (so a seed gives the same plan as before).
+class RandomSource final : public DecisionSource {
+ public:
+  explicit RandomSource(std::mt19937_64& rng) : rng_(rng) {}
+  int64_t point(const Arena& arena, std::span<const int32_t> jobs) override;
+  void order_classes(std::vector<std::pair<size_t, size_t>>& classes) override;
+
+ private:
+  std::mt19937_64& rng_;
 };
 
 // The originals (one job per buffer, normalized times) and, when §3.2's rule asks for it,
@@ -83,6 +111,8 @@ RogueStep rogue_step(double eps, int64_t h_min, int64_t h_max);
 // with Corollary 15 and repeats on boxes + large jobs. Returns the resulting top-level jobs.
 std::vector<int32_t> rogue(Arena& arena, std::vector<int32_t> jobs, double eps,
                            std::mt19937_64& rng);
+std::vector<int32_t> rogue(Arena& arena, std::vector<int32_t> jobs, double eps,
+                           DecisionSource& src);
 
 // The heights-only simulation of `rogue` (its height profile does not depend on the random
 // choices): the resulting h_max / h_min ratio, and its h_max, h_min.
@@ -108,7 +138,7 @@ std::vector<int32_t> corollary15(Arena& arena, std::span<const int32_t> jobs, do
                                  std::mt19937_64& rng);
 // The same, appending the boxes to `out` (per-thread scratch, no allocation once warm).
 void corollary15_into(Arena& arena, std::span<const int32_t> jobs, double H, double mu,
-                      std::mt19937_64& rng, std::vector<int32_t>& out);
+                      DecisionSource& src, std::vector<int32_t>& out);
 
 // Size class index of height h: the least i with h <= (1+mu)^i.
 int size_class(int64_t h, double mu);
@@ -119,7 +149,7 @@ int size_class(int64_t h, double mu);
 std::vector<int32_t> theorem2(Arena& arena, std::vector<int32_t> jobs, int64_t k,
                               int64_t box_height, double mu, std::mt19937_64& rng);
 void theorem2_into(Arena& arena, std::span<const int32_t> jobs, int64_t k, int64_t box_height,
-                   double mu, std::mt19937_64& rng, std::vector<int32_t>& out);
+                   double mu, DecisionSource& src, std::vector<int32_t>& out);
 
 // Lemma 1 (BKKRT): jobs sharing a live point. Peels outer strips of k*ceil(1/mu^2) earliest
 // births and latest deaths (returned in `unresolved`), then alternately inner strips of
@@ -149,6 +179,8 @@ int32_t colour_into(const Arena& arena, std::span<const int32_t> jobs, std::vect
 // laid out from the box's offset (iteratively, explicit stack).
 std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int32_t buffers,
                            std::mt19937_64& rng);
+std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int32_t buffers,
+                           DecisionSource& src);
 
 // Buffer indices by increasing loose offset, ties by index: the squeeze order (§3.8).
 std::vector<int32_t> order_by_offset(const std::vector<int64_t>& loose);
@@ -160,8 +192,41 @@ struct IterationOrder {
 };
 IterationOrder iteration_order(const Prepared& prep, const EpsilonChoice& eps,
                                std::mt19937_64& rng);
+IterationOrder iteration_order(const Prepared& prep, const EpsilonChoice& eps,
+                               DecisionSource& src);
 
 // The RNG of iteration `index` under `seed` (splitmix64 of both, then mt19937_64).
 std::mt19937_64 iteration_rng(uint64_t seed, uint64_t index);
+
+// The parts of the `idealloc` solver that `idealloc-mcts` shares (solver.cpp), so that the
+// two differ only in how the boxing's choices are made.
+// §3.1 bootstrap (size, then lifetime, first-fit; the equal-size colouring special case); the
+// online plan when the bootstrap cannot finish alone. May be empty inside a portfolio.
+std::optional<Solution> bootstrap_plan(const Problem& p, const SolveOptions& opt,
+                                       const Deadline& deadline, bool squeeze_best_fit);
+// Re-squeezes a complete plan by its own offsets and mirrored while that lowers the peak.
+void recompact(PlacementEngine& engine, Solution& plan, bool enabled, const Deadline& deadline);
+// Squeezes `order` by first-fit (abandoned above `bar`) and, with squeeze_best_fit, also by
+// best-fit, keeps the lower, then recompacts it. Empty when both passes were abandoned.
+// `best_fit` tells which squeeze won.
+std::optional<Solution> squeeze_order(PlacementEngine& engine, std::span<const int32_t> order,
+                                      int64_t bar, bool squeeze_best_fit,
+                                      const Deadline& deadline, bool* best_fit = nullptr);
+
+// idealloc-mcts (mcts.cpp): the parameters of the tree search over the boxing's critical
+// points. Defaults chosen on generated instances only (`idealloc_mcts_bench tune 0.3 5`:
+// uniform n=300 with long lifetimes, tiling n=200; see README).
+struct MctsParams {
+  bool tree = true;        // false: uniform random bucket, no tree ("buckets" arm)
+  bool pass_through = false;  // true: RandomSource draws, no tree (slack 0: plain idealloc)
+  int buckets = 8;         // quantile buckets of a decision's candidate points
+  int depth = 12;          // the first `depth` point decisions of a rollout are tree decisions
+  double c = 0.5;          // UCT exploration constant (rewards in [0, 1])
+  double eps = 0.25;       // probability of a uniformly random child (the escape)
+  double alpha = 0.5;      // weight of a child's max reward against its mean
+  double slack = 0.10;     // rollouts squeeze to completion up to best * (1 + slack)
+  int64_t max_nodes = 1'000'000;  // no expansion beyond this many tree nodes
+};
+SolveResult run_idealloc_mcts(const Problem& p, const SolveOptions& opt, const MctsParams& mp);
 
 }  // namespace memplan::idealloc

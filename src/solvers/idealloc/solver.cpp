@@ -35,35 +35,6 @@ struct Candidate {
   }
 };
 
-// Our addition: re-squeeze a complete plan by first-fit in the order of its own offsets, and
-// of its mirror image (decreasing offset + size), while that lowers the peak. Without gaps
-// and alignment a buffer still fits at its old (or mirrored) offset, because everything
-// placed before it sat below it and only moved down, so a pass never raises the peak;
-// otherwise it might, and the lower plan is kept either way.
-void recompact(PlacementEngine& engine, Solution& plan, bool enabled, const Deadline& deadline) {
-  if (!enabled) return;
-  const Problem& p = engine.problem();
-  // Passes alternate direction: by increasing offset, then by decreasing top (offset+size),
-  // i.e. the mirrored plan's increasing offset. Stop after two passes without gain.
-  for (int pass = 0, fails = 0; pass < 8 && fails < 2; ++pass) {
-    const bool mirrored = pass % 2 == 1;
-    std::vector<int32_t> order(plan.offsets.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      if (!mirrored) return plan.offsets[size_t(a)] < plan.offsets[size_t(b)];
-      return plan.offsets[size_t(a)] + p.buffers[size_t(a)].size >
-             plan.offsets[size_t(b)] + p.buffers[size_t(b)].size;
-    });
-    GreedyResult g = place_in_order(engine, order, Fit::kFirst, plan.peak - 1, &deadline);
-    if (!g.complete || g.solution.peak >= plan.peak) {
-      ++fails;
-      continue;
-    }
-    fails = 0;
-    plan = std::move(g.solution);
-  }
-}
-
 // §3.1: size descending, then lifetime length descending (ties by index).
 std::vector<int32_t> bootstrap_order(const Problem& p) {
   std::vector<int32_t> order(p.buffers.size());
@@ -81,36 +52,7 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
   const int64_t load = compute_load(p);
   const int64_t n = int64_t(p.buffers.size());
   Candidate best;
-  {
-    PlacementEngine engine(p);
-    // The bootstrap stops at the time limit too; alone, the online allocator's plan then
-    // stands in (inside a portfolio another member already holds a plan).
-    GreedyResult g = place_in_order(engine, bootstrap_order(p), Fit::kFirst, INT64_MAX, &deadline);
-    if (g.complete) {
-      recompact(engine, g.solution, squeeze_best_fit, deadline);
-      best.plan = std::move(g.solution);
-    } else if (!opt.shared_upper_bound) {
-      best.plan = online_plan(p);
-    }
-    // Equal sizes: interval-graph colouring rows, first-fit row by row, reach LOAD (each
-    // buffer fits at its row's offset, so peak <= rows * size = LOAD).
-    bool equal = n > 0;
-    for (const Buffer& b : p.buffers) equal = equal && b.size == p.buffers[0].size;
-    if (equal && (!best.plan || best.plan->peak > load)) {
-      Prepared prep = prepare(p);
-      std::vector<int32_t> all(static_cast<size_t>(n));
-      std::iota(all.begin(), all.end(), 0);
-      int32_t rows = 0;
-      const std::vector<int32_t> row = interval_colouring(prep.base, all, rows);
-      std::vector<int32_t> order = all;
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int32_t a, int32_t b) { return row[size_t(a)] < row[size_t(b)]; });
-      Candidate c;
-      GreedyResult r = place_in_order(engine, order, Fit::kFirst);
-      if (r.complete) c.plan = std::move(r.solution);
-      if (c.better_than(best)) best = std::move(c);
-    }
-  }
+  best.plan = bootstrap_plan(p, opt, deadline, squeeze_best_fit);
   const int64_t bootstrap_peak = best.plan ? best.plan->peak : -1;
   const int64_t budget = opt.iterations > 0 ? opt.iterations : 1000;
   int64_t ran = 0;
@@ -159,24 +101,12 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
           if (i >= round_end || i >= stop_at.load() || deadline.expired()) break;
           std::mt19937_64 rng = iteration_rng(opt.seed, uint64_t(i));
           IterationOrder io = iteration_order(prep, eps, rng);
-          const int64_t bar_i = bar.peak - abort_margin;
-          GreedyResult g = place_in_order(engine, io.order, Fit::kFirst, bar_i, &deadline);
-          // Our addition (docs/idealloc.md): the same order is also squeezed by best-fit, and
-          // the lower of the two kept (first-fit on ties). idealloc squeezes by first-fit
-          // only. Best-fit only counts when strictly below a complete first-fit plan.
           bool best_fit = false;
-          if (squeeze_best_fit) {
-            const int64_t bar_h = g.complete ? std::min(bar_i, g.solution.peak - 1) : bar_i;
-            GreedyResult h = place_in_order(engine, io.order, Fit::kBest, bar_h, &deadline);
-            if (h.complete && (!g.complete || h.solution.peak < g.solution.peak)) {
-              g = std::move(h);
-              best_fit = true;
-            }
-          }
+          std::optional<Solution> plan = squeeze_order(engine, io.order, bar.peak - abort_margin,
+                                                       squeeze_best_fit, deadline, &best_fit);
           count.fetch_add(1);
-          if (!g.complete) continue;
-          recompact(engine, g.solution, squeeze_best_fit, deadline);
-          Candidate c{i, io.boxes, std::move(g.solution), best_fit};
+          if (!plan) continue;
+          Candidate c{i, io.boxes, std::move(plan), best_fit};
           const int64_t peak = c.plan->peak;
           if (c.better_than(local)) local = std::move(c);
           {
@@ -221,6 +151,95 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
 
 }  // namespace
 
+namespace idealloc {
+
+// Our addition: re-squeeze a complete plan by first-fit in the order of its own offsets, and
+// of its mirror image (decreasing offset + size), while that lowers the peak. Without gaps
+// and alignment a buffer still fits at its old (or mirrored) offset, because everything
+// placed before it sat below it and only moved down, so a pass never raises the peak;
+// otherwise it might, and the lower plan is kept either way.
+void recompact(PlacementEngine& engine, Solution& plan, bool enabled, const Deadline& deadline) {
+  if (!enabled) return;
+  const Problem& p = engine.problem();
+  // Passes alternate direction: by increasing offset, then by decreasing top (offset+size),
+  // i.e. the mirrored plan's increasing offset. Stop after two passes without gain.
+  for (int pass = 0, fails = 0; pass < 8 && fails < 2; ++pass) {
+    const bool mirrored = pass % 2 == 1;
+    std::vector<int32_t> order(plan.offsets.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      if (!mirrored) return plan.offsets[size_t(a)] < plan.offsets[size_t(b)];
+      return plan.offsets[size_t(a)] + p.buffers[size_t(a)].size >
+             plan.offsets[size_t(b)] + p.buffers[size_t(b)].size;
+    });
+    GreedyResult g = place_in_order(engine, order, Fit::kFirst, plan.peak - 1, &deadline);
+    if (!g.complete || g.solution.peak >= plan.peak) {
+      ++fails;
+      continue;
+    }
+    fails = 0;
+    plan = std::move(g.solution);
+  }
+}
+
+std::optional<Solution> squeeze_order(PlacementEngine& engine, std::span<const int32_t> order,
+                                      int64_t bar, bool squeeze_best_fit,
+                                      const Deadline& deadline, bool* best_fit) {
+  GreedyResult g = place_in_order(engine, order, Fit::kFirst, bar, &deadline);
+  // Our addition (docs/idealloc.md): the same order is also squeezed by best-fit, and
+  // the lower of the two kept (first-fit on ties). idealloc squeezes by first-fit
+  // only. Best-fit only counts when strictly below a complete first-fit plan.
+  if (best_fit) *best_fit = false;
+  if (squeeze_best_fit) {
+    const int64_t bar_h = g.complete ? std::min(bar, g.solution.peak - 1) : bar;
+    GreedyResult h = place_in_order(engine, order, Fit::kBest, bar_h, &deadline);
+    if (h.complete && (!g.complete || h.solution.peak < g.solution.peak)) {
+      g = std::move(h);
+      if (best_fit) *best_fit = true;
+    }
+  }
+  if (!g.complete) return std::nullopt;
+  recompact(engine, g.solution, squeeze_best_fit, deadline);
+  return std::move(g.solution);
+}
+
+std::optional<Solution> bootstrap_plan(const Problem& p, const SolveOptions& opt,
+                                       const Deadline& deadline, bool squeeze_best_fit) {
+  const int64_t load = compute_load(p);
+  const int64_t n = int64_t(p.buffers.size());
+  std::optional<Solution> best;
+  PlacementEngine engine(p);
+  // The bootstrap stops at the time limit too; alone, the online allocator's plan then
+  // stands in (inside a portfolio another member already holds a plan).
+  GreedyResult g = place_in_order(engine, bootstrap_order(p), Fit::kFirst, INT64_MAX, &deadline);
+  if (g.complete) {
+    recompact(engine, g.solution, squeeze_best_fit, deadline);
+    best = std::move(g.solution);
+  } else if (!opt.shared_upper_bound) {
+    best = online_plan(p);
+  }
+  // Equal sizes: interval-graph colouring rows, first-fit row by row, reach LOAD (each
+  // buffer fits at its row's offset, so peak <= rows * size = LOAD).
+  bool equal = n > 0;
+  for (const Buffer& b : p.buffers) equal = equal && b.size == p.buffers[0].size;
+  if (equal && (!best || best->peak > load)) {
+    Prepared prep = prepare(p);
+    std::vector<int32_t> all(static_cast<size_t>(n));
+    std::iota(all.begin(), all.end(), 0);
+    int32_t rows = 0;
+    const std::vector<int32_t> row = interval_colouring(prep.base, all, rows);
+    std::vector<int32_t> order = all;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int32_t a, int32_t b) { return row[size_t(a)] < row[size_t(b)]; });
+    GreedyResult r = place_in_order(engine, order, Fit::kFirst);
+    // Ties keep the bootstrap (it counts as the lower index).
+    if (r.complete && (!best || r.solution.peak < best->peak)) best = std::move(r.solution);
+  }
+  return best;
+}
+
+}  // namespace idealloc
+
 void register_idealloc(std::vector<SolverInfo>& out) {
   out.push_back({"idealloc",
                  "BKKRT boxing (Thm 16/Cor 15/Thm 2/Lemma 1) as idealloc runs it: randomized "
@@ -229,6 +248,12 @@ void register_idealloc(std::vector<SolverInfo>& out) {
   out.push_back({"idealloc-ff",
                  "idealloc as published: the same, squeezed by first-fit only",
                  [](const Problem& p, const SolveOptions& o) { return run_idealloc(p, o, false); }});
+  out.push_back({"idealloc-mcts",
+                 "idealloc with Theorem 2's critical points chosen by a UCT tree over quantile "
+                 "buckets (rollouts = boxing iterations, same squeeze), best plan kept",
+                 [](const Problem& p, const SolveOptions& o) {
+                   return idealloc::run_idealloc_mcts(p, o, idealloc::MctsParams{});
+                 }});
 }
 
 }  // namespace memplan

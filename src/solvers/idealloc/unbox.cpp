@@ -41,6 +41,12 @@ void put(const Arena& arena, int32_t job, int64_t offset, std::vector<int64_t>& 
 // may exceed its height.
 std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int32_t buffers,
                            std::mt19937_64& rng) {
+  RandomSource src(rng);
+  return unbox(arena, top, buffers, src);
+}
+
+std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int32_t buffers,
+                           DecisionSource& src) {
   std::vector<int64_t> loose(size_t(buffers), std::numeric_limits<int64_t>::max());
   thread_local std::vector<Pending> stack;
   thread_local std::vector<int32_t> kids, births, row, by_birth;
@@ -99,7 +105,7 @@ std::vector<int64_t> unbox(const Arena& arena, std::span<const int32_t> top, int
       classes.push_back({a, b});
       a = b;
     }
-    std::shuffle(classes.begin(), classes.end(), rng);
+    src.order_classes(classes);
     int64_t base = p.offset;
     for (const auto& [a, b] : classes) {
       const std::span<const int32_t> cls(kids.data() + a, b - a);
@@ -137,6 +143,12 @@ std::vector<int32_t> order_by_offset(const std::vector<int64_t>& loose) {
 
 IterationOrder iteration_order(const Prepared& prep, const EpsilonChoice& eps,
                                std::mt19937_64& rng) {
+  RandomSource src(rng);
+  return iteration_order(prep, eps, src);
+}
+
+IterationOrder iteration_order(const Prepared& prep, const EpsilonChoice& eps,
+                               DecisionSource& src) {
   // Per-thread arena: copying the base keeps the capacity of earlier iterations.
   thread_local Arena arena;
   thread_local std::vector<int32_t> jobs, top;
@@ -146,12 +158,12 @@ IterationOrder iteration_order(const Prepared& prep, const EpsilonChoice& eps,
   std::iota(jobs.begin(), jobs.end(), 0);
   // Theorem 16's first phase while safe, then one final Corollary 15 with H = h_max / mu_f
   // (idealloc's replacement for Theorem 16's second phase).
-  jobs = rogue(arena, std::move(jobs), eps.eps, rng);
+  jobs = rogue(arena, std::move(jobs), eps.eps, src);
   top.clear();
-  corollary15_into(arena, jobs, eps.final_height, eps.mu_final, rng, top);
+  corollary15_into(arena, jobs, eps.final_height, eps.mu_final, src, top);
   IterationOrder out;
   out.boxes = int64_t(top.size());
-  out.order = order_by_offset(unbox(arena, top, prep.originals, rng));
+  out.order = order_by_offset(unbox(arena, top, prep.originals, src));
   return out;
 }
 
