@@ -174,6 +174,22 @@ int64_t sweep_offset(const Problem& p, const std::vector<int64_t>& off, int32_t 
   return best >= 0 ? best : x;
 }
 
+// Places p's buffers in `order` on the engine, checking each offset against the sweep;
+// returns the offsets (empty after a mismatch, which is reported).
+std::vector<int64_t> place_against_sweep(const Problem& p, PlacementEngine& engine,
+                                         const std::vector<int32_t>& order, Fit fit, int trial) {
+  std::vector<int64_t> off(p.buffers.size(), -1);
+  for (int32_t k : order) {
+    const int64_t want = sweep_offset(p, off, k, fit);
+    const int64_t got = engine.find_offset(k, fit);
+    EXPECT_EQ(got, want) << "trial " << trial << " buffer " << k;
+    if (got != want) return {};
+    engine.place(k, want);
+    off[k] = want;
+  }
+  return off;
+}
+
 // Training-shaped instances past the small-instance mode (thousands of buffers, hundreds
 // live): the engine switches the index on by itself and still gives the sweep's offsets,
 // for size-descending and random orders, both fits, with and without alignment.
@@ -197,13 +213,8 @@ TEST(PlacementDiff, SwitchesToTheIndexOnManyLiveBuffers) {
       std::shuffle(order.begin(), order.end(), rng);
     const Fit fit = trial % 2 == 0 ? Fit::kFirst : Fit::kBest;
     PlacementEngine engine(p);
-    std::vector<int64_t> off(n, -1);
-    for (int32_t k : order) {
-      const int64_t want = sweep_offset(p, off, k, fit);
-      ASSERT_EQ(engine.find_offset(k, fit), want) << "trial " << trial << " buffer " << k;
-      engine.place(k, want);
-      off[k] = want;
-    }
+    const std::vector<int64_t> off = place_against_sweep(p, engine, order, fit, trial);
+    ASSERT_EQ(off.size(), static_cast<size_t>(n));
     EXPECT_TRUE(engine.occupancy_index_in_use()) << "trial " << trial;
     EXPECT_TRUE(validate(p, off).ok) << "trial " << trial;  // the independent checker
     const auto again = place_in_order(engine, order, fit);
@@ -242,14 +253,9 @@ TEST(PlacementDiff, IndexWalkMatchesSweepOnFragmentedManyLiveInstances) {
     const int32_t blocks[] = {1, 4, 32};
     PlacementEngine engine(p);
     ASSERT_TRUE(engine.use_occupancy_index(blocks[trial % 3]));
-    std::vector<int64_t> off(n, -1);
-    for (int32_t k : order) {
-      const int64_t want = sweep_offset(p, off, k, fit);
-      ASSERT_EQ(engine.find_offset(k, fit), want) << "trial " << trial << " buffer " << k;
-      engine.place(k, want);
-      off[k] = want;
-      ++checked;
-    }
+    const std::vector<int64_t> off = place_against_sweep(p, engine, order, fit, trial);
+    ASSERT_EQ(off.size(), static_cast<size_t>(n));
+    checked += n;
     EXPECT_TRUE(engine.occupancy_index_in_use());
     EXPECT_TRUE(validate(p, off).ok) << "trial " << trial;
   }
