@@ -6,7 +6,10 @@
 // allocator's plan was returned; for greedy: the orders finished), and seed 1's detail.
 //
 //   training_bench [--sizes 50000,100000,200000,1000000] [--seeds 3] [--time-limit 10]
-//                  [--threads 2] [--algos first-fit,best-fit,greedy,online-best-fit,auto]
+//                  [--threads 2] [--algos first-fit,best-fit,first-fit-area,...,auto]
+// (--time-limit 0: no limit, for the CPU time of whole passes).
+// The default solvers: first-fit in each greedy order (first-fit = first-fit-size), best-fit
+// (size order), greedy (all 16 order/fit pairs), online-best-fit and auto.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -49,7 +52,10 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> sizes = {"50000", "100000", "200000", "1000000"};
-  std::vector<std::string> algos = {"first-fit", "best-fit", "greedy", "online-best-fit", "auto"};
+  std::vector<std::string> algos = {"first-fit",           "first-fit-area",          "first-fit-length",
+                                    "first-fit-start",     "first-fit-conflicts",     "first-fit-conflict-size",
+                                    "first-fit-pressure",  "first-fit-wat",           "best-fit",
+                                    "greedy",              "online-best-fit",         "auto"};
   int seeds = 3;
   SolveOptions opt;
   opt.time_limit_seconds = 10;
@@ -66,9 +72,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::printf("training traces (generate --kind training, seeds 1..%d), time limit %.0f s, %d threads; "
+  char limit[32] = "none";  // --time-limit 0: every pass runs to the end
+  if (opt.time_limit_seconds > 0) std::snprintf(limit, sizeof limit, "%g s", opt.time_limit_seconds);
+  std::printf("training traces (generate --kind training, seeds 1..%d), time limit %s, %d threads; "
               "medians over seeds\n\n",
-              seeds, opt.time_limit_seconds, opt.threads);
+              seeds, limit, opt.threads);
   std::printf("| buffers | max live | solver | wall s | CPU s | peak / LOAD | iterations | detail (seed 1) |\n");
   std::printf("|---:|---:|---|---:|---:|---:|---:|---|\n");
   for (const std::string& size : sizes) {

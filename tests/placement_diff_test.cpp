@@ -174,6 +174,22 @@ int64_t sweep_offset(const Problem& p, const std::vector<int64_t>& off, int32_t 
   return best >= 0 ? best : x;
 }
 
+// Places p's buffers in `order` on the engine, checking each offset against the sweep;
+// returns the offsets (empty after a mismatch, which is reported).
+std::vector<int64_t> place_against_sweep(const Problem& p, PlacementEngine& engine,
+                                         const std::vector<int32_t>& order, Fit fit, int trial) {
+  std::vector<int64_t> off(p.buffers.size(), -1);
+  for (int32_t k : order) {
+    const int64_t want = sweep_offset(p, off, k, fit);
+    const int64_t got = engine.find_offset(k, fit);
+    EXPECT_EQ(got, want) << "trial " << trial << " buffer " << k;
+    if (got != want) return {};
+    engine.place(k, want);
+    off[k] = want;
+  }
+  return off;
+}
+
 // Training-shaped instances past the small-instance mode (thousands of buffers, hundreds
 // live): the engine switches the index on by itself and still gives the sweep's offsets,
 // for size-descending and random orders, both fits, with and without alignment.
@@ -197,18 +213,53 @@ TEST(PlacementDiff, SwitchesToTheIndexOnManyLiveBuffers) {
       std::shuffle(order.begin(), order.end(), rng);
     const Fit fit = trial % 2 == 0 ? Fit::kFirst : Fit::kBest;
     PlacementEngine engine(p);
-    std::vector<int64_t> off(n, -1);
-    for (int32_t k : order) {
-      const int64_t want = sweep_offset(p, off, k, fit);
-      ASSERT_EQ(engine.find_offset(k, fit), want) << "trial " << trial << " buffer " << k;
-      engine.place(k, want);
-      off[k] = want;
-    }
+    const std::vector<int64_t> off = place_against_sweep(p, engine, order, fit, trial);
+    ASSERT_EQ(off.size(), static_cast<size_t>(n));
     EXPECT_TRUE(engine.occupancy_index_in_use()) << "trial " << trial;
     EXPECT_TRUE(validate(p, off).ok) << "trial " << trial;  // the independent checker
     const auto again = place_in_order(engine, order, fit);
     EXPECT_EQ(again.solution.offsets, off) << "trial " << trial;
   }
+}
+
+// Many live buffers in a fragmented layout: long and short lifetimes mixed over a short
+// horizon (about a third of the buffers live at any instant), small random sizes, placed in
+// a random order, so that a query's sources interleave and its walk passes long chains of
+// runs (the cursors' galloping, several runs per source, partly covered blocks). Every
+// placement is checked against the sweep, through the index with time blocks of 1, 4 and
+// 32 slots, both fits, with and without alignment.
+TEST(PlacementDiff, IndexWalkMatchesSweepOnFragmentedManyLiveInstances) {
+  std::mt19937_64 rng(2028);
+  int64_t checked = 0;
+  for (int trial = 0; trial < 6; ++trial) {
+    const int32_t n = 2400 + 300 * trial;  // past the small-instance mode
+    const int64_t horizon = 120;
+    Problem p;
+    for (int32_t k = 0; k < n; ++k) {
+      Buffer b;
+      b.id = std::to_string(k);
+      const bool long_lived = rng() % 3 == 0;
+      b.start = static_cast<int64_t>(rng() % (long_lived ? horizon / 4 : horizon));
+      b.end = long_lived ? horizon - static_cast<int64_t>(rng() % (horizon / 4))
+                         : std::min(horizon, b.start + 1 + static_cast<int64_t>(rng() % 6));
+      b.size = 1 + static_cast<int64_t>(rng() % 48);
+      if (trial % 2 == 1) b.alignment = int64_t{1} << (rng() % 4);
+      p.buffers.push_back(std::move(b));
+    }
+    std::vector<int32_t> order(n);
+    for (int32_t k = 0; k < n; ++k) order[k] = k;
+    std::shuffle(order.begin(), order.end(), rng);
+    const Fit fit = trial % 3 == 2 ? Fit::kBest : Fit::kFirst;
+    const int32_t blocks[] = {1, 4, 32};
+    PlacementEngine engine(p);
+    ASSERT_TRUE(engine.use_occupancy_index(blocks[trial % 3]));
+    const std::vector<int64_t> off = place_against_sweep(p, engine, order, fit, trial);
+    ASSERT_EQ(off.size(), static_cast<size_t>(n));
+    checked += n;
+    EXPECT_TRUE(engine.occupancy_index_in_use());
+    EXPECT_TRUE(validate(p, off).ok) << "trial " << trial;
+  }
+  EXPECT_EQ(checked, 6 * 2400 + 300 * 15);
 }
 
 // Larger gap-free instances, sparse (long horizon) and dense: the engine's small-instance

@@ -147,21 +147,20 @@ inline const OccupancyIndex::Run* first_above(const OccupancyIndex::Source& s, i
 }  // namespace
 
 // The lowest aligned offset >= x (x aligned, or infeasible) at which the query collides
-// with no source: each collision moves x past the whole run met, and the sources are
-// tested in turn until none moves it.
+// with no source: each source in turn moves x past every run it meets, until all of them
+// in a row leave it in place. x only grows, so the sources' cursors only move forward.
 int64_t PlacementEngine::index_settle(int64_t x, int64_t align) const {
-  const auto& src = index_.p->src;
+  auto& src = index_.p->src;
   const size_t m = src.size();
-  for (size_t k = 0, quiet = 0; quiet < m;) {
-    const OccupancyIndex::Source& s = src[k];
-    const OccupancyIndex::Run* r = first_above(s, x + s.ql);
-    if (r != s.end && r->lo < x + s.qh) {
+  for (size_t k = 0, quiet = 0; quiet < m; k = k + 1 == m ? 0 : k + 1) {
+    OccupancyIndex::Source& s = src[k];
+    bool moved = false;
+    for (const OccupancyIndex::Run* r = OccupancyIndex::advance(s, x + s.ql); r != s.end && r->lo < x + s.qh;
+         r = OccupancyIndex::advance(s, x + s.ql)) {
       x = align_up(r->hi - s.ql, align);
-      quiet = 0;
-    } else {
-      ++quiet;
-      k = k + 1 == m ? 0 : k + 1;
+      moved = true;
     }
+    quiet = moved ? 1 : quiet + 1;
   }
   return x;
 }
@@ -177,8 +176,8 @@ int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
   for (;;) {
     // x is feasible: the next forbidden offset is set by the lowest run above each piece.
     int64_t next = INT64_MAX;
-    for (const OccupancyIndex::Source& s : index_.p->src) {
-      const OccupancyIndex::Run* r = first_above(s, x + s.ql);
+    for (OccupancyIndex::Source& s : index_.p->src) {
+      const OccupancyIndex::Run* r = OccupancyIndex::advance(s, x + s.ql);
       if (r != s.end) next = std::min(next, r->lo - s.qh + 1);
     }
     if (next == INT64_MAX) return best >= 0 ? best : x;
