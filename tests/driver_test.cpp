@@ -16,24 +16,24 @@
 namespace memplan {
 namespace {
 
-Problem with_all_pairs(Problem p, const std::vector<std::pair<int, int>>& pairs) {
+Problem with_pairs(std::vector<Buffer> buffers, const std::vector<std::pair<int, int>>& pairs) {
+  Problem p;
+  p.buffers = std::move(buffers);
   for (auto [a, b] : pairs) p.conflicts.emplace_back(a, b);
   return p;
 }
 
-// §7.1: two streams, no sync: all six pairs conflict; safe optimum 12 (the sequential
-// intervals alone give 8).
+// §7.1 and §7.2: stream 0 runs A1 -> A2 -> J, stream 1 runs B1 -> B2, J waits for B2; x, y,
+// u, v on the sequential order A1, A2, B1, B2, J (LOAD 8).
+std::vector<Buffer> two_stream_buffers() {
+  return {buf("x", 0, 2, 4), buf("y", 1, 5, 2), buf("u", 2, 4, 4), buf("v", 3, 5, 2)};
+}
+// §7.1: no sync: all six pairs conflict; safe optimum 12 (the sequential order alone: 8).
 Problem two_streams_no_sync() {
-  Problem p;
-  p.buffers = {buf("x", 0, 2, 4), buf("y", 1, 5, 2), buf("u", 2, 4, 4), buf("v", 3, 5, 2)};
-  return with_all_pairs(p, {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}});
+  return with_pairs(two_stream_buffers(), {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}});
 }
 // §7.2: one event B1-after-A2: conflicts x-y, y-u, y-v, u-v; optimum 8 (clique {y, u, v}).
-Problem one_event() {
-  Problem p;
-  p.buffers = {buf("x", 0, 2, 4), buf("y", 1, 5, 2), buf("u", 2, 4, 4), buf("v", 3, 5, 2)};
-  return with_all_pairs(p, {{0, 1}, {1, 2}, {1, 3}, {2, 3}});
-}
+Problem one_event() { return with_pairs(two_stream_buffers(), {{0, 1}, {1, 2}, {1, 3}, {2, 3}}); }
 // §7.3: a 5-cycle of unit buffers (disjoint intervals): clique bound 2, optimum 3.
 Problem five_cycle() {
   Problem p;
@@ -44,15 +44,12 @@ Problem five_cycle() {
 // §7.4: two chains a<b (3, 1) and c<d (1, 3), no sync, in the sequential extension a,b,c,d
 // (LOAD 3): conflicts a-c, a-d, b-c, b-d; optimum 6.
 Problem two_plus_two() {
-  Problem p;
-  p.buffers = {buf("a", 0, 1, 3), buf("b", 1, 2, 1), buf("c", 2, 3, 1), buf("d", 3, 4, 3)};
-  return with_all_pairs(p, {{0, 2}, {0, 3}, {1, 2}, {1, 3}});
+  return with_pairs({buf("a", 0, 1, 3), buf("b", 1, 2, 1), buf("c", 2, 3, 1), buf("d", 3, 4, 3)},
+                    {{0, 2}, {0, 3}, {1, 2}, {1, 3}});
 }
 // §7.5: three streams; a, b, c pairwise concurrent (the cut bound is 2): optimum 3.
 Problem three_streams() {
-  Problem p;
-  p.buffers = {buf("a", 0, 1, 1), buf("c", 1, 2, 1), buf("b", 2, 3, 1)};
-  return with_all_pairs(p, {{0, 1}, {0, 2}, {1, 2}});
+  return with_pairs({buf("a", 0, 1, 1), buf("c", 1, 2, 1), buf("b", 2, 3, 1)}, {{0, 1}, {0, 2}, {1, 2}});
 }
 
 // Two overlapping buffers of size 3, no explicit conflicts: LOAD 6.

@@ -11,6 +11,7 @@
 
 #include "memplan/problem.h"
 #include "memplan/solver.h"
+#include "memplan/timeline.h"
 
 namespace memplan {
 
@@ -23,6 +24,8 @@ std::string unsupported_feature(const Problem& p, const SolverInfo& solver);
 // The driver's lower bound on every plan's peak: LOAD (in-place chains merged), every
 // pre-placed buffer's top and, under explicit conflicts, a clique of the conflict relation
 // (conflict_lower_bound). Sound: each is a set of buffers that must be pairwise disjoint.
+// solve() derives the clique part after the solver has run, in the time left, for solvers
+// that do not declare proves_optimal (those derive it themselves from their own graph).
 int64_t driver_lower_bound(const Problem& p, const std::function<bool()>& stop = {});
 
 // Its part on the time axis: LOAD (in-place chains merged) and the pre-placed buffers' tops.
@@ -33,7 +36,9 @@ int64_t interval_lower_bound(const Problem& p);
 // clique bound of the timeline module's conflict graph (timeline.h); 0 when the graph is
 // above 40M pairs, `stop` says so, or any buffer has gaps (the graph ignores them). One
 // function, so a stronger sound bound (the max-weight antichain when conflicts come from a
-// partial order) can replace it here.
-int64_t conflict_lower_bound(const Problem& p, const std::function<bool()>& stop = {});
+// partial order) can replace it here. `graph`: p's conflict graph when the caller has built
+// it already (else it is built here).
+int64_t conflict_lower_bound(const Problem& p, const std::function<bool()>& stop = {},
+                             const ConflictGraph* graph = nullptr);
 
 }  // namespace memplan

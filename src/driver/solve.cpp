@@ -69,7 +69,7 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   opt.threads = can.threads ? std::clamp(options.threads, 1, kMaxThreads) : 1;
   const auto t0 = std::chrono::steady_clock::now();
   // Every plan's peak reaches LOAD (in-place chains merged) and every pre-placed buffer's top.
-  int64_t load = interval_lower_bound(problem);
+  const int64_t load = interval_lower_bound(problem);
   // The limit bounds the whole call: the solver gets it less a reserve for the check below
   // and what follows its last deadline check. The check (validate, O(n log n)) took 2.6-7.6
   // times as long as the LOAD sweep just done (1M buffers; 7.6 when all are live at once),
@@ -78,11 +78,6 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   const double limit = options.time_limit_seconds;
   const double sweep = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double reserve = std::min(0.5 * limit, 0.02 * limit + 8 * sweep);
-  // Under explicit conflicts, a clique bound on top (bounded by a quarter of the limit).
-  if (!problem.conflicts.empty()) {
-    const Deadline bound_time(limit > 0 && std::isfinite(limit) ? limit / 4 : 0, options.cancel);
-    load = std::max(load, conflict_lower_bound(problem, [&] { return bound_time.expired(); }));
-  }
   const auto cap = capacity_of(problem, opt);
   if (const std::string why = fixed_collision(problem, cap); !why.empty()) {
     SolveResult r;
@@ -102,6 +97,16 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   if (!can.proves_optimal) r.lower_bound = 0;
   if (!can.proves_infeasible && r.status == Status::kInfeasible) r.status = Status::kNoPlan;
   r.lower_bound = std::max(r.lower_bound, load);
+  // Under explicit conflicts, a clique of the relation on top, in the time the solver left
+  // (less the check's share): solvers that declare proofs derive it themselves.
+  if (!problem.conflicts.empty() && !can.proves_optimal && (!r.solution || r.solution->peak > r.lower_bound)) {
+    const bool limited = limit > 0 && std::isfinite(limit);
+    const double left = limited ? limit - 8 * sweep - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() : 0;
+    if (!limited || left > 0) {
+      const Deadline bound_time(left, options.cancel);
+      r.lower_bound = std::max(r.lower_bound, conflict_lower_bound(problem, [&] { return bound_time.expired(); }));
+    }
+  }
   if (r.solution && cap && r.solution->peak > *cap) {
     r.solution.reset();
     r.status = Status::kNoPlan;

@@ -92,7 +92,8 @@ std::vector<std::thread> start_threads(int count, const std::function<void()>& f
 SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const MemberLookup& find) {
   Shared shared;
   const auto t0 = std::chrono::steady_clock::now();
-  shared.lower = driver_lower_bound(p);
+  // (Under explicit conflicts the members that prove, exact, add a clique of the relation.)
+  shared.lower = interval_lower_bound(p);
   // A member's plan is validated after the member returns (offer): members stop that much
   // earlier, about 8 times the LOAD sweep just timed (see solve()).
   const double check_seconds = 8 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -172,13 +173,14 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   // models) and the strongest cheap production heuristics (which win on some), each
   // bounded to a share of the budget on huge inputs; then a heuristic search until the end.
   std::vector<Member> heuristics;
+  // Under explicit conflicts, first the first-fit orders made for conflict graphs (weighted
+  // degree, degree: on the streams family they beat every time-axis order); on intervals
+  // `greedy` covers them.
+  if (!p.conflicts.empty())
+    if (const SolverInfo* s = member("conflict-greedy")) heuristics.push_back({s, 0.6});
   for (auto [name, share] : {std::pair{"peak-window", 0.6}, {"greedy", 0.6}, {"dive", 0.5},
                              {"tflite-gpu-greedy-by-size", 0.3}, {"somas", 0.3}, {"xla-choose-best", 0.3}})
     if (const SolverInfo* s = member(name)) heuristics.push_back({s, share});
-  // Under explicit conflicts, the first-fit orders made for conflict graphs too (on intervals
-  // `greedy` covers them).
-  if (!p.conflicts.empty())
-    if (const SolverInfo* s = member("conflict-greedy")) heuristics.push_back({s, 0.3});
   const SolverInfo* search = nullptr;
   for (const char* h : {"idealloc", "simulated-annealing"})
     if ((search = member(h))) break;

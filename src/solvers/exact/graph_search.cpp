@@ -163,7 +163,7 @@ SolveResult run_exact_on_graph(const Problem& p, const SolveOptions& opt) {
   int winner = -1;
   int64_t completed = 0;
   std::optional<Solution> best = best_on_graph(p, &g, {{by_rank, Fit::kFirst}, {by_rank, Fit::kBest}}, deadline, winner, completed);
-  int64_t lb = driver_lower_bound(p, [&] { return deadline.expired(); });
+  int64_t lb = std::max(interval_lower_bound(p), conflict_lower_bound(p, [&] { return deadline.expired(); }, &g));
   if (n > kMaxSearched) {
     SolveResult r = result_from_plan(p, opt, best);
     r.lower_bound = proofs ? std::min(lb, best->peak) : 0;
