@@ -132,13 +132,14 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   // No exception escapes a worker thread (that would abort the process): the first one is
   // kept, the other members are stopped, and it is rethrown to the caller below.
   struct Member {
-    const SolverInfo* solver;
+    const SolverInfo* solver;  // the handle; nullptr: not available or cannot serve
     double share;
+    const char* role;          // the name it was looked up by (the detail reports it)
   };
   auto run = [&](const Member& m) {
     if (!m.solver || shared.stop || deadline.expired()) return;
     try {
-      shared.offer(p, cap, m.solver->run(p, member_options(m.share)), m.solver->name);
+      shared.offer(p, cap, m.solver->run(p, member_options(m.share)), m.role);
     } catch (...) {
       shared.fail(std::current_exception());
     }
@@ -177,14 +178,17 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   // degree, degree: on the streams family they beat every time-axis order); on intervals
   // `greedy` covers them.
   if (!p.conflicts.empty())
-    if (const SolverInfo* s = member("conflict-greedy")) heuristics.push_back({s, 0.6});
+    if (const SolverInfo* s = member("conflict-greedy")) heuristics.push_back({s, 0.6, "conflict-greedy"});
   for (auto [name, share] : {std::pair{"peak-window", 0.6}, {"greedy", 0.6}, {"dive", 0.5},
                              {"tflite-gpu-greedy-by-size", 0.3}, {"somas", 0.3}, {"xla-choose-best", 0.3}})
-    if (const SolverInfo* s = member(name)) heuristics.push_back({s, share});
-  const SolverInfo* search = nullptr;
+    if (const SolverInfo* s = member(name)) heuristics.push_back({s, share, name});
+  std::optional<Member> search;
   for (const char* h : {"idealloc", "simulated-annealing"})
-    if ((search = member(h))) break;
-  const Member exact_member{member("exact"), 1.0};
+    if (const SolverInfo* s = member(h)) {
+      search = Member{s, 1.0, h};
+      break;
+    }
+  const Member exact_member{member("exact"), 1.0, "exact"};
   std::vector<std::thread> exact;
   // The exact search starts at once on its own worker (on large models its dive needs every
   // second; it searches at the lower bound until the heuristics' first plan arrives through
@@ -194,9 +198,9 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     // One worker: a plan first, then the exact search, then the heuristic search.
     run_all(heuristics, 1);
     run_all({exact_member}, 1);
-    if (search) run_all({{search, 1.0}}, 1);
+    if (search) run_all({*search}, 1);
   } else {
-    if (search) heuristics.push_back({search, 1.0});
+    if (search) heuristics.push_back(*search);
     run_all(heuristics, threads - 1);
     exact.front().join();
   }
