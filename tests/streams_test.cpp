@@ -14,86 +14,10 @@
 #include "memplan/solver.h"
 #include "memplan/timeline.h"
 #include "memplan/validate.h"
+#include "conflict_brute.h"
 
 namespace memplan {
 namespace {
-
-Buffer buf(std::string id, int64_t start, int64_t end, int64_t size) {
-  Buffer b;
-  b.id = std::move(id), b.start = start, b.end = end, b.size = size;
-  return b;
-}
-
-Problem random_intervals(std::mt19937& rng, int n, int horizon, int max_size) {
-  Problem p;
-  for (int i = 0; i < n; ++i) {
-    const int s = static_cast<int>(rng() % horizon);
-    const int e = s + 1 + static_cast<int>(rng() % (horizon - s));
-    p.buffers.push_back(buf("b" + std::to_string(i), s, e, 1 + static_cast<int64_t>(rng() % max_size)));
-  }
-  return p;
-}
-
-// Brute-force conflict relation, from the definition in timeline.h.
-bool brute_conflict(const Problem& p, int a, int b) {
-  const Buffer &x = p.buffers[a], &y = p.buffers[b];
-  if (x.inplace_of == y.id || y.inplace_of == x.id) return false;
-  if (x.start < y.end && y.start < x.end) return true;
-  for (auto [u, v] : p.conflicts)
-    if ((u == a && v == b) || (u == b && v == a)) return true;
-  return false;
-}
-
-// Lowest-gap first-fit in one order, on the brute-force relation (test's own code).
-int64_t brute_first_fit(const Problem& p, const std::vector<std::vector<char>>& conflict, const std::vector<int>& order) {
-  const int n = static_cast<int>(p.buffers.size());
-  std::vector<int64_t> off(n, -1);
-  int64_t peak = 0;
-  for (int i : order) {
-    int64_t x = 0;
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (int j = 0; j < n; ++j)
-        if (off[j] >= 0 && conflict[i][j] && x < off[j] + p.buffers[j].size && off[j] < x + p.buffers[i].size)
-          x = off[j] + p.buffers[j].size, moved = true;
-    }
-    off[i] = x;
-    peak = std::max(peak, x + p.buffers[i].size);
-  }
-  return peak;
-}
-
-// The optimum: lowest-gap first-fit over every order reaches it for any conflict graph
-// (parallel-streams.md §4.1). n <= 7.
-int64_t brute_opt(const Problem& p) {
-  std::vector<int> order(p.buffers.size());
-  std::iota(order.begin(), order.end(), 0);
-  const int n = static_cast<int>(order.size());
-  std::vector<std::vector<char>> conflict(n, std::vector<char>(n, 0));
-  for (int a = 0; a < n; ++a)
-    for (int b = 0; b < n; ++b) conflict[a][b] = a != b && brute_conflict(p, a, b);
-  int64_t best = INT64_MAX;
-  do best = std::min(best, brute_first_fit(p, conflict, order));
-  while (std::next_permutation(order.begin(), order.end()));
-  return best;
-}
-
-// The heaviest clique of the brute-force relation (n <= 10).
-int64_t brute_max_clique(const Problem& p) {
-  const int n = static_cast<int>(p.buffers.size());
-  int64_t best = 0;
-  for (uint32_t m = 1; m < (1u << n); ++m) {
-    bool ok = true;
-    int64_t w = 0;
-    for (int a = 0; a < n && ok; ++a) {
-      if (!(m >> a & 1)) continue;
-      w += p.buffers[a].size;
-      for (int b = a + 1; b < n && ok; ++b) ok = !(m >> b & 1) || brute_conflict(p, a, b);
-    }
-    if (ok) best = std::max(best, w);
-  }
-  return best;
-}
 
 TEST(Timeline, SectionsDegreesPairsPressureMatchBruteForce) {
   std::mt19937 rng(7);

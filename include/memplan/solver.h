@@ -73,12 +73,36 @@ struct SolveResult {
 
 using SolverFn = std::function<SolveResult(const Problem&, const SolveOptions&)>;
 
-// What a solver can honour beyond plain interval lifetimes. solve() refuses a problem that
-// needs more, with a message naming the algorithm, instead of returning a wrong plan.
+// What a solver can honour beyond plain interval lifetimes, declared by each registered
+// solver. The driver (src/driver/, driver.h) reads it before running the solver: a feature the
+// solver lacks is either lowered away where that is sound (in-place/groups, two-ended pools,
+// proofs) or the combination is refused with a message naming the solver and the feature,
+// never answered with a wrong plan.
 struct Supports {
-  // Problem::conflicts: a conflict relation beyond interval overlap (parallel streams).
-  // Interval-only solvers (sections, time trees, boxing) leave it false.
+  // Problem::conflicts: a conflict relation beyond interval overlap (parallel streams),
+  // read through the timeline module's conflict graph. Interval-only solvers (sections,
+  // time trees, boxing) leave it false and are refused on such problems.
   bool explicit_conflicts = false;
+  // Pre-placed buffers (Buffer::offset) are kept at their offsets. false: refused when any
+  // buffer is pre-placed.
+  bool fixed_offsets = true;
+  // Gaps and windows are used to share bytes. false: each buffer is planned as its full
+  // rectangle (still valid, possibly more memory); never refused.
+  bool gaps = false;
+  // In-place reuse and contiguous groups natively. false (every solver today): the driver
+  // lowers them first (constraints.h; sound, it only restricts the plan space) and drops
+  // the solver's bound and infeasibility proof, which hold for the lowered problem only.
+  bool inplace_groups = false;
+  // Two-ended pools natively. false (every solver today): the driver plans each end as its
+  // own problem (two_ended.h).
+  bool two_ended = false;
+  // The solver may raise SolveResult::lower_bound above the driver's own bound (a proof of
+  // optimality when the plan meets it). false: the driver ignores the solver's bound.
+  bool proves_optimal = false;
+  // The solver may answer kInfeasible (a proof). false: such an answer becomes kNoPlan.
+  bool proves_infeasible = false;
+  // The solver uses SolveOptions::threads > 1. false: it runs on one thread whatever asked.
+  bool threads = false;
 };
 
 struct SolverInfo {
@@ -93,8 +117,9 @@ const std::vector<SolverInfo>& all_solvers();
 // nullptr when unknown.
 const SolverInfo* find_solver(const std::string& name);
 
-// Runs solver `name` (throws std::invalid_argument when the solver does not support what
-// the problem needs, see Supports), fills in lower_bound (>= LOAD and >= every pre-placed buffer's
+// The driver layer (src/driver/, see driver.h). Runs solver `name` (throws
+// std::invalid_argument, naming the solver and the feature, when the solver does not
+// support what the problem needs, see Supports and unsupported_feature), fills in lower_bound (>= LOAD and >= every pre-placed buffer's
 // offset + size), checks the capacity, validates the plan (unless options.validate is
 // false) and sets kOptimal when a validated plan's peak meets the lower bound. Throws
 // std::invalid_argument for an unknown name; an exception from the solver (including one

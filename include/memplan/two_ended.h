@@ -17,6 +17,9 @@ bool has_two_ends(const Problem& p);
 // down to the high end's largest alignment (or, without a capacity, the tightest aligned top).
 // detail reports low_peak, high_peak and free_middle. Throws std::invalid_argument when an
 // in-place chain or group spans both ends, or a pre-placed high buffer has no capacity.
+// Explicit conflicts (Problem::conflicts) follow their buffers into their end. Part of the
+// driver layer (src/driver/): each end is solved through memplan::solve with `algo`.
 SolveResult solve_two_ended(const Problem& p, const std::string& algo, const SolveOptions& options);
+SolveResult solve_two_ended(const Problem& p, const SolverInfo& algo, const SolveOptions& options);
 
 }  // namespace memplan

@@ -452,7 +452,9 @@ int main(int argc, char** argv) {
     if (bench_args.bench->parsed() || bench_args.report->parsed()) return run_bench_command(bench_args);
     if (*list_cmd) {
       std::cout << "algorithms:\n";
-      for (const SolverInfo& s : all_solvers()) std::printf("  %-28s %s\n", s.name.c_str(), s.description.c_str());
+      for (const SolverInfo& s : all_solvers())
+        std::printf("  %-28s %s%s\n", s.name.c_str(), s.description.c_str(),
+                    s.supports.explicit_conflicts ? " [conflicts]" : "");
       std::cout << "generator kinds:\n";
       for (const auto& [k, d] : generator_kinds()) std::printf("  %-28s %s\n", k.c_str(), d.c_str());
       return kExitOk;

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "memplan/bounds.h"
+#include "memplan/driver.h"
 #include "memplan/placement.h"
 #include "memplan/validate.h"
 #include "portfolio/portfolio.h"
@@ -91,7 +92,8 @@ std::vector<std::thread> start_threads(int count, const std::function<void()>& f
 SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const MemberLookup& find) {
   Shared shared;
   const auto t0 = std::chrono::steady_clock::now();
-  shared.lower = lower_bound_of(p);
+  // (Under explicit conflicts the members that prove, exact, add a clique of the relation.)
+  shared.lower = interval_lower_bound(p);
   // A member's plan is validated after the member returns (offer): members stop that much
   // earlier, about 8 times the LOAD sweep just timed (see solve()).
   const double check_seconds = 8 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -101,8 +103,22 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   // returns it. It is not shared with the members (a poor first plan would only draw the
   // exact search's ladder away from the bound); the result is the better of it and theirs.
   // (solve() validates the plan auto returns, this one included.)
-  std::optional<Solution> fallback = online_plan(p);
-  if (fallback->peak <= shared.lower) shared.stop = true;  // optimal already
+  // (The online allocator knows only the time axis: under explicit conflicts the members'
+  // plans are all there is.)
+  std::optional<Solution> fallback;
+  if (p.conflicts.empty()) fallback = online_plan(p);
+  if (fallback && fallback->peak <= shared.lower) shared.stop = true;  // optimal already
+  // Members by handle, resolved once; a member that cannot serve this problem (its
+  // Supports, see driver.h) is skipped and named in the detail.
+  std::vector<std::string> skipped;
+  auto member = [&](const char* name) -> const SolverInfo* {
+    const SolverInfo* s = find(name);
+    if (s && !unsupported_feature(p, *s).empty()) {
+      skipped.push_back(name);
+      return nullptr;
+    }
+    return s;
+  };
   // Members run side by side, one worker thread each.
   auto member_options = [&](double share) {
     SolveOptions o = opt;
@@ -115,11 +131,15 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   };
   // No exception escapes a worker thread (that would abort the process): the first one is
   // kept, the other members are stopped, and it is rethrown to the caller below.
-  auto run = [&](const char* name, double share) {
-    const SolverInfo* s = find(name);
-    if (!s || shared.stop || deadline.expired()) return;
+  struct Member {
+    const SolverInfo* solver;  // the handle; nullptr: not available or cannot serve
+    double share;
+    const char* role;          // the name it was looked up by (the detail reports it)
+  };
+  auto run = [&](const Member& m) {
+    if (!m.solver || shared.stop || deadline.expired()) return;
     try {
-      shared.offer(p, cap, s->run(p, member_options(share)), name);
+      shared.offer(p, cap, m.solver->run(p, member_options(m.share)), m.role);
     } catch (...) {
       shared.fail(std::current_exception());
     }
@@ -127,10 +147,10 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   const int threads = std::clamp(opt.threads, 1, kMaxThreads);
   // Runs members on up to `workers` threads (this one included); each member gets a share of
   // the time left when it starts.
-  auto run_all = [&](const std::vector<std::pair<const char*, double>>& members, int workers) {
+  auto run_all = [&](const std::vector<Member>& members, int workers) {
     std::atomic<size_t> next{0};
     auto worker = [&] {
-      for (size_t k; (k = next.fetch_add(1)) < members.size();) run(members[k].first, members[k].second);
+      for (size_t k; (k = next.fetch_add(1)) < members.size();) run(members[k]);
     };
     std::vector<std::thread> pool = start_threads(std::min<int>(workers, members.size()) - 1, worker);
     worker();
@@ -153,27 +173,34 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   // 0.2 s), the greedy orders, the exact search's dives (which land closest on the large
   // models) and the strongest cheap production heuristics (which win on some), each
   // bounded to a share of the budget on huge inputs; then a heuristic search until the end.
-  std::vector<std::pair<const char*, double>> heuristics = {
-      {"peak-window", 0.6}, {"greedy", 0.6},         {"dive", 0.5},
-      {"tflite-gpu-greedy-by-size", 0.3}, {"somas", 0.3}, {"xla-choose-best", 0.3}};
-  const char* search = nullptr;
+  std::vector<Member> heuristics;
+  // Under explicit conflicts, first the first-fit orders made for conflict graphs (weighted
+  // degree, degree: on the streams family they beat every time-axis order); on intervals
+  // `greedy` covers them.
+  if (!p.conflicts.empty())
+    if (const SolverInfo* s = member("conflict-greedy")) heuristics.push_back({s, 0.6, "conflict-greedy"});
+  for (auto [name, share] : {std::pair{"peak-window", 0.6}, {"greedy", 0.6}, {"dive", 0.5},
+                             {"tflite-gpu-greedy-by-size", 0.3}, {"somas", 0.3}, {"xla-choose-best", 0.3}})
+    if (const SolverInfo* s = member(name)) heuristics.push_back({s, share, name});
+  std::optional<Member> search;
   for (const char* h : {"idealloc", "simulated-annealing"})
-    if (find(h)) {
-      search = h;
+    if (const SolverInfo* s = member(h)) {
+      search = Member{s, 1.0, h};
       break;
     }
+  const Member exact_member{member("exact"), 1.0, "exact"};
   std::vector<std::thread> exact;
   // The exact search starts at once on its own worker (on large models its dive needs every
   // second; it searches at the lower bound until the heuristics' first plan arrives through
   // the shared bound); the heuristics run on the others.
-  if (threads > 1) exact = start_threads(1, [&] { run("exact", 1.0); });
+  if (threads > 1 && exact_member.solver) exact = start_threads(1, [&] { run(exact_member); });
   if (exact.empty()) {
     // One worker: a plan first, then the exact search, then the heuristic search.
     run_all(heuristics, 1);
-    run_all({{"exact", 1.0}}, 1);
-    if (search) run_all({{search, 1.0}}, 1);
+    run_all({exact_member}, 1);
+    if (search) run_all({*search}, 1);
   } else {
-    if (search) heuristics.push_back({search, 1.0});
+    if (search) heuristics.push_back(*search);
     run_all(heuristics, threads - 1);
     exact.front().join();
   }
@@ -189,6 +216,10 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   r.iterations = shared.iterations;
   r.detail = "winner=" + shared.winner;
   for (const std::string& who : shared.rejected) r.detail += " rejected_invalid=" + who;
+  if (!skipped.empty()) {
+    r.detail += " skipped=";
+    for (size_t k = 0; k < skipped.size(); ++k) r.detail += (k ? "," : "") + skipped[k];
+  }
   return r;
 }
 
@@ -196,16 +227,8 @@ void register_portfolio(std::vector<SolverInfo>& out) {
   out.insert(out.begin(), {"auto",
                            "default portfolio: greedy, then exact search and idealloc side by side "
                            "sharing the best peak; stops at a proven optimum or the time limit",
-                           [](const Problem& p, const SolveOptions& opt) {
-                             // Explicit conflicts: only members that honour them can serve.
-                             if (!p.conflicts.empty()) {
-                               SolveResult r = find_solver("conflict-greedy")->run(p, opt);
-                               r.detail += std::string(r.detail.empty() ? "" : " ") + "winner=conflict-greedy";
-                               return r;
-                             }
-                             return run_portfolio(p, opt, find_solver);
-                           },
-                           Supports{.explicit_conflicts = true}});
+                           [](const Problem& p, const SolveOptions& opt) { return run_portfolio(p, opt, find_solver); },
+                           Supports{.explicit_conflicts = true, .gaps = true, .proves_optimal = true, .threads = true}});
 }
 
 }  // namespace memplan

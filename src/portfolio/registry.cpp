@@ -16,4 +16,10 @@ const std::vector<SolverInfo>& all_solvers() {
   return solvers;
 }
 
+const SolverInfo* find_solver(const std::string& name) {
+  for (const SolverInfo& s : all_solvers())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
 }  // namespace memplan

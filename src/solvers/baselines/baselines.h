@@ -9,6 +9,7 @@
 // O(n k log k) for k time-overlapping buffers, i.e. O(n^2 log n) on dense inputs.
 #pragma once
 
+#include "memplan/timeline.h"
 #include "solvers/baselines/common.h"
 
 namespace memplan::baselines {
@@ -60,7 +61,15 @@ Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline&
 // ---- MindSpore SOMAS (§4) ----
 // threshold: SOMAS's kSolBytesThreshold preference for shared-objects plans (100 MiB);
 // 0 gives the pure minimum. Pre-placed buffers: with_fixed_below.
-Plan somas(const std::vector<Rec>& recs, int64_t threshold, const Deadline& dl);
+// `may_share` (optional): SOMAS's may-share relation given as a conflict graph instead of
+// lifetimes (explicit conflicts, parallel streams): SOMAS derives it from the graph's
+// ancestor/descendant analysis, which is exactly that relation. `graph_id[k]` is record k's
+// vertex in it (records may be a subset of its buffers: the free ones).
+struct MayShare {
+  const ConflictGraph* graph = nullptr;
+  std::vector<int32_t> graph_id;
+};
+Plan somas(const std::vector<Rec>& recs, int64_t threshold, const Deadline& dl, const MayShare& share = {});
 
 // ---- Triton (§5), ONNX Runtime (§6a), ExecuTorch (§6b) ----
 Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl);

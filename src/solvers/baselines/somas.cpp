@@ -21,12 +21,27 @@ struct Footprint {
 
 // One FastHeuristic::Eval run. SingleObject keeps everyone in footprint 0 and finds its
 // conflicts through a time index instead of scanning the tenant list (same set).
+// Whether records a and b may not share bytes: lifetimes overlap, or (explicit conflicts)
+// they are neighbours in the may-share graph (adjacency lists are increasing).
+bool conflicting(const std::vector<Rec>& recs, const MayShare& share, int32_t a, int32_t b) {
+  if (!share.graph) return overlap(recs[a], recs[b]);
+  const ConflictGraph& g = *share.graph;
+  const int32_t u = share.graph_id[a], v = share.graph_id[b];
+  return std::binary_search(g.adj.begin() + g.begin[u], g.adj.begin() + g.begin[u + 1], v);
+}
+
 Plan footprint_run(const std::vector<Rec>& recs, const std::vector<int32_t>& order,
-                   bool many_objects, bool best_fit, const Deadline& dl) {
+                   bool many_objects, bool best_fit, const Deadline& dl, const MayShare& share) {
   Plan plan;
   plan.offsets.assign(recs.size(), -1);
   std::vector<Footprint> fps(1);  // the last one is always the empty tail
   OverlapIndex placed(recs);
+  // Explicit conflicts: record of each graph vertex (-1: not among the records).
+  std::vector<int32_t> record_of;
+  if (share.graph) {
+    record_of.assign(share.graph->begin.size() - 1, -1);
+    for (size_t k = 0; k < recs.size(); ++k) record_of[share.graph_id[k]] = static_cast<int32_t>(k);
+  }
   std::vector<std::pair<int64_t, int64_t>> forbidden;
   int64_t steps = 0;
   for (int32_t b : order) {
@@ -49,12 +64,17 @@ Plan footprint_run(const std::vector<Rec>& recs, const std::vector<int32_t>& ord
       }
       const int64_t upper = many_objects ? fps[p + 1].base : kInf;
       // Pre-filter (ManyObjects): the anchor spans the whole slab.
-      if (many_objects && overlap(recs[fp.anchor], r)) continue;
+      if (many_objects && conflicting(recs, share, fp.anchor, b)) continue;
       forbidden.clear();
       auto add = [&](int32_t t) { forbidden.push_back({plan.offsets[t], plan.offsets[t] + recs[t].size}); };
       if (many_objects) {
         for (int32_t t : fp.tenants)
-          if (overlap(recs[t], r)) add(t);
+          if (conflicting(recs, share, t, b)) add(t);
+      } else if (share.graph) {  // every placed neighbour (all are in footprint 0)
+        const ConflictGraph& g = *share.graph;
+        const int32_t u = share.graph_id[b];
+        for (int64_t k = g.begin[u]; k < g.begin[u + 1]; ++k)
+          if (const int32_t t = record_of[g.adj[k]]; t >= 0 && plan.offsets[t] >= 0) add(t);
       } else {
         placed.for_each(r.start, r.end, add);
       }
@@ -95,7 +115,7 @@ Plan footprint_run(const std::vector<Rec>& recs, const std::vector<int32_t>& ord
 
 }  // namespace
 
-Plan somas(const std::vector<Rec>& recs, int64_t threshold, const Deadline& dl) {
+Plan somas(const std::vector<Rec>& recs, int64_t threshold, const Deadline& dl, const MayShare& share) {
   // kGreaterSizeSmallerIndex: size desc, index asc (no graph outputs among our buffers).
   std::vector<int32_t> order(recs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
@@ -119,7 +139,7 @@ Plan somas(const std::vector<Rec>& recs, int64_t threshold, const Deadline& dl) 
       plans[k] = plans[k - 2];  // same order as sort 0, same fit
       continue;
     }
-    plans[k] = footprint_run(recs, order, runs[k].many, runs[k].best_fit, dl);
+    plans[k] = footprint_run(recs, order, runs[k].many, runs[k].best_fit, dl, share);
   }
   // FindBest: smallest total, ties keep the earlier; a SingleObject challenger replaces a
   // ManyObjects best only if it saves more than `threshold` bytes.
@@ -147,22 +167,41 @@ Plan somas(const std::vector<Rec>& recs, int64_t threshold, const Deadline& dl) 
   return out;
 }
 
+namespace {
+
+// SOMAS behind `somas` and `somas-min`. Under explicit conflicts its may-share relation is
+// the conflict graph of the timeline module (SOMAS's original safety rule: may share only
+// when one is dead before the other is born on every interleaving), never overlap alone.
+SolveResult run_somas(const Problem& p, const SolveOptions& opt, int64_t threshold) {
+  const Deadline deadline(opt.time_limit_seconds, opt.cancel);
+  const std::vector<Rec> recs = records_of(p);
+  ConflictGraph g;
+  MayShare share;
+  if (!p.conflicts.empty()) {
+    if (!conflict_graph(p, g, 40'000'000, [&] { return deadline.expired(); })) {
+      SolveResult r;
+      r.detail = "reason=\"conflict graph above 40M pairs or time limit\"";
+      return r;
+    }
+    share.graph = &g;
+    for (size_t i = 0; i < recs.size(); ++i)  // the records with_fixed_below passes on
+      if (recs[i].fixed < 0) share.graph_id.push_back(static_cast<int32_t>(i));
+  }
+  return to_result(p, opt, with_fixed_below(recs, [&](const std::vector<Rec>& r) {
+                     return somas(r, threshold, deadline, share);
+                   }));
+}
+
+}  // namespace
+
 void register_somas(std::vector<SolverInfo>& out) {
   constexpr int64_t kSolBytesThreshold = int64_t{100} << 20;  // 100 MiB
-  add_solver(out, "somas",
-             "MindSpore SOMAS: 8 footprint solver runs, best kept (prefers shared objects by 100 MiB)",
-             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
-               return with_fixed_below(recs, [&](const std::vector<Rec>& r) {
-                 return somas(r, kSolBytesThreshold, dl);
-               });
-             });
-  add_solver(out, "somas-min",
-             "MindSpore SOMAS: 8 footprint solver runs, pure minimum (no 100 MiB preference)",
-             [](const std::vector<Rec>& recs, const SolveOptions&, const Deadline& dl) {
-               return with_fixed_below(recs, [&](const std::vector<Rec>& r) {
-                 return somas(r, 0, dl);
-               });
-             });
+  out.push_back({"somas", "MindSpore SOMAS: 8 footprint solver runs, best kept (prefers shared objects by 100 MiB)",
+                 [](const Problem& p, const SolveOptions& o) { return run_somas(p, o, kSolBytesThreshold); },
+                 Supports{.explicit_conflicts = true}});
+  out.push_back({"somas-min", "MindSpore SOMAS: 8 footprint solver runs, pure minimum (no 100 MiB preference)",
+                 [](const Problem& p, const SolveOptions& o) { return run_somas(p, o, 0); },
+                 Supports{.explicit_conflicts = true}});
 }
 
 }  // namespace memplan::baselines

@@ -15,6 +15,7 @@
 #include "memplan/orders.h"
 #include "memplan/placement.h"
 #include "solvers/exact/deep_threads.h"
+#include "solvers/exact/graph_search.h"
 #include "solvers/exact/dive.h"
 #include "solvers/exact/window.h"
 #include "solvers/exact/search.h"
@@ -276,6 +277,8 @@ std::optional<std::vector<int64_t>> peak_windows(const Problem& p, const exact::
 }
 
 SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
+  // Explicit conflicts: the canonical search on the conflict graph (no sections' time axis).
+  if (!p.conflicts.empty()) return exact::run_exact_on_graph(p, opt);
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   const auto cap = capacity_of(p, opt);
   SolveResult r;
@@ -488,7 +491,8 @@ void register_exact(std::vector<SolverInfo>& out) {
   out.push_back({"exact",
                  "exact search over canonical plans (MiniMalloc method): decides a capacity, or "
                  "minimizes the peak with proof; anytime",
-                 [](const Problem& p, const SolveOptions& opt) { return run_exact(p, opt, !opt.shared_upper_bound); }});
+                 [](const Problem& p, const SolveOptions& opt) { return run_exact(p, opt, !opt.shared_upper_bound); },
+                 Supports{.explicit_conflicts = true, .proves_optimal = true, .proves_infeasible = true, .threads = true}});
   out.push_back({"peak-window",
                  "the time window around the peak load solved exactly, fixed, and the rest placed "
                  "around it by first fit, at the lower bound (or the capacity); heuristic",

@@ -8,15 +8,44 @@
 #include "memplan/orders.h"
 #include "memplan/placement.h"
 #include "solvers/families.h"
+#include "solvers/greedy/graph_fit.h"
 
 namespace memplan {
 namespace {
+
+std::string variant_name(Order order, Fit fit) {
+  return std::string(fit == Fit::kFirst ? "first" : "best") + "-fit-" + order_name(order);
+}
+
+// Under explicit conflicts (Problem::conflicts): the same orders, each placed by the same
+// fit on the conflict graph (graph_fit.h) instead of the time axis; one thread, so the
+// plan is the same for every thread count. The orders' time keys (area, length, pressure)
+// read the [start, end) hints, which is still an order (research note §4.1); any order
+// gives a valid plan. Plan of last resort: the stacked one.
+SolveResult run_on_graph(const Problem& p, const SolveOptions& opt, const std::vector<std::pair<Order, Fit>>& variants) {
+  const Deadline deadline(opt.time_limit_seconds, opt.cancel);
+  ConflictGraph g;
+  const bool built = conflict_graph(p, g, kMaxConflictPairs, [&] { return deadline.expired(); });
+  std::vector<GraphVariant> orders;
+  for (const auto& [order, fit] : variants) {
+    if (!built || deadline.expired()) break;
+    orders.push_back({make_order(p, order), fit});
+  }
+  int winner = -1;
+  int64_t completed = 0;
+  SolveResult r = result_from_plan(p, opt, best_on_graph(p, built ? &g : nullptr, orders, deadline, winner, completed));
+  r.iterations = completed;
+  r.detail = winner >= 0 ? "winner=" + variant_name(variants[winner].first, variants[winner].second)
+                         : "reason=time_limit winner=stacked";
+  return r;
+}
 
 // One order; a pass the time limit stops (checked every 256 placements) gives way to the
 // online allocator's plan, as in `greedy`.
 // The fallback is computed first (O(n log n): 1M buffers, 0.5 s) so that nothing but the
 // check is left to do once the time is up.
 SolveResult run_one(const Problem& p, const SolveOptions& opt, Order order, Fit fit) {
+  if (!p.conflicts.empty()) return run_on_graph(p, opt, {{order, fit}});
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   Solution fallback = online_plan(p);
   GreedyResult g;  // not complete: the time is up before the order or the index is built
@@ -40,6 +69,11 @@ SolveResult run_all(const Problem& p, const SolveOptions& opt) {
   for (Order o : {Order::kConflictDesc, Order::kSizeDesc, Order::kAreaDesc, Order::kConflictSizeDesc,
                   Order::kLengthDesc, Order::kPressureDesc, Order::kStartAsc, Order::kLengthAreaPressure})
     for (Fit fit : {Fit::kFirst, Fit::kBest}) variants.push_back({o, fit});
+  if (!p.conflicts.empty()) {
+    std::vector<std::pair<Order, Fit>> pairs;
+    for (const Variant& v : variants) pairs.emplace_back(v.order, v.fit);
+    return run_on_graph(p, opt, pairs);
+  }
   std::vector<std::optional<Solution>> plans(variants.size());
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   // The fallback first, so that after the limit only the check is left; in a portfolio
@@ -75,9 +109,7 @@ SolveResult run_all(const Problem& p, const SolveOptions& opt) {
   size_t best = variants.size();
   for (size_t k = 0; k < variants.size(); ++k)
     if (plans[k] && (best == variants.size() || plans[k]->peak < plans[best]->peak)) best = k;
-  const std::string detail = best < variants.size() ? std::string("winner=") +
-                                                          (variants[best].fit == Fit::kFirst ? "first" : "best") +
-                                                          "-fit-" + order_name(variants[best].order)
+  const std::string detail = best < variants.size() ? "winner=" + variant_name(variants[best].order, variants[best].fit)
                               : fallback ? "winner=online-best-fit"
                                          : "reason=time_limit";
   SolveResult r = result_from_plan(p, opt, best < variants.size() ? plans[best] : std::move(fallback));
@@ -89,10 +121,13 @@ SolveResult run_all(const Problem& p, const SolveOptions& opt) {
 
 }  // namespace
 
+// One order and fit: gaps on intervals, the conflict graph under explicit conflicts.
+constexpr Supports kFitSupports{.explicit_conflicts = true, .gaps = true};
+
 void register_greedy(std::vector<SolverInfo>& out) {
   register_conflict_greedy(out);
   out.push_back({"greedy", "every first-fit and best-fit order below; keeps the lowest peak",
-                 run_all});
+                 run_all, Supports{.explicit_conflicts = true, .gaps = true, .threads = true}});
   out.push_back({"online-best-fit",
                  "a runtime heap: allocates in time order into the smallest free block (best fit, "
                  "coalescing), no look-ahead; O(n log n)",
@@ -104,11 +139,13 @@ void register_greedy(std::vector<SolverInfo>& out) {
   out.push_back({"first-fit", "first-fit, size descending (alias of first-fit-size)",
                  [](const Problem& p, const SolveOptions& o) {
                    return run_one(p, o, Order::kSizeDesc, Fit::kFirst);
-                 }});
+                 },
+                 kFitSupports});
   out.push_back({"best-fit", "best-fit, size descending (alias of best-fit-size)",
                  [](const Problem& p, const SolveOptions& o) {
                    return run_one(p, o, Order::kSizeDesc, Fit::kBest);
-                 }});
+                 },
+                 kFitSupports});
   for (Fit fit : {Fit::kFirst, Fit::kBest}) {
     for (Order order : kAllOrders) {
       const std::string fit_name = fit == Fit::kFirst ? "first-fit" : "best-fit";
@@ -116,7 +153,8 @@ void register_greedy(std::vector<SolverInfo>& out) {
                      fit_name + " in " + order_name(order) + " order",
                      [order, fit](const Problem& p, const SolveOptions& o) {
                        return run_one(p, o, order, fit);
-                     }});
+                     },
+                     kFitSupports});
     }
   }
 }

@@ -244,16 +244,19 @@ void register_idealloc(std::vector<SolverInfo>& out) {
   out.push_back({"idealloc",
                  "BKKRT boxing (Thm 16/Cor 15/Thm 2/Lemma 1) as idealloc runs it: randomized "
                  "orders squeezed by first-fit and best-fit, best of N iterations",
-                 [](const Problem& p, const SolveOptions& o) { return run_idealloc(p, o, true); }});
+                 [](const Problem& p, const SolveOptions& o) { return run_idealloc(p, o, true); },
+                 Supports{.threads = true}});
   out.push_back({"idealloc-ff",
                  "idealloc as published: the same, squeezed by first-fit only",
-                 [](const Problem& p, const SolveOptions& o) { return run_idealloc(p, o, false); }});
+                 [](const Problem& p, const SolveOptions& o) { return run_idealloc(p, o, false); },
+                 Supports{.threads = true}});
   out.push_back({"idealloc-mcts",
                  "idealloc with Theorem 2's critical points chosen by a UCT tree over quantile "
                  "buckets (rollouts = boxing iterations, same squeeze), best plan kept",
                  [](const Problem& p, const SolveOptions& o) {
                    return idealloc::run_idealloc_mcts(p, o, idealloc::MctsParams{});
-                 }});
+                 },
+                 Supports{.threads = true}});
 }
 
 }  // namespace memplan

@@ -1,3 +1,4 @@
+// Two-ended pools (two_ended.h): the driver plans each end as its own problem.
 #include "memplan/two_ended.h"
 
 #include <stdexcept>
@@ -15,6 +16,12 @@ bool has_two_ends(const Problem& p) {
 }
 
 SolveResult solve_two_ended(const Problem& p, const std::string& algo, const SolveOptions& options) {
+  const SolverInfo* info = find_solver(algo);
+  if (!info) throw std::invalid_argument("unknown algorithm '" + algo + "' (see 'memplan list')");
+  return solve_two_ended(p, *info, options);
+}
+
+SolveResult solve_two_ended(const Problem& p, const SolverInfo& algo, const SolveOptions& options) {
   const auto cap = capacity_of(p, options);
   std::unordered_set<std::string> reused_ids;
   for (const Buffer& b : p.buffers)
@@ -49,6 +56,14 @@ SolveResult solve_two_ended(const Problem& p, const std::string& algo, const Sol
     high.buffers.push_back(std::move(b));
     high_of.push_back(i);
   }
+  // Explicit conflicts follow their buffers into their end; a pair across the ends needs
+  // nothing (the ends never share bytes).
+  std::vector<int32_t> end_index(p.buffers.size());
+  for (size_t k = 0; k < low_of.size(); ++k) end_index[low_of[k]] = static_cast<int32_t>(k);
+  for (size_t k = 0; k < high_of.size(); ++k) end_index[high_of[k]] = static_cast<int32_t>(k);
+  for (const auto& [a, b] : p.conflicts)
+    if (p.buffers[a].from_top == p.buffers[b].from_top)
+      (p.buffers[a].from_top ? high : low).conflicts.emplace_back(end_index[a], end_index[b]);
   SolveOptions half = options;
   half.time_limit_seconds = options.time_limit_seconds > 0 ? options.time_limit_seconds / 2 : 0;
   SolveResult lo = solve(low, algo, half);

@@ -1,0 +1,141 @@
+// memplan::solve, the driver (driver.h): everything between the library entry and a solver.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "memplan/constraints.h"
+#include "memplan/driver.h"
+#include "memplan/io.h"
+#include "memplan/two_ended.h"
+#include "memplan/validate.h"
+
+namespace memplan {
+namespace {
+
+// Solvers see the lowered problem; their bounds and infeasibility proofs hold for it only
+// (lowering restricts the plan space, see constraints.h), so both are dropped here.
+SolveResult solve_lowered(const SolverInfo& info, const Problem& problem, const SolveOptions& options) {
+  const Lowering lowered = lower_constraints(problem);
+  SolveResult r = info.run(lowered.problem, options);
+  if (r.solution) r.solution->offsets = lift_offsets(lowered, r.solution->offsets);
+  r.lower_bound = 0;
+  if (r.status == Status::kInfeasible) r.status = Status::kNoPlan;
+  return r;
+}
+
+// Pre-placed buffers that collide with each other make every plan impossible: the first
+// collision, or "" when there is none.
+std::string fixed_collision(const Problem& problem, std::optional<int64_t> cap) {
+  Problem fixed;
+  std::vector<int64_t> offs;
+  std::unordered_set<std::string> fixed_ids;
+  std::vector<int32_t> index_in_fixed(problem.buffers.size(), -1);
+  for (const Buffer& b : problem.buffers)
+    if (b.offset) fixed_ids.insert(b.id);
+  for (size_t i = 0; i < problem.buffers.size(); ++i)
+    if (const Buffer& b = problem.buffers[i]; b.offset) {
+      index_in_fixed[i] = static_cast<int32_t>(fixed.buffers.size());
+      fixed.buffers.push_back(b);
+      fixed.buffers.back().group.clear();  // checked when the group is lowered
+      if (!fixed_ids.count(b.inplace_of)) fixed.buffers.back().inplace_of.clear();
+      offs.push_back(*b.offset);
+    }
+  // Explicit conflicts between two pre-placed buffers count too.
+  for (const auto& [a, b] : problem.conflicts)
+    if (index_in_fixed[a] >= 0 && index_in_fixed[b] >= 0) fixed.conflicts.emplace_back(index_in_fixed[a], index_in_fixed[b]);
+  const Validation v = validate(fixed, offs, cap, 1);
+  return v.ok ? std::string() : v.errors.front();
+}
+
+}  // namespace
+
+SolveResult solve(const Problem& problem, const std::string& name, const SolveOptions& options) {
+  const SolverInfo* info = find_solver(name);
+  if (!info) throw std::invalid_argument("unknown algorithm '" + name + "' (see 'memplan list')");
+  return solve(problem, *info, options);
+}
+
+SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveOptions& options) {
+  // Solvers assume the model's rules (size > 0, power-of-two alignment, ...); a problem
+  // built or edited in code is checked here as files are, before any solver thread starts.
+  check_problem(problem, "problem");
+  if (options.capacity && *options.capacity < 0)
+    throw InputError("capacity: must be >= 0, got " + std::to_string(*options.capacity));
+  if (const std::string why = unsupported_feature(problem, solver); !why.empty()) throw std::invalid_argument(why);
+  const Supports& can = solver.supports;
+  SolveOptions opt = options;
+  opt.threads = can.threads ? std::clamp(options.threads, 1, kMaxThreads) : 1;
+  const auto t0 = std::chrono::steady_clock::now();
+  // Every plan's peak reaches LOAD (in-place chains merged) and every pre-placed buffer's top.
+  const int64_t load = interval_lower_bound(problem);
+  // The limit bounds the whole call: the solver gets it less a reserve for the check below
+  // and what follows its last deadline check. The check (validate, O(n log n)) took 2.6-7.6
+  // times as long as the LOAD sweep just done (1M buffers; 7.6 when all are live at once),
+  // so the reserve is 8 times that sweep's time (which also tracks the machine's load) plus
+  // 2 % of the limit, at most half the limit.
+  const double limit = options.time_limit_seconds;
+  const double sweep = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double reserve = std::min(0.5 * limit, 0.02 * limit + 8 * sweep);
+  const auto cap = capacity_of(problem, opt);
+  if (const std::string why = fixed_collision(problem, cap); !why.empty()) {
+    SolveResult r;
+    r.status = Status::kInfeasible;
+    r.lower_bound = load;
+    r.detail = "reason=\"pre-placed buffers: " + why + "\"";
+    return r;
+  }
+  // What is left of the limit after the checks above, less the reserve.
+  if (limit > 0 && std::isfinite(limit))
+    opt.time_limit_seconds =
+        std::max(0.001, limit - reserve - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  SolveResult r = has_two_ends(problem) && !can.two_ended             ? solve_two_ended(problem, solver, opt)
+                  : has_constraints(problem) && !can.inplace_groups ? solve_lowered(solver, problem, opt)
+                                                                      : solver.run(problem, opt);
+  // Only a solver that declares proofs may raise the bound or claim infeasibility.
+  if (!can.proves_optimal) r.lower_bound = 0;
+  if (!can.proves_infeasible && r.status == Status::kInfeasible) r.status = Status::kNoPlan;
+  r.lower_bound = std::max(r.lower_bound, load);
+  // Under explicit conflicts, a clique of the relation on top, in the time the solver left
+  // (less the check's share): solvers that declare proofs derive it themselves.
+  if (!problem.conflicts.empty() && !can.proves_optimal && (!r.solution || r.solution->peak > r.lower_bound)) {
+    const bool limited = limit > 0 && std::isfinite(limit);
+    const double left = limited ? limit - 8 * sweep - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() : 0;
+    if (!limited || left > 0) {
+      const Deadline bound_time(left, options.cancel);
+      r.lower_bound = std::max(r.lower_bound, conflict_lower_bound(problem, [&] { return bound_time.expired(); }));
+    }
+  }
+  if (r.solution && cap && r.solution->peak > *cap) {
+    r.solution.reset();
+    r.status = Status::kNoPlan;
+  }
+  if (r.solution && opt.validate) {
+    // The independent check (validate.h shares no code with the solvers). A plan that fails
+    // it is never returned: a wrong offset would be silent memory corruption downstream.
+    const Validation v = validate(problem, r.solution->offsets, cap, 1);
+    if (!v.ok || v.peak != r.solution->peak) {
+      const std::string why = !v.ok ? v.errors.front()
+                                    : "reported peak " + std::to_string(r.solution->peak) + ", actual " +
+                                          std::to_string(v.peak);
+      r.solution.reset();
+      r.status = Status::kInvalid;
+      r.lower_bound = load;  // the solver's own bound is suspect too
+      r.detail += std::string(r.detail.empty() ? "" : " ") + "invalid_plan=\"" + why + "\"";
+      return r;
+    }
+  }
+  if (r.solution) {
+    // A solver that proves optimality by other means raises lower_bound to the peak.
+    r.status = !opt.validate                       ? Status::kUnchecked
+               : r.solution->peak <= r.lower_bound ? Status::kOptimal
+                                                   : Status::kFeasible;
+  } else if (r.status != Status::kInfeasible) {
+    r.status = Status::kNoPlan;
+  }
+  if (cap && r.lower_bound > *cap && !r.solution) r.status = Status::kInfeasible;
+  return r;
+}
+
+}  // namespace memplan

@@ -1,0 +1,95 @@
+#include "solvers/greedy/graph_fit.h"
+
+#include <algorithm>
+
+#include "core/arith.h"
+
+namespace memplan {
+namespace {
+
+// The lowest aligned offset >= x whose [x, x + size) misses every segment (sorted by lo).
+int64_t settle(const std::vector<std::pair<int64_t, int64_t>>& segs, int64_t x, int64_t size, int64_t align) {
+  for (const auto& [lo, hi] : segs) {
+    if (sat_add(x, size) <= lo) break;
+    if (x < hi) x = align_up(hi, align);
+  }
+  return x;
+}
+
+// As PlacementEngine's best fit: among the feasible holes, the one with the least slack
+// (distance to the next forbidden offset), ties to the lowest; the top when none is bounded.
+int64_t best_hole(const std::vector<std::pair<int64_t, int64_t>>& segs, int64_t size, int64_t align) {
+  int64_t x = settle(segs, 0, size, align), best = -1, best_slack = INT64_MAX;
+  for (;;) {
+    int64_t next = INT64_MAX;
+    for (const auto& [lo, hi] : segs)
+      if (lo >= sat_add(x, size)) {
+        next = lo - size + 1;
+        break;  // sorted by lo: the first one above is the lowest
+      }
+    if (next == INT64_MAX) return best >= 0 ? best : x;
+    if (next - x < best_slack) best_slack = next - x, best = x;
+    x = settle(segs, next, size, align);
+  }
+}
+
+}  // namespace
+
+std::optional<Solution> fit_on_graph(const Problem& p, const ConflictGraph& g, const std::vector<int32_t>& order,
+                                     Fit fit, const Deadline& deadline) {
+  const int32_t n = static_cast<int32_t>(p.buffers.size());
+  std::vector<char> placed(n, 0);
+  Solution s;
+  s.offsets.assign(n, 0);
+  for (int32_t i = 0; i < n; ++i)
+    if (p.buffers[i].offset) s.offsets[i] = *p.buffers[i].offset, placed[i] = 1;
+  std::vector<std::pair<int64_t, int64_t>> segs;
+  int32_t seen = 0;
+  for (int32_t i : order) {
+    if ((++seen & 1023) == 0 && deadline.expired()) return std::nullopt;
+    if (placed[i]) continue;
+    const Buffer& b = p.buffers[i];
+    segs.clear();
+    for (int64_t k = g.begin[i]; k < g.begin[i + 1]; ++k)
+      if (const int32_t j = g.adj[k]; placed[j]) segs.emplace_back(s.offsets[j], s.offsets[j] + p.buffers[j].size);
+    std::sort(segs.begin(), segs.end());
+    s.offsets[i] = fit == Fit::kFirst ? settle(segs, 0, b.size, b.alignment) : best_hole(segs, b.size, b.alignment);
+    placed[i] = 1;
+  }
+  s.peak = peak_of(p, s.offsets);
+  return s;
+}
+
+Solution stacked_plan(const Problem& p) {
+  Solution s;
+  int64_t top = 0;
+  for (const Buffer& b : p.buffers)
+    if (b.offset) top = std::max(top, sat_add(*b.offset, b.size));
+  for (const Buffer& b : p.buffers) {
+    if (b.offset) {
+      s.offsets.push_back(*b.offset);
+      continue;
+    }
+    top = align_up(top, b.alignment);
+    s.offsets.push_back(top);
+    top = sat_add(top, b.size);
+  }
+  s.peak = peak_of(p, s.offsets);
+  return s;
+}
+
+Solution best_on_graph(const Problem& p, const ConflictGraph* g, const std::vector<GraphVariant>& variants,
+                       const Deadline& deadline, int& winner, int64_t& completed) {
+  std::optional<Solution> best;
+  winner = -1;
+  completed = 0;
+  for (size_t k = 0; g && k < variants.size() && !deadline.expired(); ++k) {
+    std::optional<Solution> s = fit_on_graph(p, *g, variants[k].order, variants[k].fit, deadline);
+    if (!s) break;
+    ++completed;
+    if (!best || s->peak < best->peak) best = std::move(s), winner = static_cast<int>(k);
+  }
+  return best ? std::move(*best) : stacked_plan(p);
+}
+
+}  // namespace memplan

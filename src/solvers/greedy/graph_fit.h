@@ -1,0 +1,42 @@
+// Internal: first-fit and best-fit on a conflict graph (timeline.h), for problems with
+// explicit conflicts (parallel streams): a buffer avoids the bytes of its placed
+// neighbours, never the interval overlaps alone. Gaps are ignored (full rectangles:
+// conservative). Research note parallel-streams.md §4.1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "memplan/placement.h"
+#include "memplan/solver.h"
+#include "memplan/timeline.h"
+
+namespace memplan {
+
+// Pairs beyond which a conflict graph is not built (16 bytes a pair in the CSR lists and
+// the sweep).
+constexpr int64_t kMaxConflictPairs = 40'000'000;
+
+// Places the buffers in `order` (pre-placed ones first, at their offsets), each at the
+// lowest aligned offset clear of its placed neighbours (kFirst) or in the smallest such
+// hole (kBest; above everything when no hole fits), as PlacementEngine does on intervals.
+// Returns the plan, or nullopt when `deadline` (checked every 1024 buffers) passes first.
+std::optional<Solution> fit_on_graph(const Problem& p, const ConflictGraph& g, const std::vector<int32_t>& order,
+                                     Fit fit, const Deadline& deadline);
+
+// Every movable buffer stacked above the pre-placed ones, each at its own bytes: valid
+// under any conflict relation; O(n). The plan of last resort.
+Solution stacked_plan(const Problem& p);
+
+// The best of fit_on_graph over (order, fit) variants (lowest peak; ties to the earliest),
+// else stacked_plan; the winner's index in `variants` (-1 for the stacked plan) in `winner`.
+// nullopt graph (too many pairs): the stacked plan.
+struct GraphVariant {
+  std::vector<int32_t> order;
+  Fit fit = Fit::kFirst;
+};
+Solution best_on_graph(const Problem& p, const ConflictGraph* g, const std::vector<GraphVariant>& variants,
+                       const Deadline& deadline, int& winner, int64_t& completed);
+
+}  // namespace memplan
