@@ -7,8 +7,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include "frontend/onnx/internal.h"
+#include "memplan/onnx.h"
 
 namespace memplan::onnx_fe {
 namespace {
@@ -99,6 +101,135 @@ TEST(OnnxFold, EvaluatorMatchesExecutedNodeTests) {
               matched, mismatches.size());
   EXPECT_GT(evaluated, 150);
   EXPECT_TRUE(mismatches.empty());
+}
+
+
+// Split, the one multi-output op folded: every node/test_split_* model (equal parts, the
+// split attribute or input, zero-size parts) against its stored outputs.
+TEST(OnnxFold, SplitMatchesExecutedNodeTests) {
+  const fs::path root = "/usr/share/libonnx-testdata/data/node";
+  ASSERT_TRUE(fs::exists(root)) << "libonnx-testdata is not installed";
+  int evaluated = 0;
+  for (const auto& e : fs::directory_iterator(root)) {
+    if (e.path().filename().string().rfind("test_split_", 0) != 0) continue;
+    onnx::ModelProto m;
+    std::ifstream in(e.path() / "model.onnx", std::ios::binary);
+    ASSERT_TRUE(in && m.ParseFromIstream(&in)) << e.path();
+    const onnx::NodeProto& n = m.graph().node(0);
+    std::vector<std::optional<Value>> values;
+    for (int k = 0; k < n.input_size(); ++k)
+      values.push_back(read_value(e.path() / "test_data_set_0" / ("input_" + std::to_string(k) + ".pb")));
+    std::vector<const Value*> ptrs;
+    for (const auto& v : values) ptrs.push_back(v ? &*v : nullptr);
+    const auto parts = fold_split(n, ptrs);
+    ASSERT_TRUE(parts) << e.path().filename();
+    ASSERT_EQ(static_cast<int>(parts->size()), n.output_size()) << e.path().filename();
+    for (int k = 0; k < n.output_size(); ++k) {
+      const auto expected = read_value(e.path() / "test_data_set_0" / ("output_" + std::to_string(k) + ".pb"));
+      ASSERT_TRUE(expected) << e.path().filename();
+      std::string why;
+      EXPECT_TRUE(same((*parts)[k], *expected, why)) << e.path().filename() << " output " << k << ": " << why;
+    }
+    ++evaluated;
+  }
+  EXPECT_GE(evaluated, 7);
+  // Parts that do not add up to the dim are not guessed.
+  onnx::NodeProto n;
+  n.set_op_type("Split");
+  n.add_input("x");
+  n.add_output("a");
+  n.add_output("b");
+  auto* split = n.add_attribute();
+  split->set_name("split");
+  split->set_type(onnx::AttributeProto::INTS);
+  split->add_ints(1);
+  split->add_ints(1);
+  Value x;
+  x.type = onnx::TensorProto::INT64;
+  x.dims = {3};
+  x.ints = {1, 2, 3};
+  EXPECT_FALSE(fold_split(n, {&x}));
+}
+
+// Values computed inside an If's branches (a Pad whose pads are a Cast of a branch
+// Constant, as Silero VAD's stft): without them ONNX inference leaves the Pad, and so the
+// If's output, unsized. With them, both branches give [1, 8] and the If output is 32 bytes.
+TEST(OnnxFold, ValuesInsideIfBranchesSizeTheBranches) {
+  namespace fsys = std::filesystem;
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  auto add_value = [](onnx::ValueInfoProto* v, const std::string& name, int32_t type, std::vector<int64_t> dims) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(type);
+    t->mutable_shape();  // a scalar: rank 0
+    for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  add_value(g->add_input(), "x", onnx::TensorProto::FLOAT, {1, 4});
+  add_value(g->add_input(), "c", onnx::TensorProto::BOOL, {});
+  auto branch = [&](const std::string& tag, std::vector<int32_t> pads) {
+    onnx::GraphProto b;
+    b.set_name(tag);
+    auto* k = b.add_node();
+    k->set_op_type("Constant");
+    k->add_output(tag + "_p32");
+    auto* a = k->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(onnx::TensorProto::INT32);
+    a->mutable_t()->add_dims(4);
+    for (int32_t p : pads) a->mutable_t()->add_int32_data(p);
+    auto* cast = b.add_node();
+    cast->set_op_type("Cast");
+    cast->add_input(tag + "_p32");
+    cast->add_output(tag + "_pads");
+    auto* to = cast->add_attribute();
+    to->set_name("to");
+    to->set_type(onnx::AttributeProto::INT);
+    to->set_i(onnx::TensorProto::INT64);
+    auto* pad = b.add_node();
+    pad->set_op_type("Pad");
+    pad->add_input("x");
+    pad->add_input(tag + "_pads");
+    pad->add_output(tag + "_y");
+    add_value(b.add_output(), tag + "_y", onnx::TensorProto::FLOAT, {});
+    b.mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+    return b;
+  };
+  auto* node = g->add_node();
+  node->set_op_type("If");
+  node->set_name("if");
+  node->add_input("c");
+  node->add_output("out");
+  for (auto [name, pads] : {std::pair{"then_branch", std::vector<int32_t>{0, 0, 0, 4}},
+                            std::pair{"else_branch", std::vector<int32_t>{0, 2, 0, 2}}}) {
+    auto* a = node->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = branch(name, pads);
+  }
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->add_input("out");
+  relu->add_output("y");
+  add_value(g->add_output(), "y", onnx::TensorProto::FLOAT, {});
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  const fsys::path path = fsys::temp_directory_path() / ("memplan_if_body_" + std::to_string(::getpid()) + ".onnx");
+  {
+    std::ofstream out(path, std::ios::binary);
+    ASSERT_TRUE(m.SerializeToOstream(&out));
+  }
+  std::vector<std::string> warnings;
+  OnnxImportOptions o;
+  o.warnings = &warnings;
+  const Graph graph = onnx_graph(path.string(), o);
+  fsys::remove(path);
+  for (const std::string& w : warnings) ADD_FAILURE() << "warning: " << w;
+  for (const Tensor& t : graph.tensors)
+    if (t.name == "out" || t.name == "y") EXPECT_EQ(t.bytes, 32) << t.name;
 }
 
 }  // namespace

@@ -74,6 +74,9 @@ void collect_types(const onnx::GraphProto& g, TypeMap& out);
 std::optional<Value> fold_node(const onnx::NodeProto& n, const std::vector<const Value*>& in,
                                const std::vector<const TypeInfo*>& types);
 
+// Split of a known value: one value per output; nullopt as fold_node.
+std::optional<std::vector<Value>> fold_split(const onnx::NodeProto& n, const std::vector<const Value*>& in);
+
 struct Inferred {
   onnx::ModelProto model;  // the model with inferred value_info (bodies too)
   TypeMap types;           // main-graph tensor types by name
