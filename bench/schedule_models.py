@@ -109,33 +109,17 @@ def onnx_rows(args, names):
         print(f"Not imported ({len(skipped)}): {', '.join(skipped)}\n")
 
 
-NPM = os.path.join(HERE, "..", "benchmarks", "models", "npm")
-
-
-def npm_models():
-    """(file, {input: shape}, vendored) per MODELS.tsv line."""
-    with open(os.path.join(NPM, "MODELS.tsv")) as f:
-        for line in f:
-            if not line.strip() or line.startswith("#"):
-                continue
-            cols = line.rstrip("\n").split("\t")
-            inputs = {}
-            for spec in cols[6].split():
-                name, shape = spec.rsplit("=", 1)
-                inputs[name] = [int(d) for d in shape.split("x")]
-            yield cols[0], inputs, cols[5] == "yes"
-
-
 def npm_rows(args, names):
+    import onnx_models as om
     stats = new_stats()
     missing = []
     print("### ONNX: the npm models (benchmarks/models/npm)\n")
     header()
-    for file, inputs, vendored in npm_models():
+    for file, inputs, vendored in om.npm_models():
         name = file[:-len(".onnx")]
         if names is not None and name not in names:
             continue
-        path = os.path.join(NPM if vendored else args.npm_dir, file)
+        path = os.path.join(om.NPM if vendored else args.npm_dir, file)
         if not os.path.exists(path):
             missing.append(file)
             continue
