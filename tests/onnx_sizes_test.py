@@ -176,7 +176,7 @@ def statically_known(model):
     """Main-graph tensors computable from shapes and constants alone (a folder's business)."""
     static = set(rx.weight_names(model))
     for node in model.graph.node:
-        if node.op_type == "Shape" or (node.op_type != "If" and node.input and
+        if node.op_type in ("Shape", "Size") or (node.op_type != "If" and node.input and
                                        all(i == "" or i in static for i in node.input)):
             static |= {o for o in node.output if o}
     return static
