@@ -151,24 +151,81 @@ TEST(OnnxFold, SplitMatchesExecutedNodeTests) {
   EXPECT_FALSE(fold_split(n, {&x}));
 }
 
+void add_value(onnx::ValueInfoProto* v, const std::string& name, int32_t type, std::vector<int64_t> dims) {
+  v->set_name(name);
+  auto* t = v->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(type);
+  t->mutable_shape();  // a scalar: rank 0
+  for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+// An output whose shape is left to inference.
+void add_unshaped(onnx::ValueInfoProto* v, const std::string& name) {
+  v->set_name(name);
+  v->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+}
+
+onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& op, std::vector<std::string> in,
+                          std::vector<std::string> out) {
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name(out[0]);
+  for (const auto& i : in) n->add_input(i);
+  for (const auto& o : out) n->add_output(o);
+  return n;
+}
+
+onnx::NodeProto* add_int64_constant(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> v,
+                                    bool scalar = false) {
+  auto* n = add_node(g, "Constant", {}, {name});
+  auto* a = n->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  if (!scalar) a->mutable_t()->add_dims(static_cast<int64_t>(v.size()));
+  for (int64_t x : v) a->mutable_t()->add_int64_data(x);
+  return n;
+}
+
+// An IR 8, opset 13 model whose graph has one input, x: float [1, 4].
+onnx::ModelProto model_with_input_x() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  m.mutable_graph()->set_name("g");
+  add_value(m.mutable_graph()->add_input(), "x", onnx::TensorProto::FLOAT, {1, 4});
+  return m;
+}
+
+// The model saved to a temporary file and imported; warnings fail the test.
+Graph import_model(const onnx::ModelProto& m, const std::string& tag) {
+  const fs::path path = fs::temp_directory_path() / ("memplan_" + tag + "_" + std::to_string(::getpid()) + ".onnx");
+  {
+    std::ofstream out(path, std::ios::binary);
+    EXPECT_TRUE(m.SerializeToOstream(&out));
+  }
+  std::vector<std::string> warnings;
+  OnnxImportOptions o;
+  o.warnings = &warnings;
+  Graph graph = onnx_graph(path.string(), o);
+  fs::remove(path);
+  for (const std::string& w : warnings) ADD_FAILURE() << "warning: " << w;
+  return graph;
+}
+
+int64_t bytes_of_tensor(const Graph& g, const std::string& name) {
+  for (const Tensor& t : g.tensors)
+    if (t.name == name) return t.bytes;
+  ADD_FAILURE() << "no tensor " << name;
+  return -2;
+}
+
 // Values computed inside an If's branches (a Pad whose pads are a Cast of a branch
 // Constant, as Silero VAD's stft): without them ONNX inference leaves the Pad, and so the
 // If's output, unsized. With them, both branches give [1, 8] and the If output is 32 bytes.
 TEST(OnnxFold, ValuesInsideIfBranchesSizeTheBranches) {
-  namespace fsys = std::filesystem;
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
+  onnx::ModelProto m = model_with_input_x();
   auto* g = m.mutable_graph();
-  g->set_name("g");
-  auto add_value = [](onnx::ValueInfoProto* v, const std::string& name, int32_t type, std::vector<int64_t> dims) {
-    v->set_name(name);
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(type);
-    t->mutable_shape();  // a scalar: rank 0
-    for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
-  };
-  add_value(g->add_input(), "x", onnx::TensorProto::FLOAT, {1, 4});
   add_value(g->add_input(), "c", onnx::TensorProto::BOOL, {});
   auto branch = [&](const std::string& tag, std::vector<int32_t> pads) {
     onnx::GraphProto b;
@@ -195,8 +252,7 @@ TEST(OnnxFold, ValuesInsideIfBranchesSizeTheBranches) {
     pad->add_input("x");
     pad->add_input(tag + "_pads");
     pad->add_output(tag + "_y");
-    add_value(b.add_output(), tag + "_y", onnx::TensorProto::FLOAT, {});
-    b.mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+    add_unshaped(b.add_output(), tag + "_y");
     return b;
   };
   auto* node = g->add_node();
@@ -215,21 +271,53 @@ TEST(OnnxFold, ValuesInsideIfBranchesSizeTheBranches) {
   relu->set_op_type("Relu");
   relu->add_input("out");
   relu->add_output("y");
-  add_value(g->add_output(), "y", onnx::TensorProto::FLOAT, {});
-  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
-  const fsys::path path = fsys::temp_directory_path() / ("memplan_if_body_" + std::to_string(::getpid()) + ".onnx");
-  {
-    std::ofstream out(path, std::ios::binary);
-    ASSERT_TRUE(m.SerializeToOstream(&out));
+  add_unshaped(g->add_output(), "y");
+  const Graph graph = import_model(m, "if_body");
+  EXPECT_EQ(bytes_of_tensor(graph, "out"), 32);
+  EXPECT_EQ(bytes_of_tensor(graph, "y"), 32);
+}
+
+// An If whose condition is computed from shapes (Silero VAD's rank checks): its outputs
+// take the taken branch's type, and its scratch counts only that branch. Here the then
+// branch squeezes x [1, 4] to [4] (16 bytes) and the else branch concatenates it to
+// [1, 8] (32 bytes); rank([1, 4]) == 2 takes the then branch.
+TEST(OnnxFold, IfWithAKnownConditionTakesOneBranch) {
+  onnx::ModelProto m = model_with_input_x();
+  auto* g = m.mutable_graph();
+  add_node(g, "Shape", {"x"}, {"s"});
+  add_node(g, "Shape", {"s"}, {"rank"});
+  add_int64_constant(g, "two", {2});
+  add_node(g, "Equal", {"rank", "two"}, {"c1"});
+  add_int64_constant(g, "zero", {0}, true);
+  add_node(g, "Gather", {"c1", "zero"}, {"c"});
+  auto* node = add_node(g, "If", {"c"}, {"out"});
+  onnx::GraphProto then_b, else_b;
+  then_b.set_name("then");
+  add_int64_constant(&then_b, "axes", {0});
+  add_node(&then_b, "Squeeze", {"x", "axes"}, {"then_y"});
+  add_unshaped(then_b.add_output(), "then_y");
+  else_b.set_name("else");
+  add_node(&else_b, "Concat", {"x", "x"}, {"else_y"})->add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("axis");
+    a.set_type(onnx::AttributeProto::INT);
+    a.set_i(1);
+    return a;
+  }());
+  add_unshaped(else_b.add_output(), "else_y");
+  for (auto [name, body] : {std::pair{"then_branch", &then_b}, std::pair{"else_branch", &else_b}}) {
+    auto* a = node->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = *body;
   }
-  std::vector<std::string> warnings;
-  OnnxImportOptions o;
-  o.warnings = &warnings;
-  const Graph graph = onnx_graph(path.string(), o);
-  fsys::remove(path);
-  for (const std::string& w : warnings) ADD_FAILURE() << "warning: " << w;
-  for (const Tensor& t : graph.tensors)
-    if (t.name == "out" || t.name == "y") EXPECT_EQ(t.bytes, 32) << t.name;
+  add_node(g, "Relu", {"out"}, {"y"});
+  add_unshaped(g->add_output(), "y");
+  const Graph graph = import_model(m, "if_known");
+  EXPECT_EQ(bytes_of_tensor(graph, "out"), 16);
+  EXPECT_EQ(bytes_of_tensor(graph, "y"), 16);
+  for (const Operator& op : graph.ops)
+    if (op.type == "If") EXPECT_EQ(op.scratch_bytes, 16) << "the then branch's Squeeze output only";
 }
 
 }  // namespace

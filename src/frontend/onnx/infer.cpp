@@ -164,8 +164,18 @@ bool refine_loops(const onnx::GraphProto& main, const onnx::GraphProto& inferred
   return changed;
 }
 
+// Each refined type into the graph (main or body) whose node produces that tensor.
 void add_value_info(onnx::GraphProto* g, const TypeMap& refined) {
-  for (const auto& [name, t] : refined) {
+  std::vector<std::pair<std::string, TypeInfo>> here;
+  for (auto& n : *g->mutable_node()) {
+    for (const auto& out : n.output())
+      if (auto it = refined.find(out); it != refined.end()) here.emplace_back(out, it->second);
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) add_value_info(a.mutable_g(), refined);
+      for (auto& sub : *a.mutable_graphs()) add_value_info(&sub, refined);
+    }
+  }
+  for (const auto& [name, t] : here) {
     auto* v = g->add_value_info();
     v->set_name(name);
     auto* tt = v->mutable_type()->mutable_tensor_type();
@@ -209,9 +219,11 @@ bool fold_pass(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
   return changed;
 }
 
-// fold_pass over every body of `g`'s nodes (recursively), with the body's own types and
-// initializers; outer values are read from `values`, body values kept in `body_values`.
-bool fold_bodies(const onnx::GraphProto& g, const Values& values, const TypeMap& outer_types, Values& body_values) {
+// fold_pass over every body of `g`'s nodes (recursively), with the types of the body and of
+// every scope around it (`scopes`, innermost last) and the body's initializers; outer
+// values are read from `values`, body values kept in `body_values`.
+bool fold_bodies(const onnx::GraphProto& g, const Values& values, std::vector<const TypeMap*>& scopes,
+                 Values& body_values) {
   bool changed = false;
   for (const auto& n : g.node())
     for (const auto& a : n.attribute()) {
@@ -224,25 +236,72 @@ bool fold_bodies(const onnx::GraphProto& g, const Values& values, const TypeMap&
         for (const auto& t : body->initializer())
           if (!body_values.count(t.name()))
             if (auto v = value_of(t)) body_values[t.name()] = *v;
+        std::set<std::string> inputs;  // a Loop's iteration count, condition, carried values
+        for (const auto& i : body->input()) inputs.insert(i.name());
         auto value = [&](const std::string& name) -> const Value* {
+          if (inputs.count(name)) return nullptr;  // differs per run of the body
           if (auto it = body_values.find(name); it != body_values.end()) return &it->second;
           if (auto it = values.find(name); it != values.end()) return &it->second;
           return nullptr;
         };
+        scopes.push_back(&types);
         auto type = [&](const std::string& name) -> const TypeInfo* {
-          if (auto it = types.find(name); it != types.end()) return &it->second;
-          if (auto it = outer_types.find(name); it != outer_types.end()) return &it->second;
+          for (auto s = scopes.rbegin(); s != scopes.rend(); ++s)
+            if (auto it = (*s)->find(name); it != (*s)->end()) return &it->second;
           return nullptr;
         };
         changed |= fold_pass(body->node(), value, type,
                              [&](const std::string& name, Value v) { body_values[name] = std::move(v); });
-        changed |= fold_bodies(*body, values, outer_types, body_values);
+        changed |= fold_bodies(*body, values, scopes, body_values);
+        scopes.pop_back();
       }
     }
   return changed;
 }
 
+// An If whose condition is known runs one branch, so its outputs have that branch's types,
+// where ONNX inference merges both branches (to unknown dims when they differ, as in
+// Silero VAD's rank checks: Equal(Gather(Shape(x)), 3) choosing Squeeze or Identity). In
+// `g` and its bodies (as inferred); true when a type is new or changed.
+bool refine_ifs(const onnx::GraphProto& g, const Inferred& inferred, TypeMap& refined) {
+  bool changed = false;
+  for (const auto& n : g.node()) {
+    const std::string taken = n.op_type() == "If" ? inferred.taken_branch(n) : "";
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) changed |= refine_ifs(a.g(), inferred, refined);
+      for (const auto& sub : a.graphs()) changed |= refine_ifs(sub, inferred, refined);
+      if (taken.empty() || a.name() != taken || !a.has_g()) continue;
+      TypeMap branch;
+      collect_types(a.g(), branch);
+      for (int k = 0; k < n.output_size() && k < a.g().output_size(); ++k) {
+        auto it = branch.find(a.g().output(k).name());
+        if (n.output(k).empty() || it == branch.end() || !it->second.known()) continue;
+        TypeInfo& slot = refined[n.output(k)];
+        if (slot.is_tensor && slot.dims == it->second.dims && slot.elem_type == it->second.elem_type) continue;
+        slot = it->second;
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
 }  // namespace
+
+const Value* Inferred::known(const std::string& name) const {
+  const std::string base = name.rfind(kConstPrefix, 0) == 0 ? name.substr(kConstPrefix.size()) : name;
+  for (const auto* map : {&values, &body_values})
+    for (const std::string* key : {&name, &base})
+      if (auto it = map->find(*key); it != map->end()) return &it->second;
+  return nullptr;
+}
+
+std::string Inferred::taken_branch(const onnx::NodeProto& n) const {
+  if (n.op_type() != "If" || n.input_size() < 1) return "";
+  const Value* c = known(n.input(0));
+  if (!c || c->count() != 1) return "";
+  return c->at(0) != 0 ? "then_branch" : "else_branch";
+}
 
 Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
   Inferred out;
@@ -254,7 +313,7 @@ Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
   }
   const auto& nodes = bound.graph().node();
   TypeMap refined;  // shapes memplan knows better than inference (Loop scan outputs)
-  Values body_values;  // values computed inside bodies (names are unique across scopes)
+  Values& body_values = out.body_values;  // names are unique across scopes
   for (int round = 0; round < kMaxRounds; ++round) {
     out.model = rewired(light, out.values, body_values, initializers);
     add_value_info(out.model.mutable_graph(), refined);
@@ -287,7 +346,11 @@ Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
       out.types[name] = TypeInfo{true, v.type, true, v.dims};
       out.values[name] = std::move(v);
     });
-    if (bound.ir_version() >= 4) changed |= fold_bodies(out.model.graph(), out.values, out.types, body_values);
+    if (bound.ir_version() >= 4) {
+      std::vector<const TypeMap*> scopes{&out.types};
+      changed |= fold_bodies(out.model.graph(), out.values, scopes, body_values);
+    }
+    changed |= refine_ifs(out.model.graph(), out, refined);
     if (!changed) break;
   }
   return out;
