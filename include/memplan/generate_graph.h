@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "memplan/graph.h"
 
@@ -22,5 +25,11 @@ Graph generate_dnn_graph(int64_t operators, uint64_t seed);
 // sinks summed into its output (of the cell input's size); operators written in a seeded random topological
 // order within the cell. Throws std::invalid_argument when operators < 1.
 Graph generate_random_wired_graph(int64_t operators, uint64_t seed);
+
+// The graph kinds `memplan generate --kind` writes as graph files (graph_io.h): name and
+// description. "dag" is generate_dnn_graph, "wired" generate_random_wired_graph.
+std::vector<std::pair<std::string, std::string>> graph_generator_kinds();
+// The graph of that kind; throws std::invalid_argument for another kind or operators < 1.
+Graph generate_graph(const std::string& kind, int64_t operators, uint64_t seed);
 
 }  // namespace memplan

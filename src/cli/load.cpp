@@ -3,6 +3,7 @@
 #include <iostream>
 #include <utility>
 
+#include "memplan/graph_io.h"
 #include "memplan/io_json.h"
 #ifdef MEMPLAN_HAVE_ONNX
 #include "memplan/onnx.h"
@@ -19,7 +20,7 @@ void add_model_options(CLI::App* cmd, ModelOptions& m) {
   cmd->add_flag("--strict", m.strict, "ONNX: a tensor whose size stays unknown is an error, not a warning");
   cmd->add_flag("--no-alias", m.no_alias, "ONNX: no views or in-place reuse: every tensor gets its own buffer");
   cmd->add_option("--schedule", m.schedule,
-                  "ONNX: execution order: graph (the model's), memory (heuristics + local search, default) or "
+                  "models (.onnx, .jsonl graph): execution order: graph (the model's), memory (heuristics + local search, default) or "
                   "exact (dynamic program where it finishes); solve also plans the graph order and keeps the "
                   "lower peak")
       ->check(CLI::IsMember({"graph", "memory", "exact"}));
@@ -58,6 +59,25 @@ void print_warnings(const std::vector<std::string>& warnings) {
     std::cerr << "memplan: warning: ... and " << warnings.size() - kShown << " more warnings like these\n";
 }
 
+namespace {
+
+// A model's graph, scheduled per --schedule and lowered in the chosen order.
+Loaded scheduled_graph(Graph g, const ModelOptions& model, const LowerOptions& lower_options) {
+  Loaded l;
+  ScheduleOptions so;
+  so.mode = parse_schedule_mode(model.schedule);
+  so.time_limit = model.schedule_time_limit;
+  so.seed = model.schedule_seed;
+  so.lower = lower_options;
+  l.scheduled = schedule(g, so);
+  l.lower = so.lower;
+  l.problem = lower(g, l.scheduled.order, so.lower).problem;
+  l.graph = std::move(g);
+  return l;
+}
+
+}  // namespace
+
 // By extension: .json (io_json.h), .plc (idealloc binary trace), anything else CSV.
 Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes,
                              const ModelOptions& model, bool lenient) {
@@ -69,18 +89,13 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
     o.warnings = &warnings;
     Graph g = onnx_sized(onnx_graph(path, o));
     print_warnings(warnings);
-    ScheduleOptions so;
-    so.mode = parse_schedule_mode(model.schedule);
-    so.time_limit = model.schedule_time_limit;
-    so.lower.include_weights = o.include_weights;
-    so.lower.alignment = o.alignment;
-    l.scheduled = schedule(g, so);
-    l.lower = so.lower;
-    l.problem = lower(g, l.scheduled.order, so.lower).problem;
-    l.graph = std::move(g);
-    return l;
+    LowerOptions lo;
+    lo.include_weights = o.include_weights;
+    lo.alignment = o.alignment;
+    return scheduled_graph(std::move(g), model, lo);
   }
 #endif
+  if (has_extension(path, ".jsonl")) return scheduled_graph(read_graph_file(path), model, LowerOptions{});
   if (has_extension(path, ".json")) {
     std::vector<std::string> warnings;
     l.problem = read_json_file(path, JsonReadOptions{lenient, &warnings});

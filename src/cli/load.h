@@ -18,7 +18,7 @@ namespace memplan {
 struct Loaded {
   Problem problem;
   std::optional<CsvTable> table;  // CSV input: header and unknown columns, to write back in kind
-  // A model (.onnx): its graph, the order --schedule chose (`problem` is lowered in it) and
+  // A model (.onnx, or a .jsonl graph file): its graph, the order --schedule chose (`problem` is lowered in it) and
   // the lowering's options, so that a solve can also plan the graph order and keep the better.
   std::optional<Graph> graph;
   ScheduleResult scheduled;
@@ -37,11 +37,13 @@ struct ModelOptions {
   bool no_alias = false;            // every tensor its own buffer (no views, no in-place)
   std::string schedule = "memory";  // execution order: graph, memory or exact (schedule.h)
   double schedule_time_limit = 10.0;  // seconds for choosing the order (<= 0: none)
+  uint64_t schedule_seed = 1;         // the local search's seed
 };
 // Adds --dim, --input, --strict, --no-alias and --schedule to a subcommand.
 void add_model_options(CLI::App* cmd, ModelOptions& m);
 
-// .onnx (when built with ONNX, read per `model`), .json, .plc (idealloc binary trace), anything else CSV with
+// .onnx (when built with ONNX, read per `model`), .jsonl (a memplan graph file, graph_io.h;
+// scheduled per `model` like a model), .json, .plc (idealloc binary trace), anything else CSV with
 // `lifetimes` "half-open" or "inclusive". Throws InputError on bad input. `lenient`: unknown
 // JSON fields are warnings, not errors. Warnings (also a CSV column one edit away from a
 // known one) go to stderr.

@@ -16,6 +16,8 @@
 
 #include "memplan/bounds.h"
 #include "memplan/generate.h"
+#include "memplan/generate_graph.h"
+#include "memplan/graph_io.h"
 #include "memplan/io.h"
 #include "memplan/io_json.h"
 #include "cli/bench_cmd.h"
@@ -128,7 +130,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   if (time_limit > 0) g_model.schedule_time_limit = std::min(10.0, 0.2 * time_limit);
   Loaded l = load_problem(input, lifetimes);
   if (!order_out.empty() && !l.graph) {
-    std::cerr << "memplan: error: --order-out needs a model (.onnx) input\n";
+    std::cerr << "memplan: error: --order-out needs a model (.onnx or .jsonl graph) input\n";
     return kExitBadInput;
   }
   load_spaces(l, input);
@@ -254,6 +256,37 @@ int cmd_stats(const std::string& input, const std::string& lifetimes) {
   return kExitOk;
 }
 
+// `memplan schedule MODEL`: the execution order alone (no offsets): one line of LOADs, and
+// the order written with -o (names per line, or JSON).
+int cmd_schedule(const std::string& input, double time_limit, const std::string& order_out) {
+  if (!order_out.empty()) check_writable(order_out);
+  g_model.schedule_time_limit = time_limit;
+  const Loaded l = load_problem(input, "half-open");
+  if (!l.graph) {
+    std::cerr << "memplan: error: " << input << ": schedule needs a model (.onnx) or a graph file (.jsonl)\n";
+    return kExitBadInput;
+  }
+  const ScheduleResult& r = l.scheduled;
+  std::ostringstream line;
+  line << "schedule=" << r.method << " operators=" << l.graph->ops.size() << " tensors=" << l.graph->tensors.size()
+       << " load=" << r.load << " graph_order_load=" << r.graph_order_load
+       << " proven_optimal=" << (r.proven_optimal ? "yes" : "no") << " lower_bound=" << r.lower_bound
+       << " blocks=" << r.blocks << " largest_block=" << r.largest_block;
+  for (const HeuristicLoad& h : r.heuristics) line << " " << h.name << "=" << h.load;
+  if (!r.heuristics.empty()) line << " local_search=" << r.local_search_load;
+  if (r.method == "exact") line << " exact_blocks=" << r.exact_blocks;
+  if (r.fell_back) line << " fell_back=\"" << r.fell_back_reason << "\"";
+  line << " time=" << fmt_seconds(r.seconds);
+  std::cout << line.str() << std::endl;
+  if (!order_out.empty()) {
+    std::ostringstream out;
+    if (has_extension(order_out, ".json")) write_order_json(out, *l.graph, r);
+    else write_order_text(out, *l.graph, r.order);
+    write_file_atomic(order_out, out.str());
+  }
+  return kExitOk;
+}
+
 #ifdef MEMPLAN_HAVE_ONNX
 std::string mb(int64_t bytes) {
   char buf[64];
@@ -358,7 +391,10 @@ int main(int argc, char** argv) {
   int threads = 0;
   int64_t iterations = 0;
   bool no_validate = false;
-  solve_cmd->add_option("input", input, "problem file (.csv MiniMalloc format, .json, or .plc idealloc trace)")->required();
+  solve_cmd->add_option("input", input,
+                        "problem file (.csv MiniMalloc format, .json, .plc idealloc trace), or a model (.onnx, "
+                        ".jsonl memplan graph) planned in the order --schedule chooses")
+      ->required();
   solve_cmd->add_option("-a,--algo", algo, "algorithm (see 'memplan list')");
   solve_cmd->add_option("--capacity", capacity, "memory capacity in bytes: the plan must fit")
       ->check(integer_in<int64_t>(0, INT64_MAX, "a capacity in bytes, an integer >= 0"));
@@ -382,6 +418,20 @@ int main(int argc, char** argv) {
   solve_cmd->add_option("--order-out", order_out,
                         "a model: write the kept execution order here (names per line, or .json)");
 
+  auto* schedule_cmd = app.add_subcommand(
+      "schedule", "choose a model's execution order (a topological order that lowers LOAD); no offsets");
+  std::string schedule_order_out;
+  double schedule_time_limit = 10.0;
+  schedule_cmd->add_option("model", input, "a memplan graph file (.jsonl, see 'generate --kind dag') or an ONNX model")
+      ->required();
+  add_model_options(schedule_cmd, g_model);
+  schedule_cmd->add_option("--time-limit", schedule_time_limit, "seconds for choosing the order (0 = no limit)")
+      ->check(seconds_option());
+  schedule_cmd->add_option("--seed", g_model.schedule_seed, "seed of the local search")
+      ->check(integer_in<uint64_t>(0, UINT64_MAX, "an unsigned 64-bit integer"));
+  schedule_cmd->add_option("-o,--order-out", schedule_order_out,
+                           "write the order here: operator names one per line, or JSON if it ends in .json");
+
   auto* validate_cmd = app.add_subcommand("validate", "check a plan against a problem");
   std::string solution;
   validate_cmd->add_option("input", input, "problem file")->required();
@@ -396,12 +446,15 @@ int main(int argc, char** argv) {
 
   auto* list_cmd = app.add_subcommand("list", "list algorithms and generator kinds");
 
-  auto* gen_cmd = app.add_subcommand("generate", "write a seeded synthetic instance (MiniMalloc CSV)");
+  auto* gen_cmd = app.add_subcommand(
+      "generate", "write a seeded synthetic instance (MiniMalloc CSV), or a model graph (--kind dag, wired)");
   GenerateOptions gen;
-  gen_cmd->add_option("--kind", gen.kind, "dnn, uniform, training, tiling or streams");
+  gen_cmd->add_option("--kind", gen.kind,
+                      "dnn, uniform, training, tiling or streams (buffers, CSV); dag or wired (a memplan graph "
+                      "file, .jsonl, of -n operators)");
   gen_cmd->add_option("--streams", gen.streams, "streams: number of parallel streams")
       ->check(integer_in<int64_t>(1, 4096, "a stream count, an integer >= 1"));
-  gen_cmd->add_option("-n,--buffers", gen.buffers, "number of buffers")
+  gen_cmd->add_option("-n,--buffers", gen.buffers, "number of buffers (dag, wired: operators)")
       ->check(integer_in<int64_t>(0, INT64_MAX, "a buffer count, an integer >= 0"));
   gen_cmd->add_option("--seed", gen.seed, "random seed")
       ->check(integer_in<uint64_t>(0, UINT64_MAX, "an unsigned 64-bit integer"));
@@ -446,6 +499,7 @@ int main(int argc, char** argv) {
     if (*explain_args.cmd) return run_explain(explain_args);
     if (*validate_cmd) return cmd_validate(input, solution, capacity, lifetimes);
     if (*stats_cmd) return cmd_stats(input, lifetimes);
+    if (*schedule_cmd) return cmd_schedule(input, schedule_time_limit, schedule_order_out);
 #ifdef MEMPLAN_HAVE_ONNX
     if (*onnx_cmd) return cmd_onnx(input, onnx_alignment, onnx_weights, onnx_summary, output, order_out);
 #endif
@@ -457,12 +511,15 @@ int main(int argc, char** argv) {
                     s.supports.explicit_conflicts ? " [conflicts]" : "");
       std::cout << "generator kinds:\n";
       for (const auto& [k, d] : generator_kinds()) std::printf("  %-28s %s\n", k.c_str(), d.c_str());
+      for (const auto& [k, d] : graph_generator_kinds()) std::printf("  %-28s %s\n", k.c_str(), d.c_str());
       return kExitOk;
     }
     if (*gen_cmd) {
-      const Problem p = generate(gen);
       std::ostringstream out;
-      write_csv(out, p, nullptr);
+      bool graph_kind = false;
+      for (const auto& kind : graph_generator_kinds()) graph_kind |= kind.first == gen.kind;
+      if (graph_kind) write_graph_jsonl(out, generate_graph(gen.kind, gen.buffers, gen.seed));
+      else write_csv(out, generate(gen), nullptr);
       if (output.empty()) std::cout << out.str();
       else write_file_atomic(output, out.str());
       return kExitOk;

@@ -206,4 +206,16 @@ Graph generate_random_wired_graph(int64_t operators, uint64_t seed) {
   return finish(b, x);
 }
 
+std::vector<std::pair<std::string, std::string>> graph_generator_kinds() {
+  return {{"dag", "DNN-like model graph (operators and tensors, a memplan graph file): residual, inception, "
+                  "attention and U-Net blocks, views, in-place ops, workspaces"},
+          {"wired", "randomly wired network graph (a memplan graph file): chained cells of random DAGs"}};
+}
+
+Graph generate_graph(const std::string& kind, int64_t operators, uint64_t seed) {
+  if (kind == "dag") return generate_dnn_graph(operators, seed);
+  if (kind == "wired") return generate_random_wired_graph(operators, seed);
+  throw std::invalid_argument("unknown graph kind '" + kind + "' (dag or wired)");
+}
+
 }  // namespace memplan

@@ -114,10 +114,13 @@ struct Builder {
     return sum;
   }
 
-  // An If's larger branch; a Loop's or Scan's one iteration.
+  // An If's larger branch (the taken one when its condition is known at import); a Loop's
+  // or Scan's one iteration.
   int64_t node_scratch(const onnx::NodeProto& n, std::vector<std::string>& unknown_names) {
     int64_t most = 0;
+    const std::string taken = inf.taken_branch(n);
     for (const auto& a : n.attribute()) {
+      if (!taken.empty() && a.name() != taken) continue;
       if (a.has_g()) most = std::max(most, body_bytes(a.g(), unknown_names));
       for (const auto& sub : a.graphs()) most = std::max(most, body_bytes(sub, unknown_names));
     }

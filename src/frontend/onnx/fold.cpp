@@ -552,4 +552,49 @@ std::optional<Value> fold_node(const onnx::NodeProto& n, const std::vector<const
   return std::nullopt;
 }
 
+
+std::optional<std::vector<Value>> fold_split(const onnx::NodeProto& n, const std::vector<const Value*>& in) {
+  if (n.op_type() != "Split" || in.empty() || !in[0]) return std::nullopt;
+  const Value& v = *in[0];
+  const int64_t rank = static_cast<int64_t>(v.dims.size());
+  int64_t axis = attr_int(n, "axis", 0);
+  if (!normalize_axis(axis, rank)) return std::nullopt;
+  const int64_t outputs = n.output_size(), dim = v.dims[axis];
+  // Part sizes: the `split` attribute (opset < 13) or input (opset >= 13), else equal parts
+  // (opset 18: the last one smaller when the dim does not divide).
+  Dims parts = attr_ints(n, "split").value_or(Dims{});
+  if (parts.empty() && in.size() > 1 && n.input(1) != "") {
+    if (!in[1]) return std::nullopt;
+    parts = in[1]->ints;
+  }
+  if (parts.empty()) {
+    if (outputs < 1) return std::nullopt;
+    const int64_t each = (dim + outputs - 1) / outputs;
+    for (int64_t k = 0; k < outputs; ++k) parts.push_back(std::max<int64_t>(0, std::min(each, dim - k * each)));
+  }
+  if (static_cast<int64_t>(parts.size()) != outputs) return std::nullopt;
+  int64_t total = 0;
+  for (int64_t p : parts)
+    if (p < 0 || __builtin_add_overflow(total, p, &total)) return std::nullopt;
+  if (total != dim) return std::nullopt;
+  const Dims src_strides = strides_of(v.dims);
+  std::vector<Value> out;
+  int64_t first = 0;
+  for (int64_t p : parts) {
+    Dims dims = v.dims;
+    dims[axis] = p;
+    const Dims out_strides = strides_of(dims);
+    out.push_back(remap(v, dims, [&](int64_t k) {
+      int64_t idx = 0;
+      for (int64_t d = 0; d < rank; ++d) {
+        const int64_t i = k / out_strides[d] % dims[d];
+        idx += (d == axis ? i + first : i) * src_strides[d];
+      }
+      return idx;
+    }));
+    first += p;
+  }
+  return out;
+}
+
 }  // namespace memplan::onnx_fe

@@ -44,12 +44,46 @@ onnx::ModelProto light_copy(const onnx::ModelProto& bound) {
   return m;
 }
 
-// The model with every main-graph read of a known value rewired to an initializer.
-onnx::ModelProto rewired(const onnx::ModelProto& light, const std::unordered_map<std::string, Value>& values,
+using Values = std::unordered_map<std::string, Value>;
+
+// Reads of known values inside If/Loop/Scan bodies rewired to initializers of the body, so
+// that inference sizes what the body computes from them (e.g. a Pad whose pads are a Cast
+// of a body Constant). Bodies get initializers only from IR version 4 on, where an
+// initializer need not be a graph input (a body's inputs are its signature).
+void rewire_bodies(onnx::GraphProto* g, const Values& values, const Values& body_values) {
+  for (auto& n : *g->mutable_node())
+    for (auto& a : *n.mutable_attribute()) {
+      std::vector<onnx::GraphProto*> bodies;
+      if (a.has_g()) bodies.push_back(a.mutable_g());
+      for (auto& sub : *a.mutable_graphs()) bodies.push_back(&sub);
+      for (onnx::GraphProto* body : bodies) {
+        std::set<std::string> own;  // the body's inputs and initializers: never rewired
+        for (const auto& i : body->input()) own.insert(i.name());
+        for (const auto& t : body->initializer()) own.insert(t.name());
+        std::set<std::string> added;
+        for (auto& bn : *body->mutable_node())
+          for (auto& in : *bn.mutable_input()) {
+            if (in.empty() || own.count(in)) continue;
+            auto it = body_values.find(in);
+            if (it == body_values.end()) it = values.find(in);
+            if (it == values.end() || it->second.count() == 0) continue;
+            const std::string name = kConstPrefix + in;
+            if (added.insert(name).second) *body->add_initializer() = to_tensor(it->second, name);
+            in = name;
+          }
+        rewire_bodies(body, values, body_values);
+      }
+    }
+}
+
+// The model with every main-graph read of a known value rewired to an initializer (and,
+// from IR version 4 on, every body read: rewire_bodies).
+onnx::ModelProto rewired(const onnx::ModelProto& light, const Values& values, const Values& body_values,
                          const std::set<std::string>& initializers) {
   onnx::ModelProto m = light;
   std::set<std::string> added;
   auto* g = m.mutable_graph();
+  if (m.ir_version() >= 4) rewire_bodies(g, values, body_values);
   for (auto& n : *g->mutable_node())
     for (auto& in : *n.mutable_input()) {
       if (in.empty() || initializers.count(in)) continue;
@@ -130,8 +164,18 @@ bool refine_loops(const onnx::GraphProto& main, const onnx::GraphProto& inferred
   return changed;
 }
 
+// Each refined type into the graph (main or body) whose node produces that tensor.
 void add_value_info(onnx::GraphProto* g, const TypeMap& refined) {
-  for (const auto& [name, t] : refined) {
+  std::vector<std::pair<std::string, TypeInfo>> here;
+  for (auto& n : *g->mutable_node()) {
+    for (const auto& out : n.output())
+      if (auto it = refined.find(out); it != refined.end()) here.emplace_back(out, it->second);
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) add_value_info(a.mutable_g(), refined);
+      for (auto& sub : *a.mutable_graphs()) add_value_info(&sub, refined);
+    }
+  }
+  for (const auto& [name, t] : here) {
     auto* v = g->add_value_info();
     v->set_name(name);
     auto* tt = v->mutable_type()->mutable_tensor_type();
@@ -144,7 +188,120 @@ void add_value_info(onnx::GraphProto* g, const TypeMap& refined) {
   }
 }
 
+// One pass of fold_node (fold_split for Split) over `nodes`: every output not known yet
+// whose node folds is given to `record(name, value)`; true when one was. `value(name)` and
+// `type(name)` look a tensor up (nullptr when unknown).
+template <class ValueOf, class TypeOf, class Record>
+bool fold_pass(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, ValueOf value, TypeOf type,
+               Record record) {
+  bool changed = false;
+  for (const auto& n : nodes) {
+    if (n.output_size() < 1 || n.output(0).empty() || value(n.output(0))) continue;
+    if (n.output_size() > 1 && n.op_type() != "Split") continue;
+    std::vector<const Value*> in;
+    std::vector<const TypeInfo*> types;
+    for (const auto& name : n.input()) {
+      in.push_back(value(name));
+      types.push_back(type(name));
+    }
+    if (n.op_type() == "Split") {  // the one multi-output op folded (pads split from one constant)
+      if (auto parts = fold_split(n, in))
+        for (int k = 0; k < n.output_size(); ++k)
+          if (!n.output(k).empty()) {
+            record(n.output(k), std::move((*parts)[k]));
+            changed = true;
+          }
+    } else if (auto v = fold_node(n, in, types)) {
+      record(n.output(0), std::move(*v));
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+// fold_pass over every body of `g`'s nodes (recursively), with the types of the body and of
+// every scope around it (`scopes`, innermost last) and the body's initializers; outer
+// values are read from `values`, body values kept in `body_values`.
+bool fold_bodies(const onnx::GraphProto& g, const Values& values, std::vector<const TypeMap*>& scopes,
+                 Values& body_values) {
+  bool changed = false;
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute()) {
+      std::vector<const onnx::GraphProto*> bodies;
+      if (a.has_g()) bodies.push_back(&a.g());
+      for (const auto& sub : a.graphs()) bodies.push_back(&sub);
+      for (const onnx::GraphProto* body : bodies) {
+        TypeMap types;
+        collect_types(*body, types);
+        for (const auto& t : body->initializer())
+          if (!body_values.count(t.name()))
+            if (auto v = value_of(t)) body_values[t.name()] = *v;
+        std::set<std::string> inputs;  // a Loop's iteration count, condition, carried values
+        for (const auto& i : body->input()) inputs.insert(i.name());
+        auto value = [&](const std::string& name) -> const Value* {
+          if (inputs.count(name)) return nullptr;  // differs per run of the body
+          if (auto it = body_values.find(name); it != body_values.end()) return &it->second;
+          if (auto it = values.find(name); it != values.end()) return &it->second;
+          return nullptr;
+        };
+        scopes.push_back(&types);
+        auto type = [&](const std::string& name) -> const TypeInfo* {
+          for (auto s = scopes.rbegin(); s != scopes.rend(); ++s)
+            if (auto it = (*s)->find(name); it != (*s)->end()) return &it->second;
+          return nullptr;
+        };
+        changed |= fold_pass(body->node(), value, type,
+                             [&](const std::string& name, Value v) { body_values[name] = std::move(v); });
+        changed |= fold_bodies(*body, values, scopes, body_values);
+        scopes.pop_back();
+      }
+    }
+  return changed;
+}
+
+// An If whose condition is known runs one branch, so its outputs have that branch's types,
+// where ONNX inference merges both branches (to unknown dims when they differ, as in
+// Silero VAD's rank checks: Equal(Gather(Shape(x)), 3) choosing Squeeze or Identity). In
+// `g` and its bodies (as inferred); true when a type is new or changed.
+bool refine_ifs(const onnx::GraphProto& g, const Inferred& inferred, TypeMap& refined) {
+  bool changed = false;
+  for (const auto& n : g.node()) {
+    const std::string taken = n.op_type() == "If" ? inferred.taken_branch(n) : "";
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) changed |= refine_ifs(a.g(), inferred, refined);
+      for (const auto& sub : a.graphs()) changed |= refine_ifs(sub, inferred, refined);
+      if (taken.empty() || a.name() != taken || !a.has_g()) continue;
+      TypeMap branch;
+      collect_types(a.g(), branch);
+      for (int k = 0; k < n.output_size() && k < a.g().output_size(); ++k) {
+        auto it = branch.find(a.g().output(k).name());
+        if (n.output(k).empty() || it == branch.end() || !it->second.known()) continue;
+        TypeInfo& slot = refined[n.output(k)];
+        if (slot.is_tensor && slot.dims == it->second.dims && slot.elem_type == it->second.elem_type) continue;
+        slot = it->second;
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
 }  // namespace
+
+const Value* Inferred::known(const std::string& name) const {
+  const std::string base = name.rfind(kConstPrefix, 0) == 0 ? name.substr(kConstPrefix.size()) : name;
+  for (const auto* map : {&values, &body_values})
+    for (const std::string* key : {&name, &base})
+      if (auto it = map->find(*key); it != map->end()) return &it->second;
+  return nullptr;
+}
+
+std::string Inferred::taken_branch(const onnx::NodeProto& n) const {
+  if (n.op_type() != "If" || n.input_size() < 1) return "";
+  const Value* c = known(n.input(0));
+  if (!c || c->count() != 1) return "";
+  return c->at(0) != 0 ? "then_branch" : "else_branch";
+}
 
 Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
   Inferred out;
@@ -156,8 +313,9 @@ Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
   }
   const auto& nodes = bound.graph().node();
   TypeMap refined;  // shapes memplan knows better than inference (Loop scan outputs)
+  Values& body_values = out.body_values;  // names are unique across scopes
   for (int round = 0; round < kMaxRounds; ++round) {
-    out.model = rewired(light, out.values, initializers);
+    out.model = rewired(light, out.values, body_values, initializers);
     add_value_info(out.model.mutable_graph(), refined);
     try {
       onnx::shape_inference::InferShapes(out.model, onnx::OpSchemaRegistry::Instance(),
@@ -176,23 +334,23 @@ Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
     }
     bool changed = refine_loops(bound.graph(), out.model.graph(), out.values, refined);
     for (const auto& [name, t] : refined) out.types[name] = t;
-    for (const auto& n : nodes) {
-      if (n.output_size() != 1 || n.output(0).empty() || out.values.count(n.output(0))) continue;
-      std::vector<const Value*> in;
-      std::vector<const TypeInfo*> types;
-      for (const auto& name : n.input()) {
-        auto v = out.values.find(name);
-        in.push_back(v == out.values.end() ? nullptr : &v->second);
-        auto t = out.types.find(name);
-        types.push_back(t == out.types.end() ? nullptr : &t->second);
-      }
-      if (auto v = fold_node(n, in, types)) {
-        TypeInfo& t = out.types[n.output(0)];
-        t = TypeInfo{true, v->type, true, v->dims};
-        out.values[n.output(0)] = std::move(*v);
-        changed = true;
-      }
+    auto value = [&](const std::string& name) -> const Value* {
+      auto it = out.values.find(name);
+      return it == out.values.end() ? nullptr : &it->second;
+    };
+    auto type = [&](const std::string& name) -> const TypeInfo* {
+      auto it = out.types.find(name);
+      return it == out.types.end() ? nullptr : &it->second;
+    };
+    changed |= fold_pass(nodes, value, type, [&](const std::string& name, Value v) {
+      out.types[name] = TypeInfo{true, v.type, true, v.dims};
+      out.values[name] = std::move(v);
+    });
+    if (bound.ir_version() >= 4) {
+      std::vector<const TypeMap*> scopes{&out.types};
+      changed |= fold_bodies(out.model.graph(), out.values, scopes, body_values);
     }
+    changed |= refine_ifs(out.model.graph(), out, refined);
     if (!changed) break;
   }
   return out;

@@ -74,10 +74,20 @@ void collect_types(const onnx::GraphProto& g, TypeMap& out);
 std::optional<Value> fold_node(const onnx::NodeProto& n, const std::vector<const Value*>& in,
                                const std::vector<const TypeInfo*>& types);
 
+// Split of a known value: one value per output; nullopt as fold_node.
+std::optional<std::vector<Value>> fold_split(const onnx::NodeProto& n, const std::vector<const Value*>& in);
+
 struct Inferred {
   onnx::ModelProto model;  // the model with inferred value_info (bodies too)
   TypeMap types;           // main-graph tensor types by name
   std::unordered_map<std::string, Value> values;  // tensors computed at import time
+  std::unordered_map<std::string, Value> body_values;  // the same inside If/Loop/Scan bodies
+  // The value of a tensor (main graph or body) known at import time, or nullptr. Also
+  // finds reads that inference saw rewired to a folded initializer.
+  const Value* known(const std::string& name) const;
+  // An If whose condition is known runs one branch: that branch's attribute name
+  // ("then_branch" or "else_branch"), else "" (either may run).
+  std::string taken_branch(const onnx::NodeProto& n) const;
 };
 // Shape inference and data propagation to a fixed point.
 Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path);
