@@ -27,6 +27,11 @@ Validation validate_spaces(const Problem& p, const std::vector<std::string>& spa
 // use, the in ending at or before the next use, each long enough (durations x bandwidth >=
 // size, unless bandwidth is 0); at most `channels` transfers run in any step; and the offsets
 // form a valid plan of the problem with every eviction added as a gap, within `capacity`.
+// With swap.allow_stall the last two copy rules are waived (copies may be short and queue;
+// the stall pays for it). Split mode: an eviction with back >= 0 moves its buffer to offset
+// `back` from hi on; the buffer is then checked as pieces [start, lo_1), [hi_1, lo_2), ...
+// each at its own offset (offsets[i] for the first), and may not be a buffer with in-place
+// links, a group, a fixed offset or side=high.
 Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets, int64_t capacity,
                           const std::vector<Eviction>& evictions, const std::vector<Transfer>& transfers,
                           const SwapOptions& swap);

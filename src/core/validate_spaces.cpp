@@ -114,7 +114,7 @@ Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets,
       }
       int64_t units = 0;
       for (int64_t k = s; k < t; ++k) units += dur(k);
-      if (swap.bandwidth > 0 && units * swap.bandwidth < b.size)
+      if (!swap.allow_stall && swap.bandwidth > 0 && units * swap.bandwidth < b.size)
         fail(v, who + ": copy " + (out ? "out" : "in") + " too short for " + std::to_string(b.size) + " bytes");
       if (s > t) fail(v, who + ": copy with negative length");
       if (out && s <= before) fail(v, who + ": copy out starts at or before the use at " + std::to_string(before));
@@ -128,9 +128,49 @@ Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets,
   if (!pending.empty()) fail(v, std::to_string(pending.size()) + " transfers belong to no eviction");
   std::map<int64_t, int> busy;
   for (const Transfer& x : transfers)
-    for (int64_t t = x.start; t < x.end; ++t)
+    for (int64_t t = x.start; t < x.end && !swap.allow_stall; ++t)
       if (++busy[t] > swap.channels) fail(v, "step " + std::to_string(t) + ": more copies than channels");
-  const Validation w = validate(q, offsets, capacity);
+  // Split evictions: the buffer becomes pieces between its absences, each at its offset.
+  std::vector<int64_t> offs = offsets;
+  if (offs.size() != p.buffers.size()) {
+    fail(v, "expected one offset per buffer");
+    return v;
+  }
+  std::vector<std::vector<const Eviction*>> moved(p.buffers.size());
+  for (const Eviction& e : evictions)
+    if (e.buffer < p.buffers.size() && e.back >= 0) moved[e.buffer].push_back(&e);
+  std::set<std::string> targets;
+  for (const Buffer& b : p.buffers) targets.insert(b.inplace_of);
+  Problem split = q;
+  split.buffers.clear();
+  std::vector<int64_t> split_offs;
+  for (size_t i = 0; i < q.buffers.size(); ++i) {
+    const Buffer& b = q.buffers[i];
+    if (moved[i].empty()) {
+      split.buffers.push_back(b);
+      split_offs.push_back(offs[i]);
+      continue;
+    }
+    if (!b.inplace_of.empty() || !b.group.empty() || b.offset || b.from_top || targets.count(b.id))
+      fail(v, "buffer " + b.id + ": split, but it has in-place links, a group, a fixed offset or side=high");
+    std::sort(moved[i].begin(), moved[i].end(), [](const Eviction* x, const Eviction* y) { return x->lo < y->lo; });
+    // Cut at every split absence; other absences of the buffer stay gaps of their piece.
+    int64_t from = b.start, at = offs[i];
+    for (size_t k = 0; k <= moved[i].size(); ++k) {
+      Buffer piece = b;
+      piece.id = b.id + "#" + std::to_string(k);
+      piece.start = from;
+      piece.end = k < moved[i].size() ? moved[i][k]->lo : b.end;
+      piece.gaps.clear();
+      for (const Gap& g : b.gaps)
+        if (g.start < piece.end && piece.start < g.end && !(k < moved[i].size() && g.start == piece.end))
+          piece.gaps.push_back(g);
+      split.buffers.push_back(piece);
+      split_offs.push_back(at);
+      if (k < moved[i].size()) from = moved[i][k]->hi, at = moved[i][k]->back;
+    }
+  }
+  const Validation w = validate(split, split_offs, capacity);
   for (const std::string& e : w.errors) fail(v, e);
   v.peak = w.peak;
   return v;

@@ -105,6 +105,7 @@ SpacesResult pack(const Problem& p, const std::vector<std::vector<int>>& allowed
       if (sub.buffers.empty()) break;
       SolveOptions o = options;
       o.capacity = p.memories[m].capacity;
+      o.explain = false;
       o.time_limit_seconds = std::max(0.01, deadline.remaining_seconds() / static_cast<double>(p.memories.size() - m));
       const SolveResult sr = solve(sub, algo, o);
       if (sr.solution) {
