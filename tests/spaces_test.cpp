@@ -785,6 +785,68 @@ TEST(SpacesCli, SwapPlanKeepsColumnsAndSplitRows) {
   plan = testing::read_text(dir.file("s.csv"));
   EXPECT_NE(plan.find("a#0,0,2,4,0,0,weights"), std::string::npos) << plan;
   EXPECT_NE(plan.find("a#1,7,10,4,9,0,weights"), std::string::npos) << plan;
+  // --swap with --memories: a leaves sram for dram; the plan keeps the columns and says where.
+  const std::string mem = dir.file("mem.csv");
+  testing::write_text(mem, "id,lower,upper,size,uses,evictable,space,note\na,0,10,4,0 9,1,sram,w\nb,2,4,4,,0,sram,x\n"
+                           "c,5,7,4,,0,sram,y\n");
+  r = testing::run_cli("solve '" + mem + "' -a greedy --memories sram=6,dram --swap --bandwidth 4 -o '" + dir.file("m.csv") +
+                           "' --transfers '" + dir.file("t.csv") + "'", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("peak_sram=4 peak_dram=4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("swap_to=dram evicted=1 bytes_moved=8 stall=0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("valid=yes"), std::string::npos) << r.out;
+  plan = testing::read_text(dir.file("m.csv"));
+  EXPECT_NE(plan.find("a,0,10,4,0 9,1,sram,w,2-7,0"), std::string::npos) << plan;
+  EXPECT_EQ(testing::read_text(dir.file("t.csv")), "buffer,direction,start,end\na,out,1,2\na,in,7,8\n");
+  r = testing::run_cli("solve '" + mem + "' -a greedy --memories sram=6,dram --swap --swap-to sram", dir);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.err.find("'to' must name a declared memory other than the first"), std::string::npos) << r.err;
+}
+
+
+// ---- Several memories with swapping: evict from SRAM to DRAM -------------------------------
+
+TEST(Spaces, SwapEvictsFromTheFastMemoryToTheSlowOne) {
+  // §8.1 pinned to sram (capacity 6), plus d in dram. a leaves sram over [2,7); its copy
+  // lives in dram from its copy out's start (1) to its copy in's end (8).
+  Problem p = example_81();
+  p.memories = {{"sram", 6, 1}, {"dram", std::nullopt, 1}};
+  for (Buffer& b : p.buffers) b.spaces = {"sram"};
+  p.buffers.push_back(make_buffer("d", 0, 10, 4));
+  p.buffers.back().spaces = {"dram"};
+  EXPECT_FALSE(plan_spaces(p, "greedy", quick()).ok) << "LOAD 8 > 6 without swapping";
+  SwapOptions so;
+  so.bandwidth = 4;
+  const SpacesResult r = plan_spaces_swap(p, "greedy", quick(), so);
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.evictions.size(), 1u);
+  EXPECT_EQ(r.evictions[0].buffer, 0u);
+  EXPECT_EQ(std::make_pair(r.evictions[0].lo, r.evictions[0].hi), std::make_pair(int64_t{2}, int64_t{7}));
+  EXPECT_EQ(r.swap_to, 1);
+  EXPECT_EQ(r.bytes_moved, 8);
+  const std::vector<Buffer> copies = copy_buffers(p, r);
+  ASSERT_EQ(copies.size(), 1u);
+  EXPECT_EQ(std::make_pair(copies[0].start, copies[0].end), std::make_pair(int64_t{1}, int64_t{8}));
+  std::vector<std::string> names;
+  for (int m : r.space) names.push_back(p.memories[static_cast<size_t>(m)].name);
+  EXPECT_EQ(names, (std::vector<std::string>{"sram", "sram", "sram", "dram"}));
+  std::vector<int64_t> peaks;
+  const Validation v = validate_spaces_swaps(p, names, r.offsets, r.evictions, r.transfers, r.copy_offsets, "dram", so, &peaks);
+  EXPECT_TRUE(v.ok) << (v.errors.empty() ? "" : v.errors.front());
+  EXPECT_EQ(peaks, (std::vector<int64_t>{4, 8}));
+  // The checker sees the copy in dram: on top of d it collides.
+  std::vector<int64_t> wrong = r.copy_offsets;
+  wrong[0] = r.offsets[3];
+  EXPECT_FALSE(validate_spaces_swaps(p, names, r.offsets, r.evictions, r.transfers, wrong, "dram", so).ok);
+  // ... and the swap rules in sram: an eviction of a buffer that is not evictable.
+  std::vector<Eviction> bad = r.evictions;
+  bad[0].buffer = 1;
+  EXPECT_FALSE(validate_spaces_swaps(p, names, r.offsets, bad, r.transfers, r.copy_offsets, "dram", so).ok);
+  // A dram too small for the copy: d and the copy need 8 during [1,8).
+  p.memories[1].capacity = 4;
+  EXPECT_FALSE(plan_spaces_swap(p, "greedy", quick(), so).ok);
+  so.to = "sram";
+  EXPECT_THROW(plan_spaces_swap(p, "greedy", quick(), so), std::invalid_argument);
 }
 
 }  // namespace

@@ -36,4 +36,16 @@ Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets,
                           const std::vector<Eviction>& evictions, const std::vector<Transfer>& transfers,
                           const SwapOptions& swap);
 
+// Several memories with swapping (memories.h plan_spaces_swap, pinned mode). Valid iff every
+// evicted buffer sits in the first memory, the evictions and transfers form a valid swap plan
+// (validate_swaps) of the first memory's buffers under its capacity, and validate_spaces
+// holds for the problem with each eviction added as a gap and each copy added as a buffer of
+// memory `to` (the evicted buffer's size, from its copy out's start to its copy in's end) at
+// copy_offsets[k].
+Validation validate_spaces_swaps(const Problem& p, const std::vector<std::string>& space,
+                                 const std::vector<int64_t>& offsets, const std::vector<Eviction>& evictions,
+                                 const std::vector<Transfer>& transfers, const std::vector<int64_t>& copy_offsets,
+                                 const std::string& to, const SwapOptions& swap,
+                                 std::vector<int64_t>* peaks = nullptr);
+
 }  // namespace memplan

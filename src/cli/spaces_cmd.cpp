@@ -74,6 +74,14 @@ std::string plan_csv(const Loaded& l, const Problem& planned, const std::vector<
   return res;
 }
 
+std::string transfers_csv(const Problem& p, const std::vector<Transfer>& transfers) {
+  std::ostringstream tr;
+  tr << "buffer,direction,start,end\n";
+  for (const Transfer& x : transfers)
+    tr << p.buffers[x.buffer].id << "," << (x.out ? "out" : "in") << "," << x.start << "," << x.end << "\n";
+  return tr.str();
+}
+
 std::vector<size_t> identity(size_t n) {
   std::vector<size_t> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = i;
@@ -94,6 +102,7 @@ void add_spaces_options(CLI::App* c) {
   c->add_flag("--swap-exact", a.swap_exact, "with --swap: fewest bytes moved by enumeration (<= 16 windows)");
   c->add_option("--swap-mode", a.mode, "pinned: back at the same offset; split: may come back elsewhere")
       ->check(CLI::IsMember({"pinned", "split"}));
+  c->add_option("--swap-to", a.to, "with --memories: the memory receiving the evicted copies (default: the last)");
   c->add_flag("--allow-stall", a.allow_stall, "with --swap: copies need not be hidden; report the stall");
   c->add_option("--bandwidth", a.bandwidth, "copy bandwidth, bytes per time unit (0 = instantaneous)")->check(CLI::NonNegativeNumber);
   c->add_option("--copy-channels", a.channels, "copies running at once")->check(CLI::PositiveNumber);
@@ -127,12 +136,27 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
   const auto t0 = std::chrono::steady_clock::now();
   std::ostringstream line;
   line << "algo=" << algo << " buffers=" << p.buffers.size();
-  if (many && swap) {
-    std::cerr << "memplan: error: --swap with declared memories is not supported yet\n";
-    return kExitBadInput;
-  }
+  SwapOptions so = a.file;  // the JSON input's settings; flags override them
+  if (a.bandwidth) so.bandwidth = *a.bandwidth;
+  if (a.channels) so.channels = *a.channels;
+  if (!a.durations.empty()) so.durations = a.durations;
+  if (!a.mode.empty()) so.split = a.mode == "split";
+  if (!a.to.empty()) so.to = a.to;
+  so.allow_stall |= a.allow_stall;
+  so.exact = a.swap_exact;
   if (many) {
-    const SpacesResult r = plan_spaces(p, algo, opt);
+    if (swap && !p.memories[0].capacity) {
+      std::cerr << "memplan: error: --swap with memories needs a capacity on the first memory ('" << p.memories[0].name
+                << "')\n";
+      return kExitBadInput;
+    }
+    SpacesResult r;
+    try {
+      r = swap ? plan_spaces_swap(p, algo, opt, so) : plan_spaces(p, algo, opt);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "memplan: error: " << input << ": " << e.what() << "\n";
+      return kExitBadInput;
+    }
     if (!r.ok) {
       std::cout << line.str() << " spaces=" << p.memories.size() << " status=no_plan time=" << seconds_since(t0) << std::endl;
       std::cerr << "memplan: no plan fits the memories: " << r.error << "\n";
@@ -141,15 +165,27 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
     std::vector<std::string> names;
     for (int m : r.space) names.push_back(p.memories[static_cast<size_t>(m)].name);
     std::vector<int64_t> peaks;
-    const Validation v = validate_spaces(p, names, r.offsets, &peaks);
+    const Validation v = swap ? validate_spaces_swaps(p, names, r.offsets, r.evictions, r.transfers, r.copy_offsets,
+                                                      p.memories[static_cast<size_t>(r.swap_to)].name, so, &peaks)
+                              : validate_spaces(p, names, r.offsets, &peaks);
     line << " spaces=" << p.memories.size();
-    for (size_t m = 0; m < p.memories.size(); ++m) line << " peak_" << p.memories[m].name << "=" << peaks[m];
-    line << " moves=" << r.moves << " time=" << seconds_since(t0) << " valid=" << (v.ok ? "yes" : "no")
-         << " status=feasible";
+    for (size_t m = 0; m < p.memories.size() && m < peaks.size(); ++m) line << " peak_" << p.memories[m].name << "=" << peaks[m];
+    line << " moves=" << r.moves;
+    if (swap)
+      line << " swap_to=" << p.memories[static_cast<size_t>(r.swap_to)].name << " evicted=" << r.evictions.size()
+           << " bytes_moved=" << r.bytes_moved << " stall=" << r.stall;
+    line << " time=" << seconds_since(t0) << " valid=" << (v.ok ? "yes" : "no") << " status=feasible";
     std::cout << line.str() << std::endl;
     for (const std::string& e : v.errors) std::cerr << "memplan: invalid plan: " << e << "\n";
     if (!v.ok) return kExitInvalid;
-    if (!output.empty()) write_file_atomic(output, plan_csv(l, p, identity(p.buffers.size()), r.offsets, "space", names));
+    if (!output.empty()) {
+      Problem planned = p;
+      for (const Eviction& e : r.evictions) planned.buffers[e.buffer].gaps.push_back({e.lo, e.hi, false, 0, 0});
+      for (Buffer& b : planned.buffers)
+        std::sort(b.gaps.begin(), b.gaps.end(), [](const Gap& x, const Gap& y) { return x.start < y.start; });
+      write_file_atomic(output, plan_csv(l, planned, identity(p.buffers.size()), r.offsets, "space", names));
+    }
+    if (!a.transfers.empty()) write_file_atomic(a.transfers, transfers_csv(p, r.transfers));
     return kExitOk;
   }
   const auto cap = capacity_of(p, opt);
@@ -157,13 +193,6 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
     std::cerr << "memplan: error: --swap needs --capacity (or a capacity in the input)\n";
     return kExitBadInput;
   }
-  SwapOptions so = a.file;  // the JSON input's settings; flags override them
-  if (a.bandwidth) so.bandwidth = *a.bandwidth;
-  if (a.channels) so.channels = *a.channels;
-  if (!a.durations.empty()) so.durations = a.durations;
-  if (!a.mode.empty()) so.split = a.mode == "split";
-  so.allow_stall |= a.allow_stall;
-  so.exact = a.swap_exact;
   const SwapResult r = plan_swaps(p, *cap, algo, opt, so);
   line << " capacity=" << *cap << " evicted=" << r.evictions.size() << " bytes_moved=" << r.bytes_moved
        << " stall=" << r.stall << " transfers=" << r.transfers.size() << " rounds=" << r.rounds;
@@ -180,11 +209,7 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
   std::cout << line.str() << std::endl;
   for (const std::string& e : v.errors) std::cerr << "memplan: invalid plan: " << e << "\n";
   if (!v.ok) return kExitInvalid;
-  std::ostringstream tr;
-  tr << "buffer,direction,start,end\n";
-  for (const Transfer& x : r.transfers)
-    tr << p.buffers[x.buffer].id << "," << (x.out ? "out" : "in") << "," << x.start << "," << x.end << "\n";
-  if (!a.transfers.empty()) write_file_atomic(a.transfers, tr.str());
+  if (!a.transfers.empty()) write_file_atomic(a.transfers, transfers_csv(p, r.transfers));
   else if (r.transfers.size() <= 40)
     for (const Transfer& x : r.transfers)
       std::cerr << "memplan: transfer " << p.buffers[x.buffer].id << " " << (x.out ? "out" : "in") << " ["

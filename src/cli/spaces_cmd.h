@@ -22,6 +22,7 @@ struct SpacesArgs {
   std::vector<int64_t> durations;    // --durations 1,1,3,...
   std::string mode;                  // --swap-mode pinned|split
   bool allow_stall = false;          // --allow-stall
+  std::string to;                    // --swap-to MEMORY
   std::string transfers;             // --transfers FILE (CSV)
   SwapOptions file;                  // a JSON input's "swap" and "durations" (flags override)
   bool file_swap = false;            // the JSON input has "swap"

@@ -176,4 +176,72 @@ Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets,
   return v;
 }
 
+Validation validate_spaces_swaps(const Problem& p, const std::vector<std::string>& space,
+                                 const std::vector<int64_t>& offsets, const std::vector<Eviction>& evictions,
+                                 const std::vector<Transfer>& transfers, const std::vector<int64_t>& copy_offsets,
+                                 const std::string& to, const SwapOptions& swap, std::vector<int64_t>* peaks) {
+  Validation v;
+  if (p.memories.empty() || space.size() != p.buffers.size() || offsets.size() != p.buffers.size() ||
+      copy_offsets.size() != evictions.size()) {
+    fail(v, "expected memories, one memory and offset per buffer, one copy offset per eviction");
+    return v;
+  }
+  // The first memory on its own: the swap rules and its capacity.
+  const std::string& fast = p.memories[0].name;
+  Problem first;
+  std::vector<int64_t> first_offs;
+  std::vector<size_t> at(p.buffers.size(), SIZE_MAX);
+  for (size_t i = 0; i < p.buffers.size(); ++i)
+    if (space[i] == fast) {
+      at[i] = first.buffers.size();
+      first.buffers.push_back(p.buffers[i]);
+      first_offs.push_back(offsets[i]);
+    }
+  std::vector<Eviction> ev;
+  std::vector<Transfer> tr;
+  for (const Eviction& e : evictions) {
+    if (e.buffer >= p.buffers.size() || at[e.buffer] == SIZE_MAX) {
+      fail(v, "an evicted buffer is not in memory " + fast);
+      return v;
+    }
+    ev.push_back({at[e.buffer], e.lo, e.hi, e.back});
+  }
+  for (const Transfer& x : transfers) {
+    if (x.buffer >= p.buffers.size() || at[x.buffer] == SIZE_MAX) {
+      fail(v, "a transfer's buffer is not in memory " + fast);
+      return v;
+    }
+    tr.push_back({at[x.buffer], x.out, x.start, x.end});
+  }
+  const int64_t cap = p.memories[0].capacity.value_or(INT64_MAX);
+  for (const std::string& e : validate_swaps(first, first_offs, cap, ev, tr, swap).errors) fail(v, "memory " + fast + ": " + e);
+  // Every memory, with the absences as gaps and the copies as buffers of `to`.
+  Problem all = p;
+  std::vector<std::string> sp = space;
+  std::vector<int64_t> offs = offsets;
+  for (size_t k = 0; k < evictions.size(); ++k) {
+    const Eviction& e = evictions[k];
+    Buffer& b = all.buffers[e.buffer];
+    if (e.back >= 0 && e.back != offsets[e.buffer]) fail(v, "buffer " + b.id + ": split evictions need one memory");
+    b.gaps.push_back({e.lo, e.hi, false, 0, 0});
+    std::sort(b.gaps.begin(), b.gaps.end(), [](const Gap& x, const Gap& y) { return x.start < y.start; });
+    Buffer c;
+    c.id = p.buffers[e.buffer].id + "@copy" + std::to_string(k);
+    c.size = b.size;
+    c.start = e.lo;
+    c.end = e.hi;
+    for (const Transfer& x : transfers)
+      if (x.buffer == e.buffer && x.out && x.end == e.lo) c.start = x.start;
+      else if (x.buffer == e.buffer && !x.out && x.start == e.hi) c.end = x.end;
+    c.spaces = {to};
+    all.buffers.push_back(c);
+    sp.push_back(to);
+    offs.push_back(copy_offsets[k]);
+  }
+  const Validation w = validate_spaces(all, sp, offs, peaks);
+  for (const std::string& e : w.errors) fail(v, e);
+  v.peak = w.peak;
+  return v;
+}
+
 }  // namespace memplan
