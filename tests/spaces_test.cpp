@@ -264,7 +264,7 @@ int64_t brute_min_bytes(const Problem& p, int64_t cap) {
 
 TEST(Swap, BruteForceGreedyValidExactMinimal) {
   std::mt19937_64 rng(17);
-  int compared = 0, greedy_worse = 0;
+  int compared = 0, greedy_worse = 0, with_stall = 0;
   for (int it = 0; it < 25; ++it) {
     // Two long evictable buffers (used at both ends) and short spikes in between.
     Problem p;
@@ -304,6 +304,17 @@ TEST(Swap, BruteForceGreedyValidExactMinimal) {
     ASSERT_TRUE(relocated.solution) << it;
     expect_valid_swap(p, relocated, cap, split);
     EXPECT_LE(relocated.bytes_moved, want) << it;
+    // Stall mode with slow copies (one byte per step): whatever it plans is valid, and the
+    // stall is what the copies that do not fit their idle steps cost.
+    SwapOptions slow = so;
+    slow.bandwidth = 1;
+    slow.allow_stall = true;
+    const SwapResult stalled = plan_swaps(p, cap, "exact", quick(10), slow);
+    if (stalled.solution) {
+      expect_valid_swap(p, stalled, cap, slow);
+      EXPECT_GE(stalled.stall, 0);
+      ++with_stall;
+    }
     if (greedy.solution) {
       expect_valid_swap(p, greedy, cap, so);
       EXPECT_GE(greedy.bytes_moved, want) << it;
@@ -313,7 +324,9 @@ TEST(Swap, BruteForceGreedyValidExactMinimal) {
     }
   }
   EXPECT_GE(compared, 8);
-  std::printf("[ brute ] %d instances with a swap plan; greedy above the minimum on %d\n", compared, greedy_worse);
+  EXPECT_GE(with_stall, compared / 2) << "stall mode plans where hidden copies do";
+  std::printf("[ brute ] %d instances with a swap plan; greedy above the minimum on %d; %d stall-mode plans\n", compared,
+              greedy_worse, with_stall);
 }
 
 // Where the greedy is not minimal: it takes the eviction covering the most bytes x steps (the

@@ -247,6 +247,7 @@ int run_explain(const ExplainArgs& a) {
   const LoadProfile lp = load_profile(l.problem);
   const int64_t load = lp.load.empty() ? 0 : *std::max_element(lp.load.begin(), lp.load.end());
   if (load <= *a.capacity) {
+    o.explain = false;  // explained below with the whole time limit
     const SolveResult r = solve(l.problem, a.algo, o);
     if (r.solution) {
       std::cout << "fits: peak " << r.solution->peak << " <= capacity " << *a.capacity << "\n";

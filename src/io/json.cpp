@@ -140,7 +140,8 @@ Problem parse_problem(const std::string& text, const std::string& name, const Js
   // A plan written by memplan (peak, algo, status) reads back as a problem.
   // memories, swap, durations and the buffers' spaces, uses, evictable, accesses are read by
   // read_json_spaces (spaces_io.h).
-  check_fields(doc, {"capacity", "buffers", "peak", "algo", "status", "memories", "swap", "durations", "bytes_moved"},
+  check_fields(doc, {"capacity", "buffers", "peak", "algo", "status", "conflicts", "memories", "swap", "durations",
+                    "bytes_moved"},
                name, opt);
   Problem p;
   if (doc.contains("capacity") && !doc["capacity"].is_null())
