@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
       const double secs = since(t0);
       std::string valid = "-";
       if (r.solution)
-        valid = validate_swaps(p, r.solution->offsets, cap, r.evictions, r.transfers, so).ok ? "yes" : "NO";
+        valid = validate_swaps(p, r.offsets, cap, r.evictions, r.transfers, so).ok ? "yes" : "NO";
       std::printf("| %s | %zu | %lld | %d %% | %s | %zu | %lld | %.2f | %d | %s | %.2f |\n", base(f).c_str(),
                   p.buffers.size(), static_cast<long long>(load), pct, r.solution ? "yes" : "no",
                   r.evictions.size(), static_cast<long long>(r.bytes_moved),

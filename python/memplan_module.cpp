@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "memplan/explain.h"
 #include "memplan/bounds.h"
 #include "memplan/io.h"
 #include "memplan/solver.h"
@@ -112,7 +113,12 @@ PYBIND11_MODULE(_memplan, m) {
       }, "offsets[i] for problem.buffers[i], or None when no plan was found")
       .def_readonly("lower_bound", &SolveResult::lower_bound, "Best proven lower bound on the peak (at least LOAD).")
       .def_readonly("iterations", &SolveResult::iterations, "Iterations, probes or restarts run, where meaningful.")
-      .def_readonly("detail", &SolveResult::detail, "Extra key=value text of the solver.");
+      .def_readonly("detail", &SolveResult::detail, "Extra key=value text of the solver.")
+      .def_property_readonly("explanation", [](const SolveResult& r) -> std::optional<std::string> {
+            if (!r.explanation) return std::nullopt;
+            return r.explanation->summary(Problem{});
+          }, "When no plan fits the capacity: why, e.g. 't=12:load=9>8' (LOAD exceeds it at t=12) or "
+             "'core=3:proven:best_peak=9' (an infeasible subset); None otherwise.");
 
   m.def("read_csv", [](const std::string& path, bool inclusive) {
         CsvTable t = read_csv_file(path, inclusive ? Lifetimes::kInclusive : Lifetimes::kHalfOpen);

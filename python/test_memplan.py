@@ -37,6 +37,10 @@ class BindingsTest(unittest.TestCase):
         self.assertFalse(r.found)
         self.assertIsNone(r.offsets)
         self.assertIn(r.status, ("infeasible", "no_plan"))
+        # solve() explains it: LOAD 16 > 10 from t=0 (both buffers live there).
+        self.assertTrue(r.explanation.startswith("t=0:load=16>10"), r.explanation)
+        self.assertIn("explain=t=0:load=16>10", r.detail)
+        self.assertIsNone(memplan.solve(p, algo="greedy", capacity=16).explanation)
 
     def test_reads_bundled_benchmark(self):
         p = memplan.read_csv(os.path.join(ROOT, "benchmarks", "minimalloc", "A.1048576.csv"))

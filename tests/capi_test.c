@@ -160,6 +160,8 @@ static void test_infeasible_capacity(void) {
   CHECK(memplan_result_lower_bound(r, &bound) == MEMPLAN_OK && bound >= kLoad);
   {
     const char* words[] = {"no plan", "infeasible", NULL};
+    const char* why[] = {"explain=t=", ":load=", NULL};  /* solve() explained it */
+    CHECK_ERROR(memplan_result_peak(r, &peak), MEMPLAN_ERROR_NO_PLAN, why);
     CHECK_ERROR(memplan_result_peak(r, &peak), MEMPLAN_ERROR_NO_PLAN, words);
     CHECK_ERROR(memplan_result_offsets(r, offsets, kCount), MEMPLAN_ERROR_NO_PLAN, words);
   }

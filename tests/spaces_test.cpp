@@ -9,6 +9,8 @@
 #include "memplan/bounds.h"
 #include "memplan/explain.h"
 #include "memplan/io.h"
+#include "memplan/io_json.h"
+#include "memplan/spaces_io.h"
 #include "memplan/memories.h"
 #include "memplan/swap.h"
 #include "memplan/validate_spaces.h"
@@ -36,7 +38,8 @@ SolveOptions quick(double seconds = 2.0) {
 // Checks a swap result with the independent validator and the runtime simulation.
 void expect_valid_swap(const Problem& p, const SwapResult& r, int64_t cap, const SwapOptions& so) {
   ASSERT_TRUE(r.solution.has_value()) << r.explain;
-  const Validation v = validate_swaps(p, r.solution->offsets, cap, r.evictions, r.transfers, so);
+  const Validation v = validate_swaps(p, r.offsets, cap, r.evictions, r.transfers, so);
+  if (!so.allow_stall) EXPECT_EQ(r.stall, 0) << "hidden copies never wait";
   EXPECT_TRUE(v.ok) << (v.errors.empty() ? "" : v.errors.front());
   EXPECT_LE(v.peak, cap);
   int64_t bytes = 0;
@@ -142,7 +145,7 @@ TEST(Swap, OneChannelSlidesTheSecondWindowOutward) {
   for (const Eviction& e : two.evictions) EXPECT_EQ(std::make_pair(e.lo, e.hi), std::make_pair(int64_t{4}, int64_t{6}));
   // The validator counts channels: the two-channel schedule breaks one channel.
   so.channels = 1;
-  EXPECT_FALSE(validate_swaps(p, two.solution->offsets, 8, two.evictions, two.transfers, so).ok);
+  EXPECT_FALSE(validate_swaps(p, two.offsets, 8, two.evictions, two.transfers, so).ok);
 }
 
 // ---- §8.4: a benchmark at LOAD - 1 with every buffer evictable ----------------------------
@@ -261,7 +264,7 @@ int64_t brute_min_bytes(const Problem& p, int64_t cap) {
 
 TEST(Swap, BruteForceGreedyValidExactMinimal) {
   std::mt19937_64 rng(17);
-  int compared = 0, greedy_worse = 0;
+  int compared = 0, greedy_worse = 0, with_stall = 0;
   for (int it = 0; it < 25; ++it) {
     // Two long evictable buffers (used at both ends) and short spikes in between.
     Problem p;
@@ -294,6 +297,24 @@ TEST(Swap, BruteForceGreedyValidExactMinimal) {
     ASSERT_TRUE(exact.solution) << it;
     expect_valid_swap(p, exact, cap, so);
     EXPECT_EQ(exact.bytes_moved, want) << it;
+    // Split mode (the buffer may come back elsewhere) has at least the pinned freedom.
+    SwapOptions split = ex;
+    split.split = true;
+    const SwapResult relocated = plan_swaps(p, cap, "exact", quick(10), split);
+    ASSERT_TRUE(relocated.solution) << it;
+    expect_valid_swap(p, relocated, cap, split);
+    EXPECT_LE(relocated.bytes_moved, want) << it;
+    // Stall mode with slow copies (one byte per step): whatever it plans is valid, and the
+    // stall is what the copies that do not fit their idle steps cost.
+    SwapOptions slow = so;
+    slow.bandwidth = 1;
+    slow.allow_stall = true;
+    const SwapResult stalled = plan_swaps(p, cap, "exact", quick(10), slow);
+    if (stalled.solution) {
+      expect_valid_swap(p, stalled, cap, slow);
+      EXPECT_GE(stalled.stall, 0);
+      ++with_stall;
+    }
     if (greedy.solution) {
       expect_valid_swap(p, greedy, cap, so);
       EXPECT_GE(greedy.bytes_moved, want) << it;
@@ -303,7 +324,9 @@ TEST(Swap, BruteForceGreedyValidExactMinimal) {
     }
   }
   EXPECT_GE(compared, 8);
-  std::printf("[ brute ] %d instances with a swap plan; greedy above the minimum on %d\n", compared, greedy_worse);
+  EXPECT_GE(with_stall, compared / 2) << "stall mode plans where hidden copies do";
+  std::printf("[ brute ] %d instances with a swap plan; greedy above the minimum on %d; %d stall-mode plans\n", compared,
+              greedy_worse, with_stall);
 }
 
 // Where the greedy is not minimal: it takes the eviction covering the most bytes x steps (the
@@ -510,8 +533,10 @@ TEST(SpacesCli, SwapMemoriesExplainAndBadInput) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("peak_sram=4 peak_dram=4"), std::string::npos) << r.out;
   const std::string plan = testing::read_text(dir.file("mplan.csv"));
-  EXPECT_NE(plan.find("p,0,4,4,0,sram"), std::string::npos) << plan;
-  EXPECT_NE(plan.find("q,0,4,4,0,dram"), std::string::npos) << plan;
+  // The input's columns stay; `space` now holds the chosen memory.
+  EXPECT_NE(plan.find("id,lower,upper,size,space,accesses,offset\n"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("p,0,4,4,sram,10,0"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("q,0,4,4,dram,1,0"), std::string::npos) << plan;
 
   struct Bad {
     std::string csv, memories, want;
@@ -533,6 +558,306 @@ TEST(SpacesCli, SwapMemoriesExplainAndBadInput) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_FALSE(testing::exists(out));
   }
+}
+
+
+// ---- solve() itself explains (library, hence Python and C API users) -----------------------
+
+TEST(Explain, SolveCarriesTheExplanation) {
+  Problem p = example_81();  // LOAD 8 at steps 2-3 and 5-6
+  SolveOptions o = quick();
+  o.capacity = 6;
+  SolveResult r = solve(p, "greedy", o);
+  ASSERT_FALSE(r.solution);
+  ASSERT_TRUE(r.explanation);
+  EXPECT_TRUE(r.explanation->load_exceeds);
+  EXPECT_EQ(r.explanation->worst_time, 2);
+  EXPECT_EQ(r.explanation->worst_load, 8);
+  EXPECT_EQ(r.explanation->overloaded.size(), 2u);
+  EXPECT_NE(r.detail.find("explain=t=2:load=8>6"), std::string::npos) << r.detail;
+  o.explain = false;
+  EXPECT_FALSE(solve(p, "greedy", o).explanation);
+  o.explain = true;
+  o.capacity = 8;  // fits: nothing to explain
+  r = solve(p, "greedy", o);
+  ASSERT_TRUE(r.solution);
+  EXPECT_FALSE(r.explanation);
+  // LOAD 3 fits 3 but no plan does: y pre-placed at 1 leaves no 2 contiguous bytes for x.
+  Problem q;
+  q.buffers = {make_buffer("x", 0, 2, 2), make_buffer("y", 0, 2, 1)};
+  q.buffers[1].offset = 1;
+  o.capacity = 3;
+  r = solve(q, "exact", o);
+  ASSERT_FALSE(r.solution);
+  ASSERT_TRUE(r.explanation);
+  EXPECT_FALSE(r.explanation->load_exceeds);
+  EXPECT_NE(r.detail.find("explain=core="), std::string::npos) << r.detail;
+}
+
+// ---- Split mode: the buffer comes back at another offset ---------------------------------
+
+// a (size 4, used at 0 and 9) must leave during [3,6) for z (8 bytes, capacity 8); before,
+// f2 pins [4,8) so a sits at 0; after, f1 pins [0,4) so a must sit at 4. Pinned mode cannot
+// (same offset), split mode can: a#0 at 0, a#1 at 4.
+Problem split_example() {
+  Problem p;
+  p.buffers = {use_buffer("a", 0, 10, 4, {0, 9}, true), use_buffer("z", 3, 6, 8, {3, 5}, false),
+               make_buffer("f2", 0, 3, 4), make_buffer("f1", 6, 10, 4)};
+  p.buffers[2].offset = 4;
+  p.buffers[3].offset = 0;
+  return p;
+}
+
+TEST(Swap, SplitModeComesBackElsewhere) {
+  const Problem p = split_example();
+  SwapOptions so;
+  so.bandwidth = 4;  // one step per copy
+  const SwapResult pinned = plan_swaps(p, 8, "exact", quick(), so);
+  EXPECT_FALSE(pinned.solution) << "same offset before and after is impossible";
+  so.split = true;
+  const SwapResult r = plan_swaps(p, 8, "exact", quick(), so);
+  expect_valid_swap(p, r, 8, so);
+  ASSERT_EQ(r.evictions.size(), 1u);
+  EXPECT_EQ(r.evictions[0].lo, 3);
+  EXPECT_EQ(r.evictions[0].hi, 6);
+  EXPECT_EQ(r.offsets[0], 0);
+  EXPECT_EQ(r.evictions[0].back, 4);
+  ASSERT_EQ(r.problem.buffers.size(), 5u);
+  EXPECT_EQ(r.problem.buffers[0].id, "a#0");
+  EXPECT_EQ(r.problem.buffers[1].id, "a#1");
+  EXPECT_EQ(r.bytes_moved, 8);
+  // The independent checker rebuilds the pieces: coming back at 0 collides with f1.
+  std::vector<Eviction> wrong = r.evictions;
+  wrong[0].back = 0;
+  EXPECT_FALSE(validate_swaps(p, r.offsets, 8, wrong, r.transfers, so).ok);
+  // A buffer with an in-place partner cannot move.
+  Problem q = p;
+  q.buffers.push_back(make_buffer("w", 9, 10, 4));
+  q.buffers.back().inplace_of = "a";
+  EXPECT_FALSE(splittable(q, 0));
+}
+
+// ---- Stall: copies that cannot be hidden delay the compute ---------------------------------
+
+TEST(Swap, StallWhenCopiesCannotBeHidden) {
+  // §8.2 (bandwidth 1, 4 time units per copy) with stalls allowed: a leaves over [2,7). The
+  // out copy starts when step 0 ends (t=1) and ends at 5, so step 2 waits from 2 to 5 (3);
+  // the in copy starts when step 6 ends (t=10) and ends at 14, so step 9 waits from 12 to 14
+  // (2). Stall 5.
+  const Problem p = example_81();
+  SwapOptions so;
+  so.bandwidth = 1;
+  so.allow_stall = true;
+  SwapResult r = plan_swaps(p, 6, "greedy", quick(), so);
+  expect_valid_swap(p, r, 6, so);
+  ASSERT_EQ(r.evictions.size(), 1u);
+  EXPECT_EQ(r.evictions[0].lo, 2);
+  EXPECT_EQ(r.evictions[0].hi, 7);
+  EXPECT_EQ(r.stall, 5);
+  ASSERT_EQ(r.transfers.size(), 2u);
+  EXPECT_EQ(std::make_pair(r.transfers[0].start, r.transfers[0].end), std::make_pair(int64_t{1}, int64_t{2}));
+  EXPECT_EQ(std::make_pair(r.transfers[1].start, r.transfers[1].end), std::make_pair(int64_t{7}, int64_t{9}));
+  // Step 1 lasting 3 units: the out copy (1..5) overlaps it, step 2 waits 5 - 4 = 1; the in
+  // copy still waits 2. Stall 3.
+  so.durations = {1, 3};
+  r = plan_swaps(p, 6, "greedy", quick(), so);
+  expect_valid_swap(p, r, 6, so);
+  EXPECT_EQ(r.stall, 3);
+  // Copies hidden by long steps: no stall.
+  so.durations = {1, 4, 4, 4, 4, 4, 4, 4, 4, 1};
+  r = plan_swaps(p, 6, "greedy", quick(), so);
+  expect_valid_swap(p, r, 6, so);
+  EXPECT_EQ(r.stall, 0);
+}
+
+TEST(Swap, StallCopiesSerializedOnTheChannel) {
+  // §8.3 with e, bandwidth 1: a and d both leave over [4,6). One channel: a out 1-5, d out
+  // 5-9, step 4 starts at 9 instead of 4 (wait 5); a in 11-15, d in 15-19, step 9 starts at
+  // 19 instead of 14 (wait 5). Stall 10. Two channels: both outs 1-5 (wait 1), both ins 7-11
+  // (wait 1). Stall 2.
+  const Problem p = example_83(true);
+  SwapOptions so;
+  so.bandwidth = 1;
+  so.allow_stall = true;
+  SwapResult r = plan_swaps(p, 8, "greedy", quick(), so);
+  expect_valid_swap(p, r, 8, so);
+  EXPECT_EQ(r.evictions.size(), 2u);
+  EXPECT_EQ(r.stall, 10);
+  so.channels = 2;
+  r = plan_swaps(p, 8, "greedy", quick(), so);
+  expect_valid_swap(p, r, 8, so);
+  EXPECT_EQ(r.stall, 2);
+}
+
+// ---- §8.4: every fragmentation round evicts strictly more bytes --------------------------
+
+TEST(Swap, FragmentationRoundsEvictStrictlyMore) {
+  int with_rounds = 0;
+  for (const char* f : {"A", "B", "C", "D"}) {
+    Problem p = read_csv_file(testing::source_path(std::string("benchmarks/minimalloc/") + f + ".1048576.csv")).problem;
+    for (Buffer& b : p.buffers) b.evictable = b.end - b.start > 2;
+    const int64_t cap = compute_load(p) - 1;
+    SwapOptions so;
+    so.bandwidth = 1 << 30;
+    const SwapResult r = plan_swaps(p, cap, "greedy", quick(3), so);
+    for (size_t k = 1; k < r.round_bytes.size(); ++k) EXPECT_LT(r.round_bytes[k - 1], r.round_bytes[k]) << f;
+    with_rounds += r.round_bytes.size() > 1;
+    if (r.solution) expect_valid_swap(p, r, cap, so);
+    if (!r.round_bytes.empty()) EXPECT_GT(r.round_bytes.front(), 0) << f << ": LOAD - 1 needs an eviction";
+  }
+  std::printf("[ rounds ] %d of 4 needed a fragmentation round\n", with_rounds);
+}
+
+// ---- JSON: durations and swap read, written and read back ----------------------------------
+
+TEST(SpacesJson, DurationsAndSwapRoundTrip) {
+  testing::TempDir dir;
+  Problem p = example_81();
+  p.memories = {{"sram", 8, 4}, {"dram", std::nullopt, 1}};
+  p.buffers[0].spaces = {"sram", "dram"};
+  p.buffers[1].accesses = 7;
+  SwapOptions so;
+  so.bandwidth = 16;
+  so.channels = 2;
+  so.split = true;
+  so.allow_stall = true;
+  so.to = "dram";
+  so.durations = {1, 3, 2};
+  const std::string path = dir.file("p.json");
+  testing::write_text(path, problem_to_json(p, nullptr, so));
+  Problem q = read_json_file(path);
+  SwapOptions back;
+  bool on = false;
+  read_json_spaces(path, q, &back, &on);
+  EXPECT_TRUE(on);
+  EXPECT_EQ(back.bandwidth, 16);
+  EXPECT_EQ(back.channels, 2);
+  EXPECT_TRUE(back.split);
+  EXPECT_TRUE(back.allow_stall);
+  EXPECT_EQ(back.to, "dram");
+  EXPECT_EQ(back.durations, so.durations);
+  ASSERT_EQ(q.memories.size(), 2u);
+  EXPECT_EQ(q.memories[0].capacity, 8);
+  EXPECT_EQ(q.memories[0].alignment, 4);
+  EXPECT_FALSE(q.memories[1].capacity);
+  EXPECT_EQ(q.buffers[0].spaces, p.buffers[0].spaces);
+  EXPECT_EQ(q.buffers[0].uses, p.buffers[0].uses);
+  EXPECT_TRUE(q.buffers[0].evictable);
+  EXPECT_EQ(q.buffers[1].accesses, 7);
+  // Bad fields: exit 2, one line naming the file and field, no output.
+  struct Bad {
+    std::string json, want;
+  };
+  const std::string buf = "\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 4, \"size\": 4, \"uses\": [0, 3], \"evictable\": true}]";
+  const Bad bad[] = {
+      {"{\"durations\": [1, 0], " + buf + "}", "field 'durations[1]': must be > 0"},
+      {"{\"durations\": 3, " + buf + "}", "field 'durations' must be an array"},
+      {"{\"swap\": {\"mode\": \"moved\"}, " + buf + "}", "swap: field 'mode' must be \"pinned\" or \"split\""},
+      {"{\"swap\": {\"channels\": 0}, " + buf + "}", "swap: field 'channels': must be in [1, 2^20]"},
+      {"{\"swap\": {\"bandwith\": 4}, " + buf + "}", "swap: unknown field 'bandwith'"},
+      {"{\"memories\": [{\"name\": \"sram\", \"capacity\": -1}], " + buf + "}", "memory 'sram': field 'capacity'"},
+  };
+  for (const Bad& b : bad) {
+    const std::string in = dir.file("bad.json"), out = dir.file("bad_plan.csv");
+    testing::write_text(in, b.json);
+    const auto r = testing::run_cli("solve '" + in + "' -a greedy --capacity 8 -o '" + out + "'", dir);
+    EXPECT_EQ(r.code, 2) << b.want << r.out;
+    EXPECT_NE(r.err.find(in), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(b.want), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(testing::exists(out));
+  }
+  // The file's swap settings drive `solve` (no --swap flag needed).
+  const std::string good = dir.file("good.json");
+  testing::write_text(good, "{\"swap\": {\"mode\": \"pinned\", \"bandwidth\": 4}, \"buffers\": ["
+                            "{\"id\": \"a\", \"lower\": 0, \"upper\": 10, \"size\": 4, \"uses\": [0, 9], \"evictable\": true},"
+                            "{\"id\": \"b\", \"lower\": 2, \"upper\": 4, \"size\": 4},"
+                            "{\"id\": \"c\", \"lower\": 5, \"upper\": 7, \"size\": 4}]}");
+  const auto r = testing::run_cli("solve '" + good + "' -a greedy --capacity 6", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("evicted=1 bytes_moved=8 stall=0"), std::string::npos) << r.out;
+}
+
+// ---- CSV: the plan keeps the input's columns; split pieces get rows ------------------------
+
+TEST(SpacesCli, SwapPlanKeepsColumnsAndSplitRows) {
+  testing::TempDir dir;
+  const std::string in = dir.file("swap.csv");
+  testing::write_text(in, "id,lower,upper,size,uses,evictable,note\na,0,10,4,0 9,1,weights\nb,2,4,4,,0,x\nc,5,7,4,,0,y\n");
+  auto r = testing::run_cli("solve '" + in + "' -a greedy --capacity 6 --swap --bandwidth 4 -o '" + dir.file("p.csv") + "'", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::string plan = testing::read_text(dir.file("p.csv"));
+  EXPECT_EQ(plan, "id,lower,upper,size,uses,evictable,note,evictions,gaps,offset\n"
+                  "a,0,10,4,0 9,1,weights,2-7,2-7,0\nb,2,4,4,,0,x,,,0\nc,5,7,4,,0,y,,,0\n");
+  r = testing::run_cli("solve '" + in + "' -a greedy --capacity 6 --swap --swap-mode split --bandwidth 1 --allow-stall -o '" +
+                           dir.file("s.csv") + "'", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("stall=5"), std::string::npos) << r.out;
+  plan = testing::read_text(dir.file("s.csv"));
+  EXPECT_NE(plan.find("a#0,0,2,4,0,0,weights"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("a#1,7,10,4,9,0,weights"), std::string::npos) << plan;
+  // --swap with --memories: a leaves sram for dram; the plan keeps the columns and says where.
+  const std::string mem = dir.file("mem.csv");
+  testing::write_text(mem, "id,lower,upper,size,uses,evictable,space,note\na,0,10,4,0 9,1,sram,w\nb,2,4,4,,0,sram,x\n"
+                           "c,5,7,4,,0,sram,y\n");
+  r = testing::run_cli("solve '" + mem + "' -a greedy --memories sram=6,dram --swap --bandwidth 4 -o '" + dir.file("m.csv") +
+                           "' --transfers '" + dir.file("t.csv") + "'", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("peak_sram=4 peak_dram=4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("swap_to=dram evicted=1 bytes_moved=8 stall=0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("valid=yes"), std::string::npos) << r.out;
+  plan = testing::read_text(dir.file("m.csv"));
+  EXPECT_NE(plan.find("a,0,10,4,0 9,1,sram,w,2-7,0"), std::string::npos) << plan;
+  EXPECT_EQ(testing::read_text(dir.file("t.csv")), "buffer,direction,start,end\na,out,1,2\na,in,7,8\n");
+  r = testing::run_cli("solve '" + mem + "' -a greedy --memories sram=6,dram --swap --swap-to sram", dir);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.err.find("'to' must name a declared memory other than the first"), std::string::npos) << r.err;
+}
+
+
+// ---- Several memories with swapping: evict from SRAM to DRAM -------------------------------
+
+TEST(Spaces, SwapEvictsFromTheFastMemoryToTheSlowOne) {
+  // §8.1 pinned to sram (capacity 6), plus d in dram. a leaves sram over [2,7); its copy
+  // lives in dram from its copy out's start (1) to its copy in's end (8).
+  Problem p = example_81();
+  p.memories = {{"sram", 6, 1}, {"dram", std::nullopt, 1}};
+  for (Buffer& b : p.buffers) b.spaces = {"sram"};
+  p.buffers.push_back(make_buffer("d", 0, 10, 4));
+  p.buffers.back().spaces = {"dram"};
+  EXPECT_FALSE(plan_spaces(p, "greedy", quick()).ok) << "LOAD 8 > 6 without swapping";
+  SwapOptions so;
+  so.bandwidth = 4;
+  const SpacesResult r = plan_spaces_swap(p, "greedy", quick(), so);
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.evictions.size(), 1u);
+  EXPECT_EQ(r.evictions[0].buffer, 0u);
+  EXPECT_EQ(std::make_pair(r.evictions[0].lo, r.evictions[0].hi), std::make_pair(int64_t{2}, int64_t{7}));
+  EXPECT_EQ(r.swap_to, 1);
+  EXPECT_EQ(r.bytes_moved, 8);
+  const std::vector<Buffer> copies = copy_buffers(p, r);
+  ASSERT_EQ(copies.size(), 1u);
+  EXPECT_EQ(std::make_pair(copies[0].start, copies[0].end), std::make_pair(int64_t{1}, int64_t{8}));
+  std::vector<std::string> names;
+  for (int m : r.space) names.push_back(p.memories[static_cast<size_t>(m)].name);
+  EXPECT_EQ(names, (std::vector<std::string>{"sram", "sram", "sram", "dram"}));
+  std::vector<int64_t> peaks;
+  const Validation v = validate_spaces_swaps(p, names, r.offsets, r.evictions, r.transfers, r.copy_offsets, "dram", so, &peaks);
+  EXPECT_TRUE(v.ok) << (v.errors.empty() ? "" : v.errors.front());
+  EXPECT_EQ(peaks, (std::vector<int64_t>{4, 8}));
+  // The checker sees the copy in dram: on top of d it collides.
+  std::vector<int64_t> wrong = r.copy_offsets;
+  wrong[0] = r.offsets[3];
+  EXPECT_FALSE(validate_spaces_swaps(p, names, r.offsets, r.evictions, r.transfers, wrong, "dram", so).ok);
+  // ... and the swap rules in sram: an eviction of a buffer that is not evictable.
+  std::vector<Eviction> bad = r.evictions;
+  bad[0].buffer = 1;
+  EXPECT_FALSE(validate_spaces_swaps(p, names, r.offsets, bad, r.transfers, r.copy_offsets, "dram", so).ok);
+  // A dram too small for the copy: d and the copy need 8 during [1,8).
+  p.memories[1].capacity = 4;
+  EXPECT_FALSE(plan_spaces_swap(p, "greedy", quick(), so).ok);
+  so.to = "sram";
+  EXPECT_THROW(plan_spaces_swap(p, "greedy", quick(), so), std::invalid_argument);
 }
 
 }  // namespace

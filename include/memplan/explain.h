@@ -51,7 +51,10 @@ LoadProfile load_profile(const Problem& p);
 
 // Explains why `problem` does not fit `capacity` with solver `algo` (the deletion filter and
 // best peak use it, within options.time_limit_seconds). Case (1) never calls the solver.
+// solve() calls this itself when no plan fits (SolveOptions::explain, SolveResult::explanation).
 Explanation explain(const Problem& problem, int64_t capacity, const std::string& algo,
+                    const SolveOptions& options);
+Explanation explain(const Problem& problem, int64_t capacity, const SolverInfo& algo,
                     const SolveOptions& options);
 
 }  // namespace memplan

@@ -58,7 +58,8 @@ typedef enum memplan_error {
   MEMPLAN_ERROR_INVALID_ARGUMENT = 2,  /* a bad value: buffer field, option, capacity */
   MEMPLAN_ERROR_UNKNOWN_ALGORITHM = 3, /* no solver of that name */
   MEMPLAN_ERROR_OUT_OF_RANGE = 4,      /* a buffer index or array length that does not match */
-  MEMPLAN_ERROR_NO_PLAN = 5,           /* the result holds no plan (see its status) */
+  MEMPLAN_ERROR_NO_PLAN = 5,           /* the result holds no plan (see its status; with a
+                                          capacity, memplan_last_error() says why: explain=...) */
   MEMPLAN_ERROR_INVALID_PLAN = 6,      /* memplan_validate: the plan breaks a rule */
   MEMPLAN_ERROR_OUT_OF_MEMORY = 7,
   MEMPLAN_ERROR_INTERNAL = 8 /* a bug: e.g. a solver's plan failed the independent check */

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "memplan/problem.h"
 
 namespace memplan {
+
+struct Explanation;  // explain.h
 
 // A wall-clock budget plus an optional cancellation flag, checked cheaply by solvers.
 class Deadline {
@@ -49,6 +52,12 @@ struct SolveOptions {
   // plan that passes is kFeasible or kOptimal. false: the caller validates; the plan is then
   // returned as kUnchecked, never kOptimal.
   bool validate = true;
+  // When a capacity is in force and no plan fits it, solve() says why (explain.h) in
+  // SolveResult::explanation and adds "explain=<summary>" to detail. When LOAD exceeds the
+  // capacity this costs one sweep; otherwise the deletion filter runs in what is left of the
+  // time limit (1 s when there is none), so the limit still bounds the whole call.
+  // false: no explanation (solve()'s inner calls: subsets, memories, swap rounds).
+  bool explain = true;
 };
 
 enum class Status {
@@ -69,6 +78,9 @@ struct SolveResult {
   int64_t lower_bound = 0;   // best proven lower bound on the peak (at least LOAD)
   int64_t iterations = 0;    // iterations/probes/restarts run, where meaningful
   std::string detail;        // extra key=value text for the summary line
+  // Why no plan fits the capacity (SolveOptions::explain); null when a plan was found, no
+  // capacity was set, or the plan failed validation. Include memplan/explain.h to read it.
+  std::shared_ptr<const Explanation> explanation;
 };
 
 using SolverFn = std::function<SolveResult(const Problem&, const SolveOptions&)>;

@@ -12,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include <map>
+
 #include "memplan/io.h"
+#include "memplan/swap.h"
 
 namespace memplan {
 
@@ -20,6 +23,9 @@ namespace memplan {
 // buffer's location ("f.csv:5") for later messages. Throws InputError naming file, line and
 // column.
 std::vector<std::string> read_space_columns(CsvTable& table, const std::string& name);
+
+// True for the columns read_csv itself reads (the others it keeps verbatim in unknown_fields).
+bool known_column(const std::string& column);
 
 // Parses "sram=262144:64,dram". Throws InputError naming `where` and the field.
 std::vector<Memory> parse_memories(const std::string& spec, const std::string& where);
@@ -35,6 +41,13 @@ void check_spaces(const Problem& p, const std::string& name, const std::vector<s
 namespace memplan {
 // JSON: reads "memories" and the buffers' "spaces", "uses", "evictable", "accesses" from the
 // file `path` into `p` (already read by read_json_file, same buffer order); returns each
-// buffer's location. In library memplan_json. Throws InputError.
-std::vector<std::string> read_json_spaces(const std::string& path, Problem& p);
+// buffer's location. Also "durations" (positive integers, time units per step) into
+// swap->durations and "swap": {"to": memory, "mode": "pinned"|"split", "channels",
+// "bandwidth", "allow_stall"} into *swap, setting *swap_on (either pointer may be null).
+// In library memplan_json. Throws InputError naming the file and field.
+std::vector<std::string> read_json_spaces(const std::string& path, Problem& p, SwapOptions* swap = nullptr,
+                                          bool* swap_on = nullptr);
+// problem_to_json (io_json.h) plus the "swap" object and "durations" that read_json_spaces reads.
+std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offsets, const SwapOptions& swap,
+                            const std::map<std::string, std::string>& extra = {});
 }  // namespace memplan

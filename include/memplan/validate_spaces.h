@@ -27,8 +27,25 @@ Validation validate_spaces(const Problem& p, const std::vector<std::string>& spa
 // use, the in ending at or before the next use, each long enough (durations x bandwidth >=
 // size, unless bandwidth is 0); at most `channels` transfers run in any step; and the offsets
 // form a valid plan of the problem with every eviction added as a gap, within `capacity`.
+// With swap.allow_stall the last two copy rules are waived (copies may be short and queue;
+// the stall pays for it). Split mode: an eviction with back >= 0 moves its buffer to offset
+// `back` from hi on; the buffer is then checked as pieces [start, lo_1), [hi_1, lo_2), ...
+// each at its own offset (offsets[i] for the first), and may not be a buffer with in-place
+// links, a group, a fixed offset or side=high.
 Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets, int64_t capacity,
                           const std::vector<Eviction>& evictions, const std::vector<Transfer>& transfers,
                           const SwapOptions& swap);
+
+// Several memories with swapping (memories.h plan_spaces_swap, pinned mode). Valid iff every
+// evicted buffer sits in the first memory, the evictions and transfers form a valid swap plan
+// (validate_swaps) of the first memory's buffers under its capacity, and validate_spaces
+// holds for the problem with each eviction added as a gap and each copy added as a buffer of
+// memory `to` (the evicted buffer's size, from its copy out's start to its copy in's end) at
+// copy_offsets[k].
+Validation validate_spaces_swaps(const Problem& p, const std::vector<std::string>& space,
+                                 const std::vector<int64_t>& offsets, const std::vector<Eviction>& evictions,
+                                 const std::vector<Transfer>& transfers, const std::vector<int64_t>& copy_offsets,
+                                 const std::string& to, const SwapOptions& swap,
+                                 std::vector<int64_t>* peaks = nullptr);
 
 }  // namespace memplan

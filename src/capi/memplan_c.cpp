@@ -15,6 +15,7 @@
 #include "io/check.h"
 #include "memplan/bounds.h"
 #include "memplan/io.h"
+#include "memplan/explain.h"
 #include "memplan/solver.h"
 #include "memplan/validate.h"
 
@@ -102,8 +103,10 @@ memplan_error bad_capacity(const char* function, int64_t capacity) {
 }
 
 memplan_error no_plan(const char* function, const memplan_result* r) {
+  // The explanation solve() attached (explain.h), e.g. "explain=t=2:load=8>6:...".
+  const std::string why = r->result.explanation ? "; explain=" + r->result.explanation->summary(memplan::Problem{}) : "";
   return fail(MEMPLAN_ERROR_NO_PLAN, std::string(function) + ": the result holds no plan (status " +
-                                         memplan::to_string(r->result.status) + ")");
+                                         memplan::to_string(r->result.status) + why + ")");
 }
 
 }  // namespace

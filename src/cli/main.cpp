@@ -16,6 +16,7 @@
 
 #include "memplan/bounds.h"
 #include "memplan/generate.h"
+#include "memplan/explain.h"
 #include "memplan/generate_graph.h"
 #include "memplan/graph_io.h"
 #include "memplan/io.h"
@@ -182,8 +183,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
        << " lower_bound=" << r.lower_bound << " iterations=" << r.iterations;
   if (const auto cap = capacity_of(l.problem, opt)) line << " capacity=" << *cap;
   if (!r.detail.empty()) line << " " << r.detail;
-  if (const auto cap = capacity_of(l.problem, opt); !r.solution && cap)
-    line << " " << explain_failure(l.problem, *cap, algo, opt);
+  if (r.explanation) std::cerr << r.explanation->report(l.problem);  // explain= is in detail
   if (scheduled) line << schedule_fields(*scheduled);
   std::cout << line.str() << std::endl;
   if (r.status == Status::kInvalid) {

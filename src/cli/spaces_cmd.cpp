@@ -26,16 +26,66 @@ std::string seconds_since(std::chrono::steady_clock::time_point t0) {
   return buf;
 }
 
-// The plan as CSV with a `space` column (the chosen memory) appended to every row.
-std::string plan_csv(const Problem& p, const std::vector<int64_t>& offsets, const std::vector<std::string>* space) {
+// The plan as CSV: every column of the input kept (as `solve -o` does), rows of `planned`
+// (whose buffer k comes from input row origin[k]), plus a column `extra` (e.g. `space`, the
+// chosen memory, or `evictions`, "lo-hi" list) when given. A planned buffer from a split
+// gets its piece's uses and evictable=0. An input column of the same name is overwritten.
+std::string plan_csv(const Loaded& l, const Problem& planned, const std::vector<size_t>& origin,
+                     const std::vector<int64_t>& offsets, const std::string& extra,
+                     const std::vector<std::string>& values) {
   std::ostringstream out;
-  write_csv(out, p, &offsets);
-  if (!space) return out.str();
+  if (!l.table) {
+    write_csv(out, planned, &offsets);
+  } else {
+    CsvTable t = *l.table;
+    std::vector<std::string> unknown;  // the columns kept verbatim, in order
+    for (const std::string& c : t.columns)
+      if (!known_column(c)) unknown.push_back(c);
+    const size_t k = unknown.size();
+    if (!extra.empty() && std::find(unknown.begin(), unknown.end(), extra) == unknown.end()) {
+      t.columns.push_back(extra);
+      unknown.push_back(extra);
+    }
+    std::vector<std::string> fields;
+    for (size_t r = 0; r < planned.buffers.size(); ++r) {
+      const size_t row = origin[r];
+      for (size_t c = 0; c < unknown.size(); ++c) {
+        std::string v = c < k && k * (row + 1) <= l.table->unknown_fields.size() ? l.table->unknown_fields[row * k + c] : "";
+        const Buffer& b = planned.buffers[r];
+        if (unknown[c] == extra) v = values[r];
+        else if (unknown[c] == "uses" && b.id != l.table->problem.buffers[row].id) {
+          v.clear();
+          for (int64_t u : b.uses) v += (v.empty() ? "" : " ") + std::to_string(u);
+        } else if (unknown[c] == "evictable" && b.id != l.table->problem.buffers[row].id) {
+          v = "0";
+        }
+        fields.push_back(v);
+      }
+    }
+    t.problem = planned;
+    t.unknown_fields = fields;
+    write_csv(out, t, &offsets);
+    return out.str();
+  }
+  if (extra.empty()) return out.str();
   std::istringstream in(out.str());
   std::string line, res;
-  for (size_t row = 0; std::getline(in, line); ++row)
-    res += line + "," + (row == 0 ? std::string("space") : (*space)[row - 1]) + "\n";
+  for (size_t row = 0; std::getline(in, line); ++row) res += line + "," + (row == 0 ? extra : values[row - 1]) + "\n";
   return res;
+}
+
+std::string transfers_csv(const Problem& p, const std::vector<Transfer>& transfers) {
+  std::ostringstream tr;
+  tr << "buffer,direction,start,end\n";
+  for (const Transfer& x : transfers)
+    tr << p.buffers[x.buffer].id << "," << (x.out ? "out" : "in") << "," << x.start << "," << x.end << "\n";
+  return tr.str();
+}
+
+std::vector<size_t> identity(size_t n) {
+  std::vector<size_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = i;
+  return v;
 }
 
 }  // namespace
@@ -50,6 +100,10 @@ void add_spaces_options(CLI::App* c) {
   c->add_option("--memories", a.memories, "memories fastest first: NAME[=CAPACITY[:ALIGNMENT]],... (see 'space' column)");
   c->add_flag("--swap", a.swap, "evict 'evictable' buffers between uses to fit --capacity");
   c->add_flag("--swap-exact", a.swap_exact, "with --swap: fewest bytes moved by enumeration (<= 16 windows)");
+  c->add_option("--swap-mode", a.mode, "pinned: back at the same offset; split: may come back elsewhere")
+      ->check(CLI::IsMember({"pinned", "split"}));
+  c->add_option("--swap-to", a.to, "with --memories: the memory receiving the evicted copies (default: the last)");
+  c->add_flag("--allow-stall", a.allow_stall, "with --swap: copies need not be hidden; report the stall");
   c->add_option("--bandwidth", a.bandwidth, "copy bandwidth, bytes per time unit (0 = instantaneous)")->check(CLI::NonNegativeNumber);
   c->add_option("--copy-channels", a.channels, "copies running at once")->check(CLI::PositiveNumber);
   c->add_option("--durations", a.durations, "time units per step (comma separated; 1 beyond)")->delimiter(',');
@@ -63,7 +117,7 @@ void load_spaces(Loaded& l, const std::string& input) {
     where = read_space_columns(t, input);
     l.problem.buffers = t.problem.buffers;
   } else if (has_extension(input, ".json")) {
-    where = read_json_spaces(input, l.problem);
+    where = read_json_spaces(input, l.problem, &spaces_args().file, &spaces_args().file_swap);
   }
   if (!spaces_args().memories.empty())
     l.problem.memories = parse_memories(spaces_args().memories, "--memories");
@@ -72,29 +126,37 @@ void load_spaces(Loaded& l, const std::string& input) {
     if (d <= 0) throw InputError("--durations: every step needs a positive duration, got " + std::to_string(d));
 }
 
-std::string explain_failure(const Problem& p, int64_t capacity, const std::string& algo, const SolveOptions& opt) {
-  SolveOptions o = opt;
-  o.time_limit_seconds = std::min(opt.time_limit_seconds > 0 ? opt.time_limit_seconds : 1.0, 1.0);
-  const Explanation e = explain(p, capacity, algo, o);
-  std::cerr << e.report(p);
-  return "explain=" + e.summary(p);
-}
-
 int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, const SolveOptions& opt,
                  const std::string& output) {
   const SpacesArgs& a = spaces_args();
   const Problem& p = l.problem;
   const bool many = p.memories.size() > 0;
-  if (!many && !a.swap) return -1;
+  const bool swap = a.swap || a.file_swap;
+  if (!many && !swap) return -1;
   const auto t0 = std::chrono::steady_clock::now();
   std::ostringstream line;
   line << "algo=" << algo << " buffers=" << p.buffers.size();
-  if (many && a.swap) {
-    std::cerr << "memplan: error: --swap with declared memories is not supported yet\n";
-    return kExitBadInput;
-  }
+  SwapOptions so = a.file;  // the JSON input's settings; flags override them
+  if (a.bandwidth) so.bandwidth = *a.bandwidth;
+  if (a.channels) so.channels = *a.channels;
+  if (!a.durations.empty()) so.durations = a.durations;
+  if (!a.mode.empty()) so.split = a.mode == "split";
+  if (!a.to.empty()) so.to = a.to;
+  so.allow_stall |= a.allow_stall;
+  so.exact = a.swap_exact;
   if (many) {
-    const SpacesResult r = plan_spaces(p, algo, opt);
+    if (swap && !p.memories[0].capacity) {
+      std::cerr << "memplan: error: --swap with memories needs a capacity on the first memory ('" << p.memories[0].name
+                << "')\n";
+      return kExitBadInput;
+    }
+    SpacesResult r;
+    try {
+      r = swap ? plan_spaces_swap(p, algo, opt, so) : plan_spaces(p, algo, opt);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "memplan: error: " << input << ": " << e.what() << "\n";
+      return kExitBadInput;
+    }
     if (!r.ok) {
       std::cout << line.str() << " spaces=" << p.memories.size() << " status=no_plan time=" << seconds_since(t0) << std::endl;
       std::cerr << "memplan: no plan fits the memories: " << r.error << "\n";
@@ -103,15 +165,27 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
     std::vector<std::string> names;
     for (int m : r.space) names.push_back(p.memories[static_cast<size_t>(m)].name);
     std::vector<int64_t> peaks;
-    const Validation v = validate_spaces(p, names, r.offsets, &peaks);
+    const Validation v = swap ? validate_spaces_swaps(p, names, r.offsets, r.evictions, r.transfers, r.copy_offsets,
+                                                      p.memories[static_cast<size_t>(r.swap_to)].name, so, &peaks)
+                              : validate_spaces(p, names, r.offsets, &peaks);
     line << " spaces=" << p.memories.size();
-    for (size_t m = 0; m < p.memories.size(); ++m) line << " peak_" << p.memories[m].name << "=" << peaks[m];
-    line << " moves=" << r.moves << " time=" << seconds_since(t0) << " valid=" << (v.ok ? "yes" : "no")
-         << " status=feasible";
+    for (size_t m = 0; m < p.memories.size() && m < peaks.size(); ++m) line << " peak_" << p.memories[m].name << "=" << peaks[m];
+    line << " moves=" << r.moves;
+    if (swap)
+      line << " swap_to=" << p.memories[static_cast<size_t>(r.swap_to)].name << " evicted=" << r.evictions.size()
+           << " bytes_moved=" << r.bytes_moved << " stall=" << r.stall;
+    line << " time=" << seconds_since(t0) << " valid=" << (v.ok ? "yes" : "no") << " status=feasible";
     std::cout << line.str() << std::endl;
     for (const std::string& e : v.errors) std::cerr << "memplan: invalid plan: " << e << "\n";
     if (!v.ok) return kExitInvalid;
-    if (!output.empty()) write_file_atomic(output, plan_csv(p, r.offsets, &names));
+    if (!output.empty()) {
+      Problem planned = p;
+      for (const Eviction& e : r.evictions) planned.buffers[e.buffer].gaps.push_back({e.lo, e.hi, false, 0, 0});
+      for (Buffer& b : planned.buffers)
+        std::sort(b.gaps.begin(), b.gaps.end(), [](const Gap& x, const Gap& y) { return x.start < y.start; });
+      write_file_atomic(output, plan_csv(l, planned, identity(p.buffers.size()), r.offsets, "space", names));
+    }
+    if (!a.transfers.empty()) write_file_atomic(a.transfers, transfers_csv(p, r.transfers));
     return kExitOk;
   }
   const auto cap = capacity_of(p, opt);
@@ -119,11 +193,6 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
     std::cerr << "memplan: error: --swap needs --capacity (or a capacity in the input)\n";
     return kExitBadInput;
   }
-  SwapOptions so;
-  so.bandwidth = a.bandwidth;
-  so.channels = a.channels;
-  so.durations = a.durations;
-  so.exact = a.swap_exact;
   const SwapResult r = plan_swaps(p, *cap, algo, opt, so);
   line << " capacity=" << *cap << " evicted=" << r.evictions.size() << " bytes_moved=" << r.bytes_moved
        << " stall=" << r.stall << " transfers=" << r.transfers.size() << " rounds=" << r.rounds;
@@ -134,27 +203,28 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
     std::cerr << "memplan: no plan fits with swapping: " << r.explain << "\n";
     return kExitNoPlan;
   }
-  const Validation v = validate_swaps(p, r.solution->offsets, *cap, r.evictions, r.transfers, so);
+  const Validation v = validate_swaps(p, r.offsets, *cap, r.evictions, r.transfers, so);
   line << " peak=" << v.peak << " time=" << seconds_since(t0) << " valid=" << (v.ok ? "yes" : "no")
        << " status=feasible";
   std::cout << line.str() << std::endl;
   for (const std::string& e : v.errors) std::cerr << "memplan: invalid plan: " << e << "\n";
   if (!v.ok) return kExitInvalid;
-  std::ostringstream tr;
-  tr << "buffer,direction,start,end\n";
-  for (const Transfer& x : r.transfers)
-    tr << p.buffers[x.buffer].id << "," << (x.out ? "out" : "in") << "," << x.start << "," << x.end << "\n";
-  if (!a.transfers.empty()) write_file_atomic(a.transfers, tr.str());
+  if (!a.transfers.empty()) write_file_atomic(a.transfers, transfers_csv(p, r.transfers));
   else if (r.transfers.size() <= 40)
     for (const Transfer& x : r.transfers)
       std::cerr << "memplan: transfer " << p.buffers[x.buffer].id << " " << (x.out ? "out" : "in") << " ["
                 << x.start << "," << x.end << ")\n";
   if (!output.empty()) {
+    std::vector<std::string> ev(r.problem.buffers.size());  // per planned buffer: "lo-hi ..."
+    for (const Eviction& e : r.evictions)
+      for (size_t k = 0; k < r.problem.buffers.size(); ++k)
+        if (r.origin[k] == e.buffer && (r.problem.buffers[k].end == e.lo || !so.split || e.back < 0))
+          ev[k] += (ev[k].empty() ? "" : " ") + std::to_string(e.lo) + "-" + std::to_string(e.hi);
     if (has_extension(output, ".json"))
       write_file_atomic(output, problem_to_json(r.problem, &r.solution->offsets,
                                                 {{"algo", algo}, {"bytes_moved", std::to_string(r.bytes_moved)}}));
     else
-      write_file_atomic(output, plan_csv(r.problem, r.solution->offsets, nullptr));
+      write_file_atomic(output, plan_csv(l, r.problem, r.origin, r.solution->offsets, "evictions", ev));
   }
   return kExitOk;
 }
@@ -177,6 +247,7 @@ int run_explain(const ExplainArgs& a) {
   const LoadProfile lp = load_profile(l.problem);
   const int64_t load = lp.load.empty() ? 0 : *std::max_element(lp.load.begin(), lp.load.end());
   if (load <= *a.capacity) {
+    o.explain = false;  // explained below with the whole time limit
     const SolveResult r = solve(l.problem, a.algo, o);
     if (r.solution) {
       std::cout << "fits: peak " << r.solution->peak << " <= capacity " << *a.capacity << "\n";

@@ -9,6 +9,7 @@
 
 #include "cli/load.h"
 #include "memplan/solver.h"
+#include "memplan/swap.h"
 
 namespace memplan {
 
@@ -16,10 +17,15 @@ struct SpacesArgs {
   std::string memories;            // --memories sram=262144:64,dram
   bool swap = false;               // --swap
   bool swap_exact = false;         // --swap-exact
-  int64_t bandwidth = 0;           // --bandwidth (bytes per time unit, 0 = instantaneous)
-  int channels = 1;                // --copy-channels
-  std::vector<int64_t> durations;  // --durations 1,1,3,...
-  std::string transfers;           // --transfers FILE (CSV)
+  std::optional<int64_t> bandwidth;  // --bandwidth (bytes per time unit, 0 = instantaneous)
+  std::optional<int> channels;       // --copy-channels
+  std::vector<int64_t> durations;    // --durations 1,1,3,...
+  std::string mode;                  // --swap-mode pinned|split
+  bool allow_stall = false;          // --allow-stall
+  std::string to;                    // --swap-to MEMORY
+  std::string transfers;             // --transfers FILE (CSV)
+  SwapOptions file;                  // a JSON input's "swap" and "durations" (flags override)
+  bool file_swap = false;            // the JSON input has "swap"
 };
 
 SpacesArgs& spaces_args();
@@ -32,8 +38,6 @@ void load_spaces(Loaded& l, const std::string& input);
 int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, const SolveOptions& opt,
                  const std::string& output);
 
-// The "explain=..." token and the stderr report for a problem that does not fit.
-std::string explain_failure(const Problem& p, int64_t capacity, const std::string& algo, const SolveOptions& opt);
 
 struct ExplainArgs {
   CLI::App* cmd = nullptr;

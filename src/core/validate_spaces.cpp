@@ -114,7 +114,7 @@ Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets,
       }
       int64_t units = 0;
       for (int64_t k = s; k < t; ++k) units += dur(k);
-      if (swap.bandwidth > 0 && units * swap.bandwidth < b.size)
+      if (!swap.allow_stall && swap.bandwidth > 0 && units * swap.bandwidth < b.size)
         fail(v, who + ": copy " + (out ? "out" : "in") + " too short for " + std::to_string(b.size) + " bytes");
       if (s > t) fail(v, who + ": copy with negative length");
       if (out && s <= before) fail(v, who + ": copy out starts at or before the use at " + std::to_string(before));
@@ -128,9 +128,117 @@ Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets,
   if (!pending.empty()) fail(v, std::to_string(pending.size()) + " transfers belong to no eviction");
   std::map<int64_t, int> busy;
   for (const Transfer& x : transfers)
-    for (int64_t t = x.start; t < x.end; ++t)
+    for (int64_t t = x.start; t < x.end && !swap.allow_stall; ++t)
       if (++busy[t] > swap.channels) fail(v, "step " + std::to_string(t) + ": more copies than channels");
-  const Validation w = validate(q, offsets, capacity);
+  // Split evictions: the buffer becomes pieces between its absences, each at its offset.
+  std::vector<int64_t> offs = offsets;
+  if (offs.size() != p.buffers.size()) {
+    fail(v, "expected one offset per buffer");
+    return v;
+  }
+  std::vector<std::vector<const Eviction*>> moved(p.buffers.size());
+  for (const Eviction& e : evictions)
+    if (e.buffer < p.buffers.size() && e.back >= 0) moved[e.buffer].push_back(&e);
+  std::set<std::string> targets;
+  for (const Buffer& b : p.buffers) targets.insert(b.inplace_of);
+  Problem split = q;
+  split.buffers.clear();
+  std::vector<int64_t> split_offs;
+  for (size_t i = 0; i < q.buffers.size(); ++i) {
+    const Buffer& b = q.buffers[i];
+    if (moved[i].empty()) {
+      split.buffers.push_back(b);
+      split_offs.push_back(offs[i]);
+      continue;
+    }
+    if (!b.inplace_of.empty() || !b.group.empty() || b.offset || b.from_top || targets.count(b.id))
+      fail(v, "buffer " + b.id + ": split, but it has in-place links, a group, a fixed offset or side=high");
+    std::sort(moved[i].begin(), moved[i].end(), [](const Eviction* x, const Eviction* y) { return x->lo < y->lo; });
+    // Cut at every split absence; other absences of the buffer stay gaps of their piece.
+    int64_t from = b.start, at = offs[i];
+    for (size_t k = 0; k <= moved[i].size(); ++k) {
+      Buffer piece = b;
+      piece.id = b.id + "#" + std::to_string(k);
+      piece.start = from;
+      piece.end = k < moved[i].size() ? moved[i][k]->lo : b.end;
+      piece.gaps.clear();
+      for (const Gap& g : b.gaps)
+        if (g.start < piece.end && piece.start < g.end && !(k < moved[i].size() && g.start == piece.end))
+          piece.gaps.push_back(g);
+      split.buffers.push_back(piece);
+      split_offs.push_back(at);
+      if (k < moved[i].size()) from = moved[i][k]->hi, at = moved[i][k]->back;
+    }
+  }
+  const Validation w = validate(split, split_offs, capacity);
+  for (const std::string& e : w.errors) fail(v, e);
+  v.peak = w.peak;
+  return v;
+}
+
+Validation validate_spaces_swaps(const Problem& p, const std::vector<std::string>& space,
+                                 const std::vector<int64_t>& offsets, const std::vector<Eviction>& evictions,
+                                 const std::vector<Transfer>& transfers, const std::vector<int64_t>& copy_offsets,
+                                 const std::string& to, const SwapOptions& swap, std::vector<int64_t>* peaks) {
+  Validation v;
+  if (p.memories.empty() || space.size() != p.buffers.size() || offsets.size() != p.buffers.size() ||
+      copy_offsets.size() != evictions.size()) {
+    fail(v, "expected memories, one memory and offset per buffer, one copy offset per eviction");
+    return v;
+  }
+  // The first memory on its own: the swap rules and its capacity.
+  const std::string& fast = p.memories[0].name;
+  Problem first;
+  std::vector<int64_t> first_offs;
+  std::vector<size_t> at(p.buffers.size(), SIZE_MAX);
+  for (size_t i = 0; i < p.buffers.size(); ++i)
+    if (space[i] == fast) {
+      at[i] = first.buffers.size();
+      first.buffers.push_back(p.buffers[i]);
+      first_offs.push_back(offsets[i]);
+    }
+  std::vector<Eviction> ev;
+  std::vector<Transfer> tr;
+  for (const Eviction& e : evictions) {
+    if (e.buffer >= p.buffers.size() || at[e.buffer] == SIZE_MAX) {
+      fail(v, "an evicted buffer is not in memory " + fast);
+      return v;
+    }
+    ev.push_back({at[e.buffer], e.lo, e.hi, e.back});
+  }
+  for (const Transfer& x : transfers) {
+    if (x.buffer >= p.buffers.size() || at[x.buffer] == SIZE_MAX) {
+      fail(v, "a transfer's buffer is not in memory " + fast);
+      return v;
+    }
+    tr.push_back({at[x.buffer], x.out, x.start, x.end});
+  }
+  const int64_t cap = p.memories[0].capacity.value_or(INT64_MAX);
+  for (const std::string& e : validate_swaps(first, first_offs, cap, ev, tr, swap).errors) fail(v, "memory " + fast + ": " + e);
+  // Every memory, with the absences as gaps and the copies as buffers of `to`.
+  Problem all = p;
+  std::vector<std::string> sp = space;
+  std::vector<int64_t> offs = offsets;
+  for (size_t k = 0; k < evictions.size(); ++k) {
+    const Eviction& e = evictions[k];
+    Buffer& b = all.buffers[e.buffer];
+    if (e.back >= 0 && e.back != offsets[e.buffer]) fail(v, "buffer " + b.id + ": split evictions need one memory");
+    b.gaps.push_back({e.lo, e.hi, false, 0, 0});
+    std::sort(b.gaps.begin(), b.gaps.end(), [](const Gap& x, const Gap& y) { return x.start < y.start; });
+    Buffer c;
+    c.id = p.buffers[e.buffer].id + "@copy" + std::to_string(k);
+    c.size = b.size;
+    c.start = e.lo;
+    c.end = e.hi;
+    for (const Transfer& x : transfers)
+      if (x.buffer == e.buffer && x.out && x.end == e.lo) c.start = x.start;
+      else if (x.buffer == e.buffer && !x.out && x.start == e.hi) c.end = x.end;
+    c.spaces = {to};
+    all.buffers.push_back(c);
+    sp.push_back(to);
+    offs.push_back(copy_offsets[k]);
+  }
+  const Validation w = validate_spaces(all, sp, offs, peaks);
   for (const std::string& e : w.errors) fail(v, e);
   v.peak = w.peak;
   return v;

@@ -7,6 +7,7 @@
 
 #include "memplan/constraints.h"
 #include "memplan/driver.h"
+#include "memplan/explain.h"
 #include "memplan/io.h"
 #include "memplan/two_ended.h"
 #include "memplan/validate.h"
@@ -135,6 +136,16 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
     r.status = Status::kNoPlan;
   }
   if (cap && r.lower_bound > *cap && !r.solution) r.status = Status::kInfeasible;
+  if (cap && !r.solution && options.explain) {
+    // Why nothing fits (explain.h), in what is left of the limit (1 s when there is none).
+    SolveOptions e = opt;
+    e.explain = false;
+    const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    e.time_limit_seconds = limit > 0 && std::isfinite(limit) ? std::max(0.001, limit - used) : 1.0;
+    auto ex = std::make_shared<Explanation>(explain(problem, *cap, solver, e));
+    r.detail += std::string(r.detail.empty() ? "" : " ") + "explain=" + ex->summary(problem);
+    r.explanation = std::move(ex);
+  }
   return r;
 }
 

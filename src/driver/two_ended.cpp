@@ -66,6 +66,7 @@ SolveResult solve_two_ended(const Problem& p, const SolverInfo& algo, const Solv
       (p.buffers[a].from_top ? high : low).conflicts.emplace_back(end_index[a], end_index[b]);
   SolveOptions half = options;
   half.time_limit_seconds = options.time_limit_seconds > 0 ? options.time_limit_seconds / 2 : 0;
+  half.explain = false;  // the caller explains the whole problem
   SolveResult lo = solve(low, algo, half);
   SolveResult r;
   r.iterations = lo.iterations;

@@ -138,7 +138,11 @@ Problem parse_problem(const std::string& text, const std::string& name, const Js
   if (!doc.is_object() || !doc.contains("buffers") || !doc["buffers"].is_array())
     throw InputError(name + ": expected an object with a 'buffers' array");
   // A plan written by memplan (peak, algo, status) reads back as a problem.
-  check_fields(doc, {"capacity", "buffers", "conflicts", "peak", "algo", "status"}, name, opt);
+  // memories, swap, durations and the buffers' spaces, uses, evictable, accesses are read by
+  // read_json_spaces (spaces_io.h).
+  check_fields(doc, {"capacity", "buffers", "peak", "algo", "status", "conflicts", "memories", "swap", "durations",
+                    "bytes_moved"},
+               name, opt);
   Problem p;
   if (doc.contains("capacity") && !doc["capacity"].is_null())
     p.capacity = get_int(doc, "capacity", name);
@@ -148,7 +152,7 @@ Problem parse_problem(const std::string& text, const std::string& name, const Js
     const std::string where = name + ": buffers[" + std::to_string(k++) + "]";
     if (!jb.is_object()) throw InputError(where + ": expected an object");
     check_fields(jb, {"id", "lower", "upper", "size", "alignment", "offset", "hint", "inplace", "side",
-                      "group", "group_index", "gaps"},
+                      "group", "group_index", "gaps", "spaces", "uses", "evictable", "accesses"},
                  where, opt);
     Buffer b;
     if (!jb.contains("id")) throw InputError(where + ": missing field 'id'");
@@ -257,6 +261,15 @@ std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offset
   for (const auto& [k, v] : extra) doc[k] = v;
   if (p.capacity) doc["capacity"] = *p.capacity;
   if (offsets) doc["peak"] = peak_of(p, *offsets);
+  if (!p.memories.empty()) {  // read back by read_json_spaces (spaces_io.h)
+    json ms = json::array();
+    for (const Memory& m : p.memories) {
+      json jm = {{"name", m.name}, {"alignment", m.alignment}};
+      if (m.capacity) jm["capacity"] = *m.capacity;
+      ms.push_back(jm);
+    }
+    doc["memories"] = ms;
+  }
   json bufs = json::array();
   for (size_t i = 0; i < p.buffers.size(); ++i) {
     const Buffer& b = p.buffers[i];
@@ -266,6 +279,10 @@ std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offset
     if (!b.inplace_of.empty()) jb["inplace"] = b.inplace_of;
     if (b.from_top) jb["side"] = "high";
     if (!b.group.empty()) jb["group"] = b.group, jb["group_index"] = b.group_index;
+    if (!b.spaces.empty()) jb["spaces"] = b.spaces;
+    if (!b.uses.empty()) jb["uses"] = b.uses;
+    if (b.evictable) jb["evictable"] = true;
+    if (b.accesses >= 0) jb["accesses"] = b.accesses;
     if (offsets) jb["offset"] = (*offsets)[i];
     else if (b.offset) jb["offset"] = *b.offset;
     if (!b.gaps.empty()) {

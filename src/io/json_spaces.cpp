@@ -9,7 +9,8 @@
 
 namespace memplan {
 
-std::vector<std::string> read_json_spaces(const std::string& path, Problem& p) {
+std::vector<std::string> read_json_spaces(const std::string& path, Problem& p, SwapOptions* swap,
+                                          bool* swap_on) {
   using nlohmann::json;
   std::ifstream in(path);
   std::stringstream ss;
@@ -38,6 +39,47 @@ std::vector<std::string> read_json_spaces(const std::string& path, Problem& p) {
       p.memories.push_back(m);
     }
   }
+  if (doc.contains("durations")) {
+    const json& d = doc["durations"];
+    if (!d.is_array()) throw InputError(path + ": field 'durations' must be an array of positive integers");
+    std::vector<int64_t> ds;
+    for (size_t k = 0; k < d.size(); ++k) {
+      const std::string field = "durations[" + std::to_string(k) + "]";
+      ds.push_back(need_int(d[k], path, field));
+      if (ds.back() <= 0) throw InputError(path + ": field '" + field + "': must be > 0");
+    }
+    if (swap) swap->durations = ds;
+  }
+  if (doc.contains("swap")) {
+    const json& js = doc["swap"];
+    const std::string where = path + ": swap";
+    if (!js.is_object()) throw InputError(path + ": field 'swap' must be an object");
+    SwapOptions s = swap ? *swap : SwapOptions{};
+    for (const auto& [key, v] : js.items()) {
+      if (key == "to") {
+        if (!v.is_string()) throw InputError(where + ": field 'to' must be a memory name");
+        s.to = v.get<std::string>();
+      } else if (key == "mode") {
+        const std::string m = v.is_string() ? v.get<std::string>() : "";
+        if (m != "pinned" && m != "split") throw InputError(where + ": field 'mode' must be \"pinned\" or \"split\"");
+        s.split = m == "split";
+      } else if (key == "channels") {
+        const int64_t c = need_int(v, where, "channels");
+        if (c <= 0 || c > 1 << 20) throw InputError(where + ": field 'channels': must be in [1, 2^20]");
+        s.channels = static_cast<int>(c);
+      } else if (key == "bandwidth") {
+        s.bandwidth = need_int(v, where, "bandwidth");
+        if (s.bandwidth < 0) throw InputError(where + ": field 'bandwidth': must be >= 0");
+      } else if (key == "allow_stall") {
+        if (!v.is_boolean()) throw InputError(where + ": field 'allow_stall' must be true or false");
+        s.allow_stall = v.get<bool>();
+      } else {
+        throw InputError(where + ": unknown field '" + key + "' (to, mode, channels, bandwidth, allow_stall)");
+      }
+    }
+    if (swap) *swap = s;
+    if (swap_on) *swap_on = true;
+  }
   std::vector<std::string> where;
   const json& buffers = doc["buffers"];
   for (size_t i = 0; i < buffers.size() && i < p.buffers.size(); ++i) {
@@ -63,6 +105,22 @@ std::vector<std::string> read_json_spaces(const std::string& path, Problem& p) {
     if (jb.contains("accesses")) b.accesses = need_int(jb["accesses"], where.back(), "accesses");
   }
   return where;
+}
+
+}  // namespace memplan
+
+namespace memplan {
+
+std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offsets, const SwapOptions& swap,
+                            const std::map<std::string, std::string>& extra) {
+  using nlohmann::json;
+  json doc = json::parse(problem_to_json(p, offsets, extra));
+  json s = {{"mode", swap.split ? "split" : "pinned"}, {"channels", swap.channels}, {"bandwidth", swap.bandwidth}};
+  if (!swap.to.empty()) s["to"] = swap.to;
+  if (swap.allow_stall) s["allow_stall"] = true;
+  doc["swap"] = s;
+  if (!swap.durations.empty()) doc["durations"] = swap.durations;
+  return doc.dump(1) + "\n";
 }
 
 }  // namespace memplan

@@ -35,15 +35,14 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-// Names of the columns read_csv itself understands (and so does not keep verbatim).
+}  // namespace
+
 bool known_column(const std::string& c) {
   static const std::set<std::string> known = {"id", "buffer", "buffer_id", "lower", "start", "begin",
                                               "upper", "end", "size", "alignment", "offset", "hint",
-                                              "gaps", "inplace", "group", "side"};
+                                              "gaps", "inplace", "group", "side", "conflicts"};
   return known.count(c) > 0;
 }
-
-}  // namespace
 
 std::vector<std::string> read_space_columns(CsvTable& table, const std::string& name) {
   std::vector<std::string> unknown;

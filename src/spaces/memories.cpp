@@ -68,7 +68,7 @@ double density(const Buffer& b) {
 // Admits buffers in `order` to their first memory whose LOAD stays within its capacity.
 // Returns false (with `error`) when a buffer fits none of its memories.
 bool admit(const Problem& p, const std::vector<size_t>& order, const std::vector<std::vector<int>>& allowed,
-           std::vector<int>& space, std::string& error) {
+           std::vector<int>& space, std::string& error, bool swap) {
   const Axis axis(p);
   std::vector<MaxTree> load(p.memories.size(), MaxTree(axis.t.size()));
   for (size_t i : order) {
@@ -77,8 +77,10 @@ bool admit(const Problem& p, const std::vector<size_t>& order, const std::vector
     space[i] = -1;
     for (int m : allowed[i]) {
       const auto& cap = p.memories[static_cast<size_t>(m)].capacity;
-      if (cap && load[static_cast<size_t>(m)].max(lo, hi) + b.size > *cap) continue;
-      load[static_cast<size_t>(m)].add(lo, hi, b.size);
+      // An evictable buffer pinned to the fast memory: the swap planner makes room for it.
+      const bool evicts = swap && m == 0 && b.evictable && allowed[i].size() == 1;
+      if (!evicts && cap && load[static_cast<size_t>(m)].max(lo, hi) + b.size > *cap) continue;
+      if (!evicts) load[static_cast<size_t>(m)].add(lo, hi, b.size);  // evictables: not counted
       space[i] = m;
       break;
     }
@@ -93,22 +95,47 @@ bool admit(const Problem& p, const std::vector<size_t>& order, const std::vector
 // Plans offsets memory by memory; a memory that does not pack moves some of its least dense
 // (baseline: smallest) movable buffers live at its highest-load instant to their next memory.
 SpacesResult pack(const Problem& p, const std::vector<std::vector<int>>& allowed, std::vector<int> space,
-                  const std::string& algo, const SolveOptions& options, bool by_density) {
+                  const std::string& algo, const SolveOptions& options, bool by_density, const SwapOptions* swap,
+                  int swap_to) {
   SpacesResult r;
+  r.swap_to = swap_to;
+  std::vector<Buffer> copies;
   const Deadline deadline(options.time_limit_seconds, options.cancel);
   r.offsets.assign(p.buffers.size(), 0);
   r.peak.assign(p.memories.size(), 0);
   for (size_t m = 0; m < p.memories.size(); ++m) {
     for (;;) {
       std::vector<size_t> idx;
-      const Problem sub = memory_subproblem(p, space, static_cast<int>(m), &idx);
+      Problem sub = memory_subproblem(p, space, static_cast<int>(m), &idx);
+      if (static_cast<int>(m) == swap_to)  // the evicted copies live here
+        for (Buffer c : copies) c.alignment = std::max(c.alignment, p.memories[m].alignment), sub.buffers.push_back(c);
       if (sub.buffers.empty()) break;
       SolveOptions o = options;
       o.capacity = p.memories[m].capacity;
+      o.explain = false;
       o.time_limit_seconds = std::max(0.01, deadline.remaining_seconds() / static_cast<double>(p.memories.size() - m));
-      const SolveResult sr = solve(sub, algo, o);
+      SolveResult sr;
+      if (m == 0 && swap && o.capacity) {
+        const SwapResult sw = plan_swaps(sub, *o.capacity, algo, o, *swap);
+        sr.status = sw.status;
+        if (sw.solution) {
+          sr.solution = Solution{sw.offsets, sw.solution->peak};
+          r.evictions = sw.evictions;
+          r.transfers = sw.transfers;
+          for (Eviction& e : r.evictions) e.buffer = idx[e.buffer];
+          for (Transfer& x : r.transfers) x.buffer = idx[x.buffer];
+          r.bytes_moved = sw.bytes_moved;
+          r.stall = sw.stall;
+          copies = copy_buffers(p, r);
+        }
+      } else {
+        sr = solve(sub, algo, o);
+      }
       if (sr.solution) {
         for (size_t k = 0; k < idx.size(); ++k) r.offsets[idx[k]] = sr.solution->offsets[k];
+        if (static_cast<int>(m) == swap_to)
+          r.copy_offsets.assign(sr.solution->offsets.begin() + static_cast<std::ptrdiff_t>(idx.size()),
+                                sr.solution->offsets.end());
         r.peak[m] = sr.solution->peak;
         break;
       }
@@ -149,7 +176,7 @@ SpacesResult pack(const Problem& p, const std::vector<std::vector<int>>& allowed
 }
 
 SpacesResult plan_by_order(const Problem& p, const std::string& algo, const SolveOptions& options,
-                           bool by_density) {
+                           bool by_density, const SwapOptions* swap = nullptr) {
   SpacesResult r;
   if (p.memories.empty()) {
     r.error = "no memories declared";
@@ -185,14 +212,50 @@ SpacesResult plan_by_order(const Problem& p, const std::string& algo, const Solv
     return x.size > y.size;
   });
   std::vector<int> space(p.buffers.size(), -1);
-  if (!admit(p, order, allowed, space, r.error)) return r;
-  return pack(p, allowed, std::move(space), algo, options, by_density);
+  if (!admit(p, order, allowed, space, r.error, swap != nullptr)) return r;
+  int to = -1;
+  if (swap) {
+    to = static_cast<int>(p.memories.size()) - 1;
+    if (!swap->to.empty()) {
+      to = -1;
+      for (size_t m = 0; m < p.memories.size(); ++m)
+        if (p.memories[m].name == swap->to) to = static_cast<int>(m);
+    }
+    if (to <= 0)
+      throw std::invalid_argument("swap: 'to' must name a declared memory other than the first ('" +
+                                  p.memories[0].name + "'), got '" + swap->to + "'");
+    if (swap->split) throw std::invalid_argument("swap: split mode with several memories is not supported (use pinned)");
+  }
+  return pack(p, allowed, std::move(space), algo, options, by_density, swap, to);
 }
 
 }  // namespace
 
 SpacesResult plan_spaces(const Problem& problem, const std::string& algo, const SolveOptions& options) {
   return plan_by_order(problem, algo, options, true);
+}
+
+SpacesResult plan_spaces_swap(const Problem& problem, const std::string& algo, const SolveOptions& options,
+                              const SwapOptions& swap) {
+  return plan_by_order(problem, algo, options, true, &swap);
+}
+
+std::vector<Buffer> copy_buffers(const Problem& problem, const SpacesResult& r) {
+  std::vector<Buffer> out;
+  for (const Eviction& e : r.evictions) {
+    const Buffer& b = problem.buffers[e.buffer];
+    Buffer c;
+    c.id = b.id + "@" + std::to_string(e.lo);
+    c.size = b.size;
+    c.alignment = b.alignment;
+    c.start = e.lo;
+    c.end = e.hi;
+    for (const Transfer& x : r.transfers)  // from its copy out's start to its copy in's end
+      if (x.buffer == e.buffer && (x.out ? x.end == e.lo : x.start == e.hi))
+        (x.out ? c.start : c.end) = x.out ? x.start : x.end;
+    out.push_back(c);
+  }
+  return out;
 }
 
 SpacesResult plan_spaces_biggest_first(const Problem& problem, const std::string& algo,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 #include <sstream>
 
 #include "memplan/explain.h"
@@ -41,13 +42,86 @@ int64_t copy_steps_in(int64_t size, int64_t hi, const SwapOptions& o) {
   return k;
 }
 
+std::pair<int64_t, int64_t> copy_span(const Problem& p, const Eviction& e, const SwapOptions& o) {
+  const Buffer& b = p.buffers[e.buffer];
+  const std::vector<int64_t> u = uses_of(b);
+  const auto next = std::lower_bound(u.begin(), u.end(), e.hi);
+  const int64_t prev_use = next == u.begin() ? b.start - 1 : *(next - 1);
+  const int64_t next_use = next == u.end() ? b.end : *next;
+  return {std::max(prev_use + 1, e.lo - copy_steps_out(b.size, e.lo, o)),
+          std::min(next_use, e.hi + copy_steps_in(b.size, e.hi, o))};
+}
+
+int64_t stall_of(const Problem& p, const std::vector<Eviction>& evictions, const SwapOptions& o) {
+  if (o.bandwidth <= 0 || evictions.empty()) return 0;
+  // Time in units x bandwidth, so that a copy of s bytes lasts exactly s.
+  using Wide = __int128;
+  const Wide bw = o.bandwidth;
+  int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+  for (const Buffer& b : p.buffers) t0 = std::min(t0, b.start), t1 = std::max(t1, b.end);
+  struct Copy {
+    int64_t key;     // planned start step: the queue order
+    bool in;
+    size_t buffer;
+    int64_t after;   // may start when this step has ended
+    int64_t before;  // this step may start only when the copy has ended
+  };
+  std::vector<Copy> copies;
+  for (const Eviction& e : evictions) {
+    const std::vector<int64_t> u = uses_of(p.buffers[e.buffer]);
+    const auto next = std::lower_bound(u.begin(), u.end(), e.hi);
+    const int64_t prev_use = next == u.begin() ? e.lo - 1 : *(next - 1);
+    const int64_t next_use = next == u.end() ? e.hi : *next;
+    const auto [out_start, in_end] = copy_span(p, e, o);
+    (void)in_end;
+    // Out: the data are final when the previous use ends; the region is reused from lo.
+    copies.push_back({out_start, false, e.buffer, prev_use, e.lo});
+    // In: the region is free when step hi - 1 ends; the next use needs the data.
+    copies.push_back({e.hi, true, e.buffer, e.hi - 1, next_use});
+  }
+  std::sort(copies.begin(), copies.end(), [](const Copy& a, const Copy& b) {
+    return std::tie(a.key, a.in, a.buffer) < std::tie(b.key, b.in, b.buffer);
+  });
+  std::vector<Wide> channel(static_cast<size_t>(std::max(1, o.channels)), 0);  // free from
+  std::vector<Wide> step_end(static_cast<size_t>(t1 - t0), 0);
+  std::vector<Wide> ready(step_end.size() + 1, 0);  // copies step t waits for
+  auto end_of = [&](int64_t t) { return t < t0 ? Wide{0} : step_end[static_cast<size_t>(t - t0)]; };
+  size_t next_copy = 0;
+  Wide clock = 0, work = 0;
+  for (int64_t t = t0; t < t1; ++t) {
+    for (; next_copy < copies.size() && copies[next_copy].key <= t; ++next_copy) {
+      const Copy& c = copies[next_copy];
+      auto ch = std::min_element(channel.begin(), channel.end());
+      const Wide start = std::max(*ch, end_of(c.after));
+      *ch = start + p.buffers[c.buffer].size;
+      const size_t at = static_cast<size_t>(std::clamp(c.before, t0, t1) - t0);
+      ready[at] = std::max(ready[at], *ch);
+    }
+    const Wide d = bw * (t < static_cast<int64_t>(o.durations.size()) && t >= 0 ? o.durations[static_cast<size_t>(t)] : 1);
+    clock = std::max(clock, ready[static_cast<size_t>(t - t0)]) + d;
+    work += d;
+    step_end[static_cast<size_t>(t - t0)] = clock;
+  }
+  clock = std::max(clock, ready.back());
+  return static_cast<int64_t>((clock - work + bw - 1) / bw);
+}
+
+bool splittable(const Problem& p, size_t i) {
+  const Buffer& b = p.buffers[i];
+  if (!b.inplace_of.empty() || !b.group.empty() || b.offset || b.from_top) return false;
+  for (const Buffer& x : p.buffers)
+    if (x.inplace_of == b.id) return false;
+  return true;
+}
+
 namespace {
 
 // One idle interval of an evictable buffer: the absence may be any [lo, hi) inside
 // [lo_min, hi_max).
 struct Candidate {
   size_t buffer;
-  int64_t lo_min, hi_max;
+  int64_t lo_min, hi_max;   // copies hidden (empty when lo_min >= hi_max)
+  int64_t use_lo, use_hi;   // the two uses: stall mode allows any absence in (use_lo, use_hi)
 };
 
 struct State {
@@ -83,10 +157,10 @@ struct State {
         while (lo < u[k + 1] && lo - copy_steps_out(b.size, lo, o) <= u[k]) ++lo;
         int64_t hi = u[k + 1];
         while (hi > lo && hi + copy_steps_in(b.size, hi, o) > u[k + 1]) --hi;
-        if (lo >= hi) continue;
+        if (o.allow_stall ? u[k] + 1 >= u[k + 1] : lo >= hi) continue;
         bool clash = false;  // an existing gap there: leave that stretch alone
-        for (const Gap& g : b.gaps) clash |= g.start < hi && lo < g.end;
-        if (!clash) cand.push_back({i, lo, hi});
+        for (const Gap& g : b.gaps) clash |= g.start < u[k + 1] && u[k] < g.end;
+        if (!clash) cand.push_back({i, lo, hi, u[k], u[k + 1]});
       }
     }
     used.assign(cand.size(), false);
@@ -95,6 +169,7 @@ struct State {
   int64_t size(const Candidate& c) const { return p.buffers[c.buffer].size; }
 
   bool channel_free(int64_t s, int64_t e) const {
+    if (o.allow_stall) return true;  // the copies queue on the channels; stall_of counts the wait
     for (int64_t t = s; t < e; ++t)
       if (channel[at(t)] >= o.channels) return false;
     return true;
@@ -110,8 +185,9 @@ struct State {
     const Candidate& c = cand[ci];
     const int64_t s = size(c);
     for (int64_t t = lo; t < hi; ++t) load[at(t)] -= sign * s;
-    for (int64_t t = lo - copy_steps_out(s, lo, o); t < lo; ++t) channel[at(t)] += sign;
-    for (int64_t t = hi, e = hi + copy_steps_in(s, hi, o); t < e; ++t) channel[at(t)] += sign;
+    const auto [out_start, in_end] = copy_span(p, {c.buffer, lo, hi}, o);
+    for (int64_t t = out_start; t < lo; ++t) channel[at(t)] += sign;
+    for (int64_t t = hi; t < in_end; ++t) channel[at(t)] += sign;
     used[ci] = sign > 0;
   }
   int64_t first_over(const std::vector<bool>& over, int64_t from = INT64_MIN) const {
@@ -122,17 +198,25 @@ struct State {
 
   // One eviction covering step `t` where `over` holds; false when none can.
   bool evict_at(int64_t t, const std::vector<bool>& over) {
+    if (evict_in(t, over, false)) return true;
+    return o.allow_stall && evict_in(t, over, true);
+  }
+  // The window a candidate may use: hidden copies, or (stalled) anything between its uses.
+  int64_t lo_of(const Candidate& c, bool stalled) const { return stalled ? c.use_lo + 1 : c.lo_min; }
+  int64_t hi_of(const Candidate& c, bool stalled) const { return stalled ? c.use_hi : c.hi_max; }
+  bool evict_in(int64_t t, const std::vector<bool>& over, bool stalled) {
     bool any = false;
     for (size_t ci = 0; ci < cand.size() && !any; ++ci)
-      any = !used[ci] && cand[ci].lo_min <= t && t < cand[ci].hi_max;
+      any = !used[ci] && lo_of(cand[ci], stalled) <= t && t < hi_of(cand[ci], stalled);
     if (!any) return false;
     std::vector<int64_t> prefix(over.size() + 1, 0);
     for (size_t k = 0; k < over.size(); ++k) prefix[k + 1] = prefix[k] + (over[k] ? 1 : 0);
     std::vector<std::pair<int64_t, size_t>> order;  // (-covered bytes, candidate)
     for (size_t ci = 0; ci < cand.size(); ++ci) {
       const Candidate& c = cand[ci];
-      if (used[ci] || t < c.lo_min || t >= c.hi_max) continue;
-      order.push_back({-size(c) * (prefix[at(c.hi_max)] - prefix[at(c.lo_min)]), ci});
+      const int64_t a = lo_of(c, stalled), z = hi_of(c, stalled);
+      if (used[ci] || t < a || t >= z) continue;
+      order.push_back({-size(c) * (prefix[at(z)] - prefix[at(a)]), ci});
     }
     std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
       if (a.first != b.first) return a.first < b.first;
@@ -142,10 +226,11 @@ struct State {
     });
     for (const auto& [score, ci] : order) {
       const Candidate& c = cand[ci];
-      int64_t lo = c.hi_max, hi = c.lo_min;  // minimal cover of the marked steps
-      for (int64_t u = c.lo_min; u < c.hi_max; ++u)
+      const int64_t a = lo_of(c, stalled), z = hi_of(c, stalled);
+      int64_t lo = z, hi = a;  // minimal cover of the marked steps
+      for (int64_t u = a; u < z; ++u)
         if (over[at(u)]) lo = std::min(lo, u), hi = std::max(hi, u + 1);
-      if (!slide(c, lo, hi)) continue;
+      if (!stalled && !slide(c, lo, hi)) continue;
       apply(ci, lo, hi, +1);
       ev.push_back({c.buffer, lo, hi});
       return true;
@@ -160,11 +245,46 @@ struct State {
   }
 };
 
-Problem with_gaps(const Problem& p, const std::vector<Eviction>& ev) {
+// The problem the offset solver sees: pinned mode adds each eviction as a gap; split mode
+// (note §4, "relocatable") cuts a splittable buffer into pieces id#0, id#1, ... around its
+// evictions, each piece a buffer of its own. `origin` gets each buffer's input index.
+Problem with_gaps(const Problem& p, const std::vector<Eviction>& ev, const SwapOptions& o,
+                  std::vector<size_t>* origin = nullptr) {
+  std::vector<std::vector<Eviction>> of(p.buffers.size());
+  for (const Eviction& e : ev) of[e.buffer].push_back(e);
   Problem q = p;
-  for (const Eviction& e : ev) q.buffers[e.buffer].gaps.push_back({e.lo, e.hi, false, 0, 0});
-  for (Buffer& b : q.buffers)
-    std::sort(b.gaps.begin(), b.gaps.end(), [](const Gap& x, const Gap& y) { return x.start < y.start; });
+  q.buffers.clear();
+  if (origin) origin->clear();
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    std::vector<Eviction>& mine = of[i];
+    std::sort(mine.begin(), mine.end(), [](const Eviction& x, const Eviction& y) { return x.lo < y.lo; });
+    const Buffer& b = p.buffers[i];
+    if (!o.split || mine.empty() || !splittable(p, i)) {
+      q.buffers.push_back(b);
+      for (const Eviction& e : mine) q.buffers.back().gaps.push_back({e.lo, e.hi, false, 0, 0});
+      std::sort(q.buffers.back().gaps.begin(), q.buffers.back().gaps.end(),
+                [](const Gap& x, const Gap& y) { return x.start < y.start; });
+      if (origin) origin->push_back(i);
+      continue;
+    }
+    int64_t from = b.start;
+    for (size_t k = 0; k <= mine.size(); ++k) {
+      Buffer piece = b;
+      piece.id = b.id + "#" + std::to_string(k);
+      piece.start = from;
+      piece.end = k < mine.size() ? mine[k].lo : b.end;
+      piece.gaps.clear();  // each existing gap lies inside one piece (candidates avoid gaps)
+      for (const Gap& g : b.gaps)
+        if (piece.start <= g.start && g.end <= piece.end) piece.gaps.push_back(g);
+      piece.uses.clear();
+      for (int64_t u : uses_of(b))
+        if (piece.start <= u && u < piece.end) piece.uses.push_back(u);
+      piece.evictable = false;
+      q.buffers.push_back(piece);
+      if (origin) origin->push_back(i);
+      if (k < mine.size()) from = mine[k].hi;
+    }
+  }
   return q;
 }
 
@@ -172,20 +292,37 @@ std::optional<Solution> plan_offsets(const Problem& q, int64_t cap, const std::s
                                      const SolveOptions& options, double seconds) {
   SolveOptions o = options;
   o.capacity = cap;
+  o.explain = false;
   o.time_limit_seconds = std::max(0.01, seconds);
   SolveResult r = solve(q, algo, o);
   return r.solution;
 }
 
 void finish(SwapResult& r, const Problem& p, const SwapOptions& o) {
-  r.problem = with_gaps(p, r.evictions);
+  std::sort(r.evictions.begin(), r.evictions.end(), [](const Eviction& x, const Eviction& y) {
+    return std::tie(x.buffer, x.lo) < std::tie(y.buffer, y.lo);
+  });
+  r.problem = with_gaps(p, r.evictions, o, &r.origin);
   r.bytes_moved = 0;
   r.transfers.clear();
   for (const Eviction& e : r.evictions) {
-    const int64_t s = p.buffers[e.buffer].size;
-    r.bytes_moved += 2 * s;
-    r.transfers.push_back({e.buffer, true, e.lo - copy_steps_out(s, e.lo, o), e.lo});
-    r.transfers.push_back({e.buffer, false, e.hi, e.hi + copy_steps_in(s, e.hi, o)});
+    r.bytes_moved += 2 * p.buffers[e.buffer].size;
+    const auto [out_start, in_end] = copy_span(p, e, o);
+    r.transfers.push_back({e.buffer, true, out_start, e.lo});
+    r.transfers.push_back({e.buffer, false, e.hi, in_end});
+  }
+  r.stall = stall_of(p, r.evictions, o);
+  r.offsets.clear();
+  if (r.solution) {  // per input buffer: its first piece's offset; each eviction: where it comes back
+    r.offsets.assign(p.buffers.size(), -1);
+    std::vector<size_t> next(p.buffers.size(), 0);  // pieces seen per buffer
+    std::vector<std::vector<int64_t>> pieces(p.buffers.size());
+    for (size_t k = 0; k < r.origin.size(); ++k) pieces[r.origin[k]].push_back(r.solution->offsets[k]);
+    for (size_t i = 0; i < p.buffers.size(); ++i) r.offsets[i] = pieces[i].front();
+    for (Eviction& e : r.evictions) {
+      const auto& ps = pieces[e.buffer];
+      e.back = ps.size() > 1 ? ps[++next[e.buffer]] : -1;
+    }
   }
   std::sort(r.transfers.begin(), r.transfers.end(), [](const Transfer& a, const Transfer& b) {
     return a.start != b.start ? a.start < b.start : a.buffer < b.buffer;
@@ -234,7 +371,7 @@ SwapResult exact_swaps(const Problem& p, int64_t cap, const SolveOptions& option
       if (d == chosen.size()) {
         for (int64_t l : st.load)
           if (l > cap) return false;
-        found = plan_offsets(with_gaps(p, ev), cap, "exact", options, deadline.remaining_seconds());
+        found = plan_offsets(with_gaps(p, ev, o), cap, "exact", options, deadline.remaining_seconds());
         return found.has_value();
       }
       const Candidate& c = st.cand[chosen[d]];
@@ -329,7 +466,10 @@ SwapResult plan_swaps(const Problem& problem, int64_t cap, const std::string& al
   }
   // Steps 3-4: plan offsets; on failure evict where an uncapacitated plan is too high.
   for (int round = 0; round < std::max(1, swap.max_rounds); ++round) {
-    const Problem q = with_gaps(problem, st.ev);
+    const Problem q = with_gaps(problem, st.ev, swap);
+    int64_t evicted = 0;  // §8.4: each round must evict strictly more bytes than the last
+    for (const Eviction& e : st.ev) evicted += problem.buffers[e.buffer].size;
+    r.round_bytes.push_back(evicted);
     r.solution = plan_offsets(q, cap, algo, options, deadline.remaining_seconds() / 3);
     ++r.rounds;
     if (r.solution || deadline.expired()) break;
@@ -378,7 +518,7 @@ SwapResult plan_swaps(const Problem& problem, int64_t cap, const std::string& al
     std::vector<Eviction> rest;
     for (size_t j = 0; j < st.ev.size(); ++j)
       if (keep[j] && j != k) rest.push_back(st.ev[j]);
-    auto sol = plan_offsets(with_gaps(problem, rest), cap, algo, options, deadline.remaining_seconds() / 4);
+    auto sol = plan_offsets(with_gaps(problem, rest, swap), cap, algo, options, deadline.remaining_seconds() / 4);
     ++r.rounds;
     if (!sol) continue;
     keep[k] = false;

@@ -71,6 +71,9 @@ class Result:
     @property
     def detail(self) -> str:
         """Extra key=value text of the solver."""
+    @property
+    def explanation(self) -> Optional[str]:
+        """When no plan fits the capacity: why, e.g. 't=12:load=9>8' or 'core=3:proven:best_peak=9'."""
     def to_dict(self) -> ResultDict:
         """The result as a plain dict (peak and offsets are None when no plan was found)."""
     def offsets_array(self) -> Optional[npt.NDArray[np.int64]]:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 namespace memplan {
 
@@ -34,7 +35,7 @@ bool present_at(const Buffer& b, int64_t t) {
 // True when the subset does not fit (proof or no plan found); `proven` is cleared when the
 // solver only failed to find a plan.
 bool does_not_fit(const Problem& p, const std::vector<size_t>& subset, int64_t capacity,
-                  const std::string& algo, SolveOptions opt, double seconds, bool* proven) {
+                  const SolverInfo& algo, SolveOptions opt, double seconds, bool* proven) {
   Problem sub;
   sub.capacity = capacity;
   for (size_t i : subset) sub.buffers.push_back(p.buffers[i]);
@@ -44,6 +45,7 @@ bool does_not_fit(const Problem& p, const std::vector<size_t>& subset, int64_t c
   for (Buffer& b : sub.buffers)
     if (!b.inplace_of.empty() && !ids.count(b.inplace_of)) b.inplace_of.clear();
   opt.capacity = capacity;
+  opt.explain = false;
   opt.time_limit_seconds = std::max(seconds, 0.001);
   const SolveResult r = solve(sub, algo, opt);
   if (r.solution) return false;
@@ -62,6 +64,13 @@ std::string names(const Problem& p, const std::vector<size_t>& idx, size_t max_n
 }  // namespace
 
 Explanation explain(const Problem& problem, int64_t capacity, const std::string& algo,
+                    const SolveOptions& options) {
+  const SolverInfo* info = find_solver(algo);
+  if (!info) throw std::invalid_argument("unknown algorithm '" + algo + "' (see 'memplan list')");
+  return explain(problem, capacity, *info, options);
+}
+
+Explanation explain(const Problem& problem, int64_t capacity, const SolverInfo& algo,
                     const SolveOptions& options) {
   const Deadline deadline(options.time_limit_seconds, options.cancel);
   Explanation e;
@@ -94,6 +103,7 @@ Explanation explain(const Problem& problem, int64_t capacity, const std::string&
   {
     SolveOptions o = options;
     o.capacity.reset();
+    o.explain = false;
     Problem free = problem;
     free.capacity.reset();
     o.time_limit_seconds = std::max(0.001, deadline.remaining_seconds() / 4);
