@@ -160,7 +160,21 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   if (r.solution && opt.validate) {
     // The independent check (validate.h shares no code with the solvers). A plan that fails
     // it is never returned: a wrong offset would be silent memory corruption downstream.
-    const Validation v = validate(problem, r.solution->offsets, cap, 1);
+    // The reserve above normally leaves it the time it needs; on a machine so loaded that it
+    // does not, the check stops at the limit plus half the tolerance max(10 %, 0.1 s), and
+    // the call returns no plan (reason=time_limit_in_check) rather than overrun or return
+    // an unchecked plan.
+    const Deadline check_deadline = limit > 0 && std::isfinite(limit)
+        ? Deadline(std::max(1e-9, limit + 0.5 * std::max(0.1 * limit, 0.1) -
+                                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()))
+        : Deadline();
+    const Validation v = validate(problem, r.solution->offsets, cap, 1, &check_deadline);
+    if (!v.complete) {
+      r.solution.reset();
+      r.status = Status::kNoPlan;
+      r.detail += std::string(r.detail.empty() ? "" : " ") + "reason=time_limit_in_check";
+      return r;
+    }
     if (!v.ok || v.peak != r.solution->peak) {
       const std::string why = !v.ok ? v.errors.front()
                                     : "reported peak " + std::to_string(r.solution->peak) + ", actual " +
