@@ -138,7 +138,7 @@ Problem parse_problem(const std::string& text, const std::string& name, const Js
   if (!doc.is_object() || !doc.contains("buffers") || !doc["buffers"].is_array())
     throw InputError(name + ": expected an object with a 'buffers' array");
   // A plan written by memplan (peak, algo, status) reads back as a problem.
-  check_fields(doc, {"capacity", "buffers", "peak", "algo", "status"}, name, opt);
+  check_fields(doc, {"capacity", "buffers", "conflicts", "peak", "algo", "status"}, name, opt);
   Problem p;
   if (doc.contains("capacity") && !doc["capacity"].is_null())
     p.capacity = get_int(doc, "capacity", name);
