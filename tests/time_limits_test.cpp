@@ -138,5 +138,36 @@ TEST(EverySolver, AnAlmostZeroLimitCostsLessThanTheOnlinePlan) {
   }
 }
 
+// The same with a limit that passes during the set-up after the online plan (1.5 times its
+// wall time): the orders, the index and the rest must stop too. Within that window a call
+// can use at most the window's CPU plus one unpolled step (< 0.7 of the online plan's CPU);
+// without the polls the slowest order alone (wat: about twice the online plan's CPU) broke
+// the bound. A busy machine widens the window (the check then proves less, but never fails
+// spuriously).
+TEST(EverySolver, ALimitPassingDuringTheSetUpStopsIt) {
+  const Problem p = dnn(60'000);
+  double online_cpu = 1e9, online_wall = 1e9;
+  for (int k = 0; k < 2; ++k) {
+    const double c0 = cpu_seconds();
+    const auto t0 = std::chrono::steady_clock::now();
+    const Solution s = online_plan(p);
+    online_wall = std::min(online_wall, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    online_cpu = std::min(online_cpu, cpu_seconds() - c0);
+    ASSERT_GT(s.peak, 0);
+  }
+  const double window = 1.5 * online_wall;
+  for (const SolverInfo& s : all_solvers()) {
+    SolveOptions o;
+    o.time_limit_seconds = window;
+    o.threads = 1;
+    const double c0 = cpu_seconds();
+    const SolveResult r = s.run(p, o);
+    const double used = cpu_seconds() - c0;
+    EXPECT_LT(used, window + 0.7 * online_cpu)
+        << s.name << ": " << used << " s of CPU in a window of " << window << " s; the online plan " << online_cpu << " s";
+    if (r.solution) EXPECT_TRUE(validate(p, r.solution->offsets).ok) << s.name;
+  }
+}
+
 }  // namespace
 }  // namespace memplan

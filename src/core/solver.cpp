@@ -10,6 +10,7 @@
 #include "memplan/bounds.h"
 #include "memplan/constraints.h"
 #include "memplan/io.h"
+#include "memplan/timeline.h"
 #include "memplan/two_ended.h"
 #include "memplan/validate.h"
 
@@ -92,7 +93,11 @@ SolveResult solve(const Problem& problem, const std::string& name, const SolveOp
 SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveOptions& options) {
   // Solvers assume the model's rules (size > 0, power-of-two alignment, ...); a problem
   // built or edited in code is checked here as files are, before any solver thread starts.
-  check_problem(problem, "problem");
+  // The limit bounds the whole call, these checks included (1M buffers: ~0.35 s of CPU for
+  // both, several times that in wall time on a loaded machine): stopped, they give no plan.
+  const double limit = options.time_limit_seconds;
+  const Deadline whole(limit);
+  check_problem(problem, "problem", &whole);
   if (options.capacity && *options.capacity < 0)
     throw InputError("capacity: must be >= 0, got " + std::to_string(*options.capacity));
   const SolverInfo* info = &solver;
@@ -111,14 +116,20 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   opt.threads = std::clamp(options.threads, 1, kMaxThreads);
   const auto t0 = std::chrono::steady_clock::now();
   // Every plan's peak reaches LOAD (in-place chains merged) and every pre-placed buffer's top.
-  const int64_t load = std::max(has_constraints(problem) ? constrained_lower_bound(problem) : compute_load(problem),
-                                fixed_top(problem));
+  const int64_t swept = whole.expired() ? -1 : has_constraints(problem) ? constrained_lower_bound(problem)
+                                                                        : interval_load(problem, &whole);
+  if (swept < 0) {
+    SolveResult r;
+    r.status = Status::kNoPlan;
+    r.detail = "reason=time_limit_in_input_check";
+    return r;
+  }
+  const int64_t load = std::max(swept, fixed_top(problem));
   // The limit bounds the whole call: the solver gets it less a reserve for the check below
   // and what follows its last deadline check. The check (validate, O(n log n)) took 2.6-7.6
   // times as long as the LOAD sweep just done (1M buffers; 7.6 when all are live at once),
   // so the reserve is 8 times that sweep's time (which also tracks the machine's load) plus
   // 2 % of the limit, at most half the limit.
-  const double limit = options.time_limit_seconds;
   const double sweep = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double reserve = std::min(0.5 * limit, 0.02 * limit + 8 * sweep);
   // Pre-placed buffers that collide with each other make every plan impossible.
@@ -147,7 +158,7 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   // What is left of the limit after the checks above, less the reserve.
   if (limit > 0 && std::isfinite(limit))
     opt.time_limit_seconds =
-        std::max(0.001, limit - reserve - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        std::max(0.001, limit - reserve - whole.elapsed_seconds());
   SolveResult r = has_two_ends(problem)     ? solve_two_ended(problem, name, opt)
                    : has_constraints(problem) ? solve_lowered(*info, problem, opt)
                                               : info->run(problem, opt);
@@ -165,8 +176,7 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
     // the call returns no plan (reason=time_limit_in_check) rather than overrun or return
     // an unchecked plan.
     const Deadline check_deadline = limit > 0 && std::isfinite(limit)
-        ? Deadline(std::max(1e-9, limit + 0.5 * std::max(0.1 * limit, 0.1) -
-                                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()))
+        ? Deadline(std::max(1e-9, limit + 0.5 * std::max(0.1 * limit, 0.1) - whole.elapsed_seconds()))
         : Deadline();
     const Validation v = validate(problem, r.solution->offsets, cap, 1, &check_deadline);
     if (!v.complete) {
