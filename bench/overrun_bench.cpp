@@ -167,6 +167,8 @@ int main(int argc, char** argv) {
         try {
           r = solve(in.problem, algo, o);
           status = to_string(r.status);
+          if (!r.solution && r.detail.find("reason=") != std::string::npos)
+            status += " (" + r.detail.substr(r.detail.find("reason=")) + ")";
         } catch (const std::exception& e) {
           status = std::string("error: ") + e.what();
         }

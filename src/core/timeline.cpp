@@ -252,9 +252,16 @@ int64_t greedy_clique_bound(const ConflictGraph& g, const std::vector<int64_t>& 
   std::iota(ids.begin(), ids.end(), 0);
   std::sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) { return size[a] != size[b] ? size[a] > size[b] : a < b; });
   std::vector<int32_t> nb, clique;
-  int64_t work = 0, grown = 0;
+  // The stop is polled every 65536 units of work (256 vertices were up to 0.2 s on dense
+  // graphs).
+  int64_t work = 0, scanned = 0, next_poll = 0;  // scanned: neighbours read, for the poll only
   for (int32_t v : ids) {
-    if (work > budget || ((++grown & 255) == 0 && stop && stop())) break;
+    if (work > budget) break;
+    scanned += 1 + g.begin[v + 1] - g.begin[v];
+    if (stop && work + scanned >= next_poll) {
+      if (stop()) break;
+      next_poll = work + scanned + 65536;
+    }
     nb.assign(g.adj.begin() + g.begin[v], g.adj.begin() + g.begin[v + 1]);
     std::sort(nb.begin(), nb.end(), [&](int32_t a, int32_t b) { return size[a] != size[b] ? size[a] > size[b] : a < b; });
     clique.assign(1, v);

@@ -86,10 +86,12 @@ void check_problem(const Problem& p, const std::string& name, const Deadline* de
   }
   if (!sort_until(hashes, std::less<>(), deadline)) return;
   size_t dup = SIZE_MAX, first = 0;  // the earliest buffer whose id an earlier one has
-  for (size_t k = 0; k + 1 < hashes.size(); ++k)
+  for (size_t k = 0; k + 1 < hashes.size(); ++k) {
+    if (poll()) return;
     for (size_t j = k + 1; j < hashes.size() && hashes[j].first == hashes[k].first; ++j)
       if (p.buffers[hashes[j].second].id == p.buffers[hashes[k].second].id && hashes[j].second < dup)
         dup = hashes[j].second, first = hashes[k].second;  // indices ascend within equal hashes
+  }
   if (dup != SIZE_MAX)
     throw InputError(who(dup) + "id: duplicate id (also buffer #" + std::to_string(first) + ")");
   if (has_constraints(p)) {

@@ -18,7 +18,8 @@ namespace {
 constexpr int64_t kMaxPairs = 40'000'000;
 
 // First-fit in `order` (fixed buffers first, at their offsets); peak of the plan, or -1
-// when the deadline (checked every 1024 buffers) passes first.
+// when the deadline passes first (checked every 4096 neighbours scanned: on dense graphs,
+// bert_base's, 1024 buffers took 0.2 s of CPU).
 int64_t first_fit(const Problem& p, const ConflictGraph& g, const std::vector<int32_t>& order,
                   std::vector<int64_t>& off, const Deadline& deadline) {
   const int32_t n = static_cast<int32_t>(p.buffers.size());
@@ -28,9 +29,13 @@ int64_t first_fit(const Problem& p, const ConflictGraph& g, const std::vector<in
   for (int32_t i = 0; i < n; ++i)
     if (p.buffers[i].offset) off[i] = *p.buffers[i].offset, placed[i] = 1, peak = std::max(peak, sat_add(off[i], p.buffers[i].size));
   std::vector<std::pair<int64_t, int64_t>> segs;
-  int32_t seen = 0;
+  int64_t scanned = 0;
   for (int32_t i : order) {
-    if ((++seen & 1023) == 0 && deadline.expired()) return -1;
+    scanned += 1 + g.begin[i + 1] - g.begin[i];
+    if (scanned >= 4096) {
+      scanned = 0;
+      if (deadline.expired()) return -1;
+    }
     if (placed[i]) continue;
     const Buffer& b = p.buffers[i];
     segs.clear();
@@ -79,6 +84,7 @@ SolveResult run(const Problem& p, const SolveOptions& opt) {
   }
   std::vector<int64_t> size(n), weighted(n);
   for (int32_t i = 0; i < n; ++i) {
+    if ((i & 1023) == 0 && deadline.expired()) break;  // the passes below then stop at once
     size[i] = p.buffers[i].size;
     weighted[i] = size[i];
     for (int64_t k = g.begin[i]; k < g.begin[i + 1]; ++k) weighted[i] = sat_add(weighted[i], p.buffers[g.adj[k]].size);
