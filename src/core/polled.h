@@ -30,15 +30,16 @@ class Poll {
 // every 4096 items of its merges, so that no step between two checks takes more than about
 // a millisecond of CPU (on a machine loaded 10-15 times over, 10 ms of CPU are 0.1-0.15 s of
 // wall time: the whole tolerance of a short limit).
-// Returns false, leaving v permuted, once the deadline has passed. Without a deadline it is
-// std::stable_sort.
+// Returns false, leaving v permuted, when the deadline passed before it was done (a sort that
+// got done is kept, however late: a small one is not checked at all). Without a deadline it
+// is std::stable_sort.
 template <class T, class Less>
 bool sort_until(std::vector<T>& v, Less less, const Deadline* deadline) {
   constexpr size_t kBlock = size_t{1} << 13;
   const size_t n = v.size();
   if (!deadline || n <= kBlock) {
     std::stable_sort(v.begin(), v.end(), less);
-    return !deadline || !deadline->expired();
+    return true;
   }
   for (size_t lo = 0; lo < n; lo += kBlock) {
     if (deadline->expired()) return false;
@@ -60,7 +61,7 @@ bool sort_until(std::vector<T>& v, Less less, const Deadline* deadline) {
     }
     v.swap(tmp);
   }
-  return !deadline->expired();
+  return true;
 }
 
 }  // namespace memplan
