@@ -1,19 +1,37 @@
 #!/usr/bin/env bash
-# Time-limit overruns (issue 20, point 4): every registered solver on the 62k-buffer Y_1 and
-# on a generated 1,000,000-buffer DNN-like instance (`memplan generate --kind dnn -n 1000000
-# --seed 1`) at limits of 2 and 5 s with 2 threads, then `auto` at each limit again (a longer
-# limit must not give a worse plan); then first fit's worst case, 1,000,000 buffers all live
-# at once, for the placement solvers and `auto` at 5 s. Prints Markdown tables (the time is
-# the wall time of memplan::solve, its check of the plan included); each part exits 1 if a
-# run is over max(10 %, 0.1 s) or auto is not monotone. About 25 minutes; not part of ctest.
+# Time-limit overruns (issue 20, point 4): every registered solver, through memplan::solve
+# (its check of the plan included), with 2 threads, on
+#   small: every bundled input (benchmarks/: MiniMalloc A-K and its example, idealloc's
+#          IOPDDL, MindSpore SOMAS and IREE sets, the PLC trace) at limits of 0.5 and 2 s
+#          (SMALL_LIMITS=0.5 for 0.5 s only, about half the time), `auto` at 0.5 and 2 s;
+#   large: 1,000,000 buffers at 2 s: `generate --kind dnn`, `generate --kind training`, and
+#          all live at once (first fit's worst case), with `auto` also at 5 s;
+# then `auto` at each limit again (a longer limit must not give a worse plan). Prints
+# Markdown tables (bench/overrun_bench.cpp); exits 1 if a run is over max(10 %, 0.1 s), a run
+# threw, or auto is not monotone. Not part of ctest.
+#   [SMALL_LIMITS=0.5] scripts/overrun.sh [small|large|all]   (default all; 15-30 minutes on
+#   a quiet machine)
+# benchmarks/idealloc/traces/ls.trc is a raw malloc trace, not an instance (it needs
+# idealloc's own converter), so it is not run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+part=${1:-all}
+case "$part" in small|large|all) ;; *) echo "usage: $0 [small|large|all]" >&2; exit 2 ;; esac
 [ -x build/bench/overrun_bench ] || cmake --build build --target overrun_bench >/dev/null
 echo "load before: $(uptime)"
-build/bench/overrun_bench --limits 2,5 --threads 2 benchmarks/idealloc/iopddl/Y_1.csv --generate dnn:1000000:1
-a=$?
-echo
-build/bench/overrun_bench --limits 5 --threads 2 --algos first-fit,greedy,online-best-fit,auto --overlap 1000000
-b=$?
+a=0 b=0
+if [ "$part" != large ]; then
+  small=(benchmarks/minimalloc/*.csv benchmarks/idealloc/iopddl/*.csv benchmarks/idealloc/somas_tensors/*.csv
+         benchmarks/idealloc/traces/hi_again.plc)
+  build/bench/overrun_bench --limits "${SMALL_LIMITS:-0.5,2}" --auto-limits 0.5,2 --threads 2 "${small[@]}" \
+    --free benchmarks/idealloc/iree/iree_mobilebert.csv --free benchmarks/idealloc/iree/iree_mobilenet.csv
+  a=$?
+  echo
+fi
+if [ "$part" != small ]; then
+  build/bench/overrun_bench --limits 2 --auto-limits 2,5 --threads 2 \
+    --generate dnn:1000000:1 --generate training:1000000:1 --overlap 1000000
+  b=$?
+fi
 echo "load after: $(uptime)"
 exit $(( a || b ))

@@ -29,8 +29,8 @@ std::string unsupported_feature(const Problem& p, const SolverInfo& solver);
 int64_t driver_lower_bound(const Problem& p, const std::function<bool()>& stop = {});
 
 // Its part on the time axis: LOAD (in-place chains merged) and the pre-placed buffers' tops.
-// O(n log n).
-int64_t interval_lower_bound(const Problem& p);
+// O(n log n). -1 when `deadline` passed before the sweep was done (its sort polls it).
+int64_t interval_lower_bound(const Problem& p, const Deadline* deadline = nullptr);
 
 // The bound used under explicit conflicts (Problem::conflicts non-empty): today the greedy
 // clique bound of the timeline module's conflict graph (timeline.h); 0 when the graph is

@@ -21,6 +21,8 @@
 
 namespace memplan {
 
+class Deadline;  // solver.h
+
 // Bad input: the message names file, line and column/field ("f.csv:3: column 'size': ...").
 class InputError : public std::runtime_error {
  public:
@@ -97,7 +99,9 @@ std::string format_gaps(const std::vector<Gap>& gaps);
 // Checks a parsed problem's semantic rules (end > start, size > 0, alignment power of two,
 // unique ids, aligned fixed offsets, gaps inside lifetimes...). Throws InputError naming
 // `name` and the buffer. Readers call it, and so does solve() (solver.h) on its input;
-// programmatic users may too.
-void check_problem(const Problem& p, const std::string& name);
+// programmatic users may too. With a deadline it polls it (every 4096 buffers and in its
+// sort; 1,000,000 buffers take ~0.2 s of CPU) and stops, unfinished, once it has passed: the
+// caller must then not use the problem (solve() returns no_plan).
+void check_problem(const Problem& p, const std::string& name, const Deadline* deadline = nullptr);
 
 }  // namespace memplan

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -34,8 +35,12 @@ enum class Fit {
 
 class PlacementEngine {
  public:
-  // Indexes the problem's buffers; nothing is placed yet. O(n log n).
-  explicit PlacementEngine(const Problem& problem);
+  // Indexes the problem's buffers; nothing is placed yet. O(n log n). With a deadline, the
+  // construction polls it and stops once it has passed, leaving an engine that is not
+  // built(): only built() and problem() may be called on it (place_in_order returns an
+  // incomplete result).
+  explicit PlacementEngine(const Problem& problem, const Deadline* deadline = nullptr);
+  bool built() const { return built_; }
 
   // Lowest (or best-fitting) aligned offset >= 0 at which buffer i fits among the buffers
   // placed so far. Does not place it. A pre-placed buffer still gets a computed offset here.
@@ -81,6 +86,7 @@ class PlacementEngine {
   static void sort_by_lo(std::vector<Forbidden>& v, std::vector<Forbidden>& tmp);
 
   const Problem* problem_;
+  bool built_ = false;
   std::vector<Piece> pieces_;             // all pieces, sorted by start
   std::vector<int32_t> piece_owner_;      // piece -> buffer
   std::vector<int32_t> first_piece_;      // buffer -> its pieces (CSR over piece_index_)
@@ -146,7 +152,8 @@ struct GreedyResult {
   bool complete = false;
   Solution solution;
 };
-// With a deadline, an expired one also abandons the pass (checked every 256 placements).
+// With a deadline, an expired one also abandons the pass (checked every 256 placements), and
+// so does an engine that is not built().
 GreedyResult place_in_order(const Problem& problem, std::span<const int32_t> order, Fit fit,
                             int64_t abort_above = INT64_MAX, const Deadline* deadline = nullptr);
 
@@ -159,5 +166,8 @@ GreedyResult place_in_order(PlacementEngine& engine, std::span<const int32_t> or
 // above every pre-placed buffer. Valid but rarely good; the plan of last resort that keeps
 // time limits honored on huge inputs.
 Solution online_plan(const Problem& problem);
+// The same, giving up (nullopt) once `deadline` has passed (checked every 4096 events and in
+// the sort): on 1,000,000 buffers it takes ~0.4 s of CPU, more than a short limit leaves.
+std::optional<Solution> online_plan(const Problem& problem, const Deadline* deadline);
 
 }  // namespace memplan

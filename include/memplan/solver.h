@@ -26,6 +26,13 @@ class Deadline {
   double remaining_seconds() const;  // +inf when unlimited
   double elapsed_seconds() const;
   const std::atomic<bool>* cancel_flag() const { return cancel_; }
+  // The same end, without the cancellation flag: for the plan of last resort (the online
+  // plan), which a cancelled solver still returns but a passed time limit stops.
+  Deadline clock_only() const {
+    Deadline d = *this;
+    d.cancel_ = nullptr;
+    return d;
+  }
 
  private:
   Clock::time_point start_ = Clock::now();

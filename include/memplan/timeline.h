@@ -20,6 +20,8 @@
 
 namespace memplan {
 
+class Deadline;  // solver.h
+
 // Sections of a set of half-open lifetimes [start, end) with sizes (gaps ignored: every
 // buffer is a full rectangle).
 struct Sections {
@@ -53,8 +55,9 @@ bool overlap_pairs(const std::vector<int64_t>& start, const std::vector<int64_t>
 
 // LOAD of a problem on its time axis: the largest total size live at one instant, gaps
 // narrowing a buffer to its window and in-place components (inplace_of links) counting
-// once per instant as their widest live member. O(n log n).
-int64_t interval_load(const Problem& p);
+// once per instant as their widest live member. O(n log n). With a deadline it polls it and
+// returns -1 once it has passed.
+int64_t interval_load(const Problem& p, const Deadline* deadline = nullptr);
 
 // Per buffer: the id of its in-place component (buffers linked by inplace_of through any
 // number of links). Empty when no buffer names an in-place target.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "memplan/problem.h"
+#include "memplan/solver.h"
 
 namespace memplan {
 
@@ -16,6 +17,9 @@ struct Validation {
   bool ok = true;
   int64_t peak = 0;
   std::vector<std::string> errors;  // the first violations, in words (at most max_errors)
+  // false: the deadline passed before the check ended; ok is then false too and the last
+  // error says so (the plan is neither accepted nor known to be wrong).
+  bool complete = true;
 };
 
 // A plan is valid iff every rule below holds (capacity: the argument, else problem.capacity).
@@ -44,7 +48,10 @@ struct Validation {
 //     gaps), unless the two share memory in place (rule 3). O(#pairs).
 // O(n log n) by a sweep over time with an ordered map of occupied address segments (plus,
 // for a group of k buffers sharing in place, at most O(k) segment updates per member).
+// With a deadline, the check polls it (every 4096 events, and in its sort) and stops once it
+// has passed (Validation::complete = false).
 Validation validate(const Problem& problem, const std::vector<int64_t>& offsets,
-                    std::optional<int64_t> capacity = std::nullopt, int max_errors = 10);
+                    std::optional<int64_t> capacity = std::nullopt, int max_errors = 10,
+                    const Deadline* deadline = nullptr);
 
 }  // namespace memplan

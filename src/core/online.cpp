@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/arith.h"
+#include "core/polled.h"
 #include "memplan/placement.h"
 
 namespace memplan {
@@ -72,7 +73,10 @@ class Heap {
 
 }  // namespace
 
-Solution online_plan(const Problem& p) {
+Solution online_plan(const Problem& p) { return *online_plan(p, nullptr); }
+
+std::optional<Solution> online_plan(const Problem& p, const Deadline* deadline) {
+  Poll poll(deadline);
   const int32_t n = static_cast<int32_t>(p.buffers.size());
   Solution s;
   s.offsets.assign(n, 0);
@@ -96,11 +100,12 @@ Solution online_plan(const Problem& p) {
     events.push_back({b.start, 1, b.size, i});
     events.push_back({b.end, 0, b.size, i});
   }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+  const bool sorted = sort_until(events, [](const Event& a, const Event& b) {
     if (a.time != b.time) return a.time < b.time;
     if (a.kind != b.kind) return a.kind < b.kind;
     return a.size != b.size ? a.size > b.size : a.buffer < b.buffer;
-  });
+  }, deadline);
+  if (!sorted) return std::nullopt;
   // Alignment is relative to address 0: the heap's base is rounded to the largest alignment.
   int64_t max_align = 1;
   for (const Buffer& b : p.buffers) max_align = std::max(max_align, b.alignment);
@@ -108,6 +113,7 @@ Solution online_plan(const Problem& p) {
   Heap heap;
   std::vector<int64_t> at(n, 0);
   for (const Event& e : events) {
+    if (poll()) return std::nullopt;
     if (e.kind == 1) at[e.buffer] = heap.allocate(e.size, p.buffers[e.buffer].alignment);
     else heap.free(at[e.buffer], e.size);
   }

@@ -4,6 +4,7 @@
 #include <bit>
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -11,6 +12,7 @@
 
 #include "core/arith.h"
 #include "core/occupancy_index.h"
+#include "core/polled.h"
 
 namespace memplan {
 
@@ -27,7 +29,8 @@ PlacementEngine::IndexBox& PlacementEngine::IndexBox::operator=(const IndexBox& 
   return *this;
 }
 
-PlacementEngine::PlacementEngine(const Problem& problem) : problem_(&problem) {
+PlacementEngine::PlacementEngine(const Problem& problem, const Deadline* deadline) : problem_(&problem) {
+  Poll poll(deadline);
   const auto& bufs = problem.buffers;
   const int32_t n = static_cast<int32_t>(bufs.size());
   std::vector<Piece> raw;
@@ -35,6 +38,7 @@ PlacementEngine::PlacementEngine(const Problem& problem) : problem_(&problem) {
   raw.reserve(bufs.size());
   raw_owner.reserve(bufs.size());
   for (int32_t i = 0; i < n; ++i) {
+    if (poll()) return;
     if (bufs[i].gaps.empty()) {
       raw.push_back({bufs[i].start, bufs[i].end, 0, bufs[i].size});
       raw_owner.push_back(i);
@@ -47,8 +51,7 @@ PlacementEngine::PlacementEngine(const Problem& problem) : problem_(&problem) {
   }
   std::vector<int32_t> perm(raw.size());
   std::iota(perm.begin(), perm.end(), 0);
-  std::stable_sort(perm.begin(), perm.end(),
-                   [&](int32_t a, int32_t b) { return raw[a].start < raw[b].start; });
+  if (!sort_until(perm, [&](int32_t a, int32_t b) { return raw[a].start < raw[b].start; }, deadline)) return;
   const size_t m = raw.size();
   pieces_.resize(m);
   piece_owner_.resize(m);
@@ -92,12 +95,16 @@ PlacementEngine::PlacementEngine(const Problem& problem) : problem_(&problem) {
       t.push_back(pc.start), t.push_back(pc.end);
       if (pc.start >= pc.end || pc.lo >= pc.hi) index_eligible_ = false;
     }
-    std::sort(t.begin(), t.end());
+    if (!sort_until(t, std::less<int64_t>(), deadline)) return;
     t.erase(std::unique(t.begin(), t.end()), t.end());
     auto rank = [&](int64_t v) { return int32_t(std::lower_bound(t.begin(), t.end(), v) - t.begin()); };
     piece_slots_.resize(m);
-    for (size_t k = 0; k < m; ++k) piece_slots_[k] = {rank(pieces_[k].start), rank(pieces_[k].end)};
+    for (size_t k = 0; k < m; ++k) {
+      if (poll()) return;
+      piece_slots_[k] = {rank(pieces_[k].start), rank(pieces_[k].end)};
+    }
   }
+  built_ = true;
 }
 
 // Switches the occupancy index on: every placed piece goes in.
@@ -521,9 +528,10 @@ void PlacementEngine::clear() {
 
 GreedyResult place_in_order(PlacementEngine& engine, std::span<const int32_t> order, Fit fit,
                             int64_t abort_above, const Deadline* deadline) {
+  GreedyResult r;
+  if (!engine.built()) return r;  // its construction ran out of time
   engine.clear();
   const auto& bufs = engine.problem().buffers;
-  GreedyResult r;
   for (int32_t i = 0; i < static_cast<int32_t>(bufs.size()); ++i)
     if (bufs[i].offset) engine.place(i, *bufs[i].offset);
   if (engine.peak() > abort_above) return r;
@@ -548,7 +556,7 @@ GreedyResult place_in_order(PlacementEngine& engine, std::span<const int32_t> or
 
 GreedyResult place_in_order(const Problem& problem, std::span<const int32_t> order, Fit fit,
                             int64_t abort_above, const Deadline* deadline) {
-  PlacementEngine engine(problem);
+  PlacementEngine engine(problem, deadline);
   return place_in_order(engine, order, fit, abort_above, deadline);
 }
 

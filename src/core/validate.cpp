@@ -8,6 +8,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/polled.h"  // a sort and a clock poll only: no placement logic
+
 namespace memplan {
 namespace {
 
@@ -18,6 +20,7 @@ struct Checker {
   const std::vector<int64_t>& off;
   std::optional<int64_t> capacity;
   int max_errors;
+  const Deadline* deadline;
   Validation v;
 
   std::string name(size_t i) const { return "buffer '" + p.buffers[i].id + "'"; }
@@ -237,14 +240,22 @@ void check_footprints(Checker& c, const std::vector<int32_t>& cls) {
     events.push_back({rects[r].start, static_cast<int32_t>(r), false});
     events.push_back({rects[r].end, static_cast<int32_t>(r), true});
   }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-    if (a.time != b.time) return a.time < b.time;
-    if (a.is_end != b.is_end) return a.is_end;
-    return a.rect < b.rect;
-  });
+  // The time limit stops the check (see Validation::complete); the sort and the sweep poll it.
+  const auto stopped = [&c] {
+    c.v.complete = false;
+    c.fail("the check stopped at the time limit");
+  };
+  if ((c.deadline && c.deadline->expired()) || !sort_until(events, [](const Event& a, const Event& b) {
+        if (a.time != b.time) return a.time < b.time;
+        if (a.is_end != b.is_end) return a.is_end;
+        return a.rect < b.rect;
+      }, c.deadline))
+    return stopped();
   Segments segs;
   std::vector<char> inserted(rects.size(), 0);
+  Poll poll(c.deadline);
   for (const Event& e : events) {
+    if (poll()) return stopped();
     const Rect& r = rects[e.rect];
     const int32_t k = cls[r.buffer];
     if (e.is_end) {
@@ -312,8 +323,8 @@ void check_conflicts(Checker& c, const std::vector<int32_t>& cls) {
 }  // namespace
 
 Validation validate(const Problem& problem, const std::vector<int64_t>& offsets,
-                    std::optional<int64_t> capacity, int max_errors) {
-  Checker c{problem, offsets, capacity ? capacity : problem.capacity, max_errors, {}};
+                    std::optional<int64_t> capacity, int max_errors, const Deadline* deadline) {
+  Checker c{problem, offsets, capacity ? capacity : problem.capacity, max_errors, deadline, {}};
   if (offsets.size() != problem.buffers.size()) {
     c.fail("plan has " + str(static_cast<int64_t>(offsets.size())) + " offsets for " +
            str(static_cast<int64_t>(problem.buffers.size())) + " buffers");

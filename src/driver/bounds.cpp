@@ -24,10 +24,11 @@ int64_t conflict_lower_bound(const Problem& p, const std::function<bool()>& stop
   return greedy_clique_bound(graph ? *graph : own, size, 50'000'000, stop);
 }
 
-int64_t interval_lower_bound(const Problem& p) {
+int64_t interval_lower_bound(const Problem& p, const Deadline* deadline) {
   // LOAD is sound under explicit conflicts too: overlapping lifetimes always conflict
   // (timeline.h), so every instant's live set is a clique.
-  return std::max(has_constraints(p) ? constrained_lower_bound(p) : compute_load(p), fixed_top(p));
+  const int64_t load = has_constraints(p) ? constrained_lower_bound(p) : interval_load(p, deadline);
+  return load < 0 ? -1 : std::max(load, fixed_top(p));
 }
 
 int64_t driver_lower_bound(const Problem& p, const std::function<bool()>& stop) {

@@ -61,7 +61,11 @@ SolveResult solve(const Problem& problem, const std::string& name, const SolveOp
 SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveOptions& options) {
   // Solvers assume the model's rules (size > 0, power-of-two alignment, ...); a problem
   // built or edited in code is checked here as files are, before any solver thread starts.
-  check_problem(problem, "problem");
+  // The limit bounds the whole call, these checks included (1M buffers: ~0.35 s of CPU for
+  // both, several times that in wall time on a loaded machine): stopped, they give no plan.
+  const double limit = options.time_limit_seconds;
+  const Deadline whole(limit);
+  check_problem(problem, "problem", &whole);
   if (options.capacity && *options.capacity < 0)
     throw InputError("capacity: must be >= 0, got " + std::to_string(*options.capacity));
   if (const std::string why = unsupported_feature(problem, solver); !why.empty()) throw std::invalid_argument(why);
@@ -70,13 +74,18 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   opt.threads = can.threads ? std::clamp(options.threads, 1, kMaxThreads) : 1;
   const auto t0 = std::chrono::steady_clock::now();
   // Every plan's peak reaches LOAD (in-place chains merged) and every pre-placed buffer's top.
-  const int64_t load = interval_lower_bound(problem);
+  const int64_t load = whole.expired() ? -1 : interval_lower_bound(problem, &whole);
+  if (load < 0) {
+    SolveResult r;
+    r.status = Status::kNoPlan;
+    r.detail = "reason=time_limit_in_input_check";
+    return r;
+  }
   // The limit bounds the whole call: the solver gets it less a reserve for the check below
   // and what follows its last deadline check. The check (validate, O(n log n)) took 2.6-7.6
   // times as long as the LOAD sweep just done (1M buffers; 7.6 when all are live at once),
   // so the reserve is 8 times that sweep's time (which also tracks the machine's load) plus
   // 2 % of the limit, at most half the limit.
-  const double limit = options.time_limit_seconds;
   const double sweep = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double reserve = std::min(0.5 * limit, 0.02 * limit + 8 * sweep);
   const auto cap = capacity_of(problem, opt);
@@ -90,7 +99,7 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   // What is left of the limit after the checks above, less the reserve.
   if (limit > 0 && std::isfinite(limit))
     opt.time_limit_seconds =
-        std::max(0.001, limit - reserve - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        std::max(0.001, limit - reserve - whole.elapsed_seconds());
   SolveResult r = has_two_ends(problem) && !can.two_ended             ? solve_two_ended(problem, solver, opt)
                   : has_constraints(problem) && !can.inplace_groups ? solve_lowered(solver, problem, opt)
                                                                       : solver.run(problem, opt);
@@ -102,7 +111,7 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   // (less the check's share): solvers that declare proofs derive it themselves.
   if (!problem.conflicts.empty() && !can.proves_optimal && (!r.solution || r.solution->peak > r.lower_bound)) {
     const bool limited = limit > 0 && std::isfinite(limit);
-    const double left = limited ? limit - 8 * sweep - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() : 0;
+    const double left = limited ? limit - 8 * sweep - whole.elapsed_seconds() : 0;
     if (!limited || left > 0) {
       const Deadline bound_time(left, options.cancel);
       r.lower_bound = std::max(r.lower_bound, conflict_lower_bound(problem, [&] { return bound_time.expired(); }));
@@ -115,7 +124,20 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   if (r.solution && opt.validate) {
     // The independent check (validate.h shares no code with the solvers). A plan that fails
     // it is never returned: a wrong offset would be silent memory corruption downstream.
-    const Validation v = validate(problem, r.solution->offsets, cap, 1);
+    // The reserve above normally leaves it the time it needs; on a machine so loaded that it
+    // does not, the check stops at the limit plus half the tolerance max(10 %, 0.1 s), and
+    // the call returns no plan (reason=time_limit_in_check) rather than overrun or return
+    // an unchecked plan.
+    const Deadline check_deadline = limit > 0 && std::isfinite(limit)
+        ? Deadline(std::max(1e-9, limit + 0.5 * std::max(0.1 * limit, 0.1) - whole.elapsed_seconds()))
+        : Deadline();
+    const Validation v = validate(problem, r.solution->offsets, cap, 1, &check_deadline);
+    if (!v.complete) {
+      r.solution.reset();
+      r.status = Status::kNoPlan;
+      r.detail += std::string(r.detail.empty() ? "" : " ") + "reason=time_limit_in_check";
+      return r;
+    }
     if (!v.ok || v.peak != r.solution->peak) {
       const std::string why = !v.ok ? v.errors.front()
                                     : "reported peak " + std::to_string(r.solution->peak) + ", actual " +
@@ -140,7 +162,7 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
     // Why nothing fits (explain.h), in what is left of the limit (1 s when there is none).
     SolveOptions e = opt;
     e.explain = false;
-    const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double used = whole.elapsed_seconds();
     e.time_limit_seconds = limit > 0 && std::isfinite(limit) ? std::max(0.001, limit - used) : 1.0;
     auto ex = std::make_shared<Explanation>(explain(problem, *cap, solver, e));
     r.detail += std::string(r.detail.empty() ? "" : " ") + "explain=" + ex->summary(problem);

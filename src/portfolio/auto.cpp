@@ -38,17 +38,25 @@ struct Shared {
   // A member's result. A plan that would become the best is validated first (validate.h,
   // independent of the solvers): only then is it shared with the others through `upper`.
   // Plans no better than the best are not checked (they are never used).
-  void offer(const Problem& p, std::optional<int64_t> cap, SolveResult r, const std::string& who) {
+  // A check the deadline stops drops the plan quietly (its bound stays: it does not rest on
+  // the plan).
+  void offer(const Problem& p, std::optional<int64_t> cap, SolveResult r, const std::string& who,
+             const Deadline& deadline) {
     int64_t best_peak;
     {
       std::lock_guard lock(mu);
       best_peak = best ? best->peak : INT64_MAX;
     }
-    if (r.solution && r.solution->peak < best_peak && !valid(p, cap, *r.solution)) {
-      std::lock_guard lock(mu);
-      rejected.push_back(who);
-      iterations += r.iterations;
-      return;  // its lower bound is suspect too
+    if (r.solution && r.solution->peak < best_peak) {
+      const Validation v = validate(p, r.solution->offsets, cap, 1, &deadline);
+      if (!v.complete) {
+        r.solution.reset();
+      } else if (!v.ok || v.peak != r.solution->peak) {
+        std::lock_guard lock(mu);
+        rejected.push_back(who);
+        iterations += r.iterations;
+        return;  // its lower bound is suspect too
+      }
     }
     std::lock_guard lock(mu);
     iterations += r.iterations;
@@ -59,11 +67,6 @@ struct Shared {
       upper = best->peak;
     }
     if (best && best->peak <= lower) stop = true;
-  }
-
-  static bool valid(const Problem& p, std::optional<int64_t> cap, const Solution& s) {
-    const Validation v = validate(p, s.offsets, cap, 1);
-    return v.ok && v.peak == s.peak;
   }
 
   void fail(std::exception_ptr e) {
@@ -91,6 +94,7 @@ std::vector<std::thread> start_threads(int count, const std::function<void()>& f
 
 SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const MemberLookup& find) {
   Shared shared;
+  const Deadline deadline(opt.time_limit_seconds, opt.cancel);  // the sweep below counts
   const auto t0 = std::chrono::steady_clock::now();
   // (Under explicit conflicts the members that prove, exact, add a clique of the relation.)
   shared.lower = interval_lower_bound(p);
@@ -98,16 +102,19 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   // earlier, about 8 times the LOAD sweep just timed (see solve()).
   const double check_seconds = 8 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto cap = capacity_of(p, opt);
-  const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   // The plan of last resort first, in O(n log n): a limit too short for any member still
   // returns it. It is not shared with the members (a poor first plan would only draw the
   // exact search's ladder away from the bound); the result is the better of it and theirs.
   // (solve() validates the plan auto returns, this one included.)
   // (The online allocator knows only the time axis: under explicit conflicts the members'
-  // plans are all there is.)
+  // plans are all there is.) It polls the deadline: a limit too short even for it leaves no
+  // plan (nullopt). A longer limit only gives it more time, so it cannot lose this plan.
   std::optional<Solution> fallback;
-  if (p.conflicts.empty()) fallback = online_plan(p);
-  if (fallback && fallback->peak <= shared.lower) shared.stop = true;  // optimal already
+  if (p.conflicts.empty()) {
+    const Deadline clock = deadline.clock_only();  // a cancelled auto still returns it
+    fallback = online_plan(p, &clock);
+    if (!fallback || fallback->peak <= shared.lower) shared.stop = true;  // out of time, or optimal already
+  }
   // Members by handle, resolved once; a member that cannot serve this problem (its
   // Supports, see driver.h) is skipped and named in the detail.
   std::vector<std::string> skipped;
@@ -139,7 +146,7 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   auto run = [&](const Member& m) {
     if (!m.solver || shared.stop || deadline.expired()) return;
     try {
-      shared.offer(p, cap, m.solver->run(p, member_options(m.share)), m.role);
+      shared.offer(p, cap, m.solver->run(p, member_options(m.share)), m.role, deadline);
     } catch (...) {
       shared.fail(std::current_exception());
     }

@@ -46,7 +46,8 @@ inline bool overlap(const Rec& a, const Rec& b) { return a.start < b.end && b.st
 // test uses alignment 20). Saturates instead of overflowing.
 int64_t round_up(int64_t x, int64_t a);
 
-std::vector<Rec> records_of(const Problem& p);
+// Empty once the deadline (if any) has passed: check it.
+std::vector<Rec> records_of(const Problem& p, const Deadline* deadline = nullptr);
 
 // A plan in the sources' own terms; complete == false means the algorithm gave up (time
 // limit or size guard) and `detail` says why.

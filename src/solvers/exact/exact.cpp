@@ -68,17 +68,19 @@ int64_t known_upper(const std::optional<Solution>& best, const SolveOptions& opt
 
 // The best first-fit plan over the standard orders, each stopped by the time limit, or the
 // online allocator's plan if none completes: the first incumbent.
+// Every step polls the deadline; nullopt when not even the online plan was done in time.
 std::optional<Solution> incumbent(const Problem& p, const Deadline& deadline) {
-  std::optional<Solution> best = online_plan(p);
+  const Deadline clock = deadline.clock_only();
+  std::optional<Solution> best = online_plan(p, &clock);
   if (deadline.expired()) return best;
-  PlacementEngine engine(p);
+  PlacementEngine engine(p, &deadline);
   // The conflict order first: on dense inputs it is both strong and the fastest to place.
   std::vector<Order> orders = {Order::kConflictDesc};
   for (Order o : kAllOrders)
     if (o != Order::kConflictDesc) orders.push_back(o);
   for (Order o : orders) {
     if (deadline.expired()) break;
-    const std::vector<int32_t> order = make_order(p, o);
+    const std::vector<int32_t> order = make_order(p, o, &deadline);
     // A pass that completes is below the best so far (it stops above best->peak - 1).
     GreedyResult g = place_in_order(engine, order, Fit::kFirst, best->peak - 1, &deadline);
     if (g.complete) best = std::move(g.solution);
@@ -432,7 +434,8 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
   }
   const std::vector<Strategy> all = strategies(*in);
   std::optional<Solution> best;  // a plan whatever the dives do (a portfolio has its own)
-  if (!opt.shared_upper_bound) best = online_plan(p);
+  const Deadline clock = deadline.clock_only();
+  if (!opt.shared_upper_bound) best = online_plan(p, &clock);
   auto upper = [&] { return known_upper(best, opt); };
   const int64_t g = granularity_of(p, *in);
   const int64_t lb = round_up(compute_load(p), g);
@@ -467,7 +470,8 @@ SolveResult run_peak_window(const Problem& p, const SolveOptions& opt) {
   // is left); in a portfolio, only a window's (a poor first plan there would only draw the
   // exact search's ladder away from the bound).
   std::optional<Solution> fallback;
-  if (!opt.shared_upper_bound) fallback = online_plan(p);
+  const Deadline clock = deadline.clock_only();
+  if (!opt.shared_upper_bound) fallback = online_plan(p, &clock);
   std::optional<Solution> best;
   const char* reason = "time_limit_in_setup";
   // In a portfolio, small inputs are the exact search's: it wants the greedy plan at once.

@@ -27,6 +27,7 @@ SolveResult run(const Problem& p, const SolveOptions& opt) {
   }
   std::vector<int64_t> weighted(n);
   for (int32_t i = 0; i < n; ++i) {
+    if ((i & 1023) == 0 && deadline.expired()) break;  // the passes below then stop at once
     weighted[i] = p.buffers[i].size;
     for (int64_t k = g.begin[i]; k < g.begin[i + 1]; ++k) weighted[i] = sat_add(weighted[i], p.buffers[g.adj[k]].size);
   }

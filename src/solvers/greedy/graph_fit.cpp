@@ -44,9 +44,15 @@ std::optional<Solution> fit_on_graph(const Problem& p, const ConflictGraph& g, c
   for (int32_t i = 0; i < n; ++i)
     if (p.buffers[i].offset) s.offsets[i] = *p.buffers[i].offset, placed[i] = 1;
   std::vector<std::pair<int64_t, int64_t>> segs;
-  int32_t seen = 0;
+  // The deadline is polled by work done, buffers plus neighbours scanned: on dense graphs
+  // (bert_base's) 1,024 buffers alone took 0.2 s of CPU.
+  int64_t scanned = 0;
   for (int32_t i : order) {
-    if ((++seen & 1023) == 0 && deadline.expired()) return std::nullopt;
+    scanned += 1 + g.degree(i);
+    if (scanned >= 4096) {
+      scanned = 0;
+      if (deadline.expired()) return std::nullopt;
+    }
     if (placed[i]) continue;
     const Buffer& b = p.buffers[i];
     segs.clear();

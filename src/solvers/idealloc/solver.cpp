@@ -13,6 +13,7 @@
 #include <system_error>
 #include <thread>
 
+#include "core/polled.h"
 #include "memplan/bounds.h"
 #include "memplan/placement.h"
 #include "solvers/families.h"
@@ -36,14 +37,16 @@ struct Candidate {
 };
 
 // §3.1: size descending, then lifetime length descending (ties by index).
-std::vector<int32_t> bootstrap_order(const Problem& p) {
+// Empty once the deadline has passed.
+std::vector<int32_t> bootstrap_order(const Problem& p, const Deadline& deadline) {
   std::vector<int32_t> order(p.buffers.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    const Buffer &x = p.buffers[size_t(a)], &y = p.buffers[size_t(b)];
-    if (x.size != y.size) return x.size > y.size;
-    return (x.end - x.start) > (y.end - y.start);
-  });
+  if (!sort_until(order, [&](int32_t a, int32_t b) {
+        const Buffer &x = p.buffers[size_t(a)], &y = p.buffers[size_t(b)];
+        if (x.size != y.size) return x.size > y.size;
+        return (x.end - x.start) > (y.end - y.start);
+      }, &deadline))
+    return {};
   return order;
 }
 
@@ -205,24 +208,29 @@ std::optional<Solution> squeeze_order(PlacementEngine& engine, std::span<const i
 
 std::optional<Solution> bootstrap_plan(const Problem& p, const SolveOptions& opt,
                                        const Deadline& deadline, bool squeeze_best_fit) {
-  const int64_t load = compute_load(p);
   const int64_t n = int64_t(p.buffers.size());
-  std::optional<Solution> best;
-  PlacementEngine engine(p);
   // The bootstrap stops at the time limit too; alone, the online allocator's plan then
-  // stands in (inside a portfolio another member already holds a plan).
-  GreedyResult g = place_in_order(engine, bootstrap_order(p), Fit::kFirst, INT64_MAX, &deadline);
+  // stands in (inside a portfolio another member already holds a plan). It is made first,
+  // so that nothing but the check is left once the time is up (every step polls it).
+  std::optional<Solution> fallback;
+  const Deadline clock = deadline.clock_only();
+  if (!opt.shared_upper_bound) fallback = online_plan(p, &clock);
+  std::optional<Solution> best;
+  PlacementEngine engine(p, &deadline);
+  GreedyResult g;
+  if (!deadline.expired())
+    g = place_in_order(engine, bootstrap_order(p, deadline), Fit::kFirst, INT64_MAX, &deadline);
   if (g.complete) {
     recompact(engine, g.solution, squeeze_best_fit, deadline);
     best = std::move(g.solution);
-  } else if (!opt.shared_upper_bound) {
-    best = online_plan(p);
+  } else {
+    best = std::move(fallback);
   }
   // Equal sizes: interval-graph colouring rows, first-fit row by row, reach LOAD (each
   // buffer fits at its row's offset, so peak <= rows * size = LOAD).
   bool equal = n > 0;
   for (const Buffer& b : p.buffers) equal = equal && b.size == p.buffers[0].size;
-  if (equal && (!best || best->peak > load)) {
+  if (equal && !deadline.expired() && (!best || best->peak > compute_load(p))) {
     Prepared prep = prepare(p);
     std::vector<int32_t> all(static_cast<size_t>(n));
     std::iota(all.begin(), all.end(), 0);
@@ -231,7 +239,7 @@ std::optional<Solution> bootstrap_plan(const Problem& p, const SolveOptions& opt
     std::vector<int32_t> order = all;
     std::stable_sort(order.begin(), order.end(),
                      [&](int32_t a, int32_t b) { return row[size_t(a)] < row[size_t(b)]; });
-    GreedyResult r = place_in_order(engine, order, Fit::kFirst);
+    GreedyResult r = place_in_order(engine, order, Fit::kFirst, INT64_MAX, &deadline);
     // Ties keep the bootstrap (it counts as the lower index).
     if (r.complete && (!best || r.solution.peak < best->peak)) best = std::move(r.solution);
   }

@@ -15,19 +15,22 @@ namespace {
 
 struct Search {
   const Problem& p;
+  Deadline deadline;  // before the engine: its construction (O(n log n)) counts and polls it
   PlacementEngine engine;
   std::mt19937_64 rng;
-  Deadline deadline;
   std::vector<int32_t> best_order;
   std::optional<Solution> best;
   int64_t evaluations = 0;
 
   Search(const Problem& problem, const SolveOptions& o)
-      : p(problem), engine(problem), rng(o.seed), deadline(o.time_limit_seconds, o.cancel) {
-    Solution fallback = online_plan(p);  // first: after the limit only the check is left
+      : p(problem), deadline(o.time_limit_seconds, o.cancel), engine(problem, &deadline), rng(o.seed) {
+    // First: after the limit only the check is left (nullopt: not even this was done in time).
+    const Deadline clock = deadline.clock_only();
+    std::optional<Solution> fallback = online_plan(p, &clock);
     for (Order order : kAllOrders) {
       if (deadline.expired()) break;
-      std::vector<int32_t> idx = make_order(p, order);
+      std::vector<int32_t> idx = make_order(p, order, &deadline);
+      if (deadline.expired()) break;
       if (auto s = evaluate(idx, best ? best->peak - 1 : INT64_MAX)) {
         best = std::move(s);
         best_order = std::move(idx);

@@ -1,0 +1,173 @@
+// Issue 20, point 4: the O(n log n) set-up steps (sorts, orders, the placement index, the
+// online plan, the check of the plan) poll the deadline, so a limit shorter than one of them
+// is honoured. Deterministic: deadlines that have already passed (a set cancel flag), a
+// solver that sleeps past the limit, and CPU time compared with CPU time in the same test
+// (never wall time against a constant).
+#include <gtest/gtest.h>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "core/polled.h"
+#include "memplan/generate.h"
+#include "memplan/orders.h"
+#include "memplan/placement.h"
+#include "memplan/solver.h"
+#include "memplan/validate.h"
+
+namespace memplan {
+namespace {
+
+// A deadline that has passed: its cancellation flag is set.
+struct Passed {
+  std::atomic<bool> flag{true};
+  Deadline deadline{0, &flag};
+};
+
+Problem dnn(int64_t n) {
+  GenerateOptions g;
+  g.kind = "dnn";
+  g.buffers = n;
+  g.seed = 7;
+  return generate(g);
+}
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+TEST(SortUntil, SortsLikeStableSortAndStopsAtAPassedDeadline) {
+  std::mt19937_64 rng(3);
+  std::vector<std::pair<int, int>> v(200'000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = {static_cast<int>(rng() % 1000), static_cast<int>(i)};
+  auto by_first = [](const auto& a, const auto& b) { return a.first < b.first; };
+  std::vector<std::pair<int, int>> want = v;
+  std::stable_sort(want.begin(), want.end(), by_first);
+  const Deadline unlimited;
+  std::vector<std::pair<int, int>> got = v;
+  ASSERT_TRUE(sort_until(got, by_first, &unlimited));
+  EXPECT_EQ(got, want);  // blocks and merges keep equal keys in input order
+  const Passed passed;
+  got = v;
+  EXPECT_FALSE(sort_until(got, by_first, &passed.deadline));
+  EXPECT_NE(got, want);  // it stopped before the first block
+}
+
+TEST(PolledSteps, StopAtAPassedDeadlineAndAgreeOtherwise) {
+  const Problem p = dnn(60'000);
+  const Passed passed;
+  const Deadline unlimited;
+  // The online plan.
+  EXPECT_FALSE(online_plan(p, &passed.deadline));
+  const std::optional<Solution> online = online_plan(p, &unlimited);
+  ASSERT_TRUE(online);
+  EXPECT_EQ(online->offsets, online_plan(p).offsets);
+  // Every order.
+  for (Order o : kAllOrders) {
+    EXPECT_TRUE(make_order(p, o, &passed.deadline).empty()) << order_name(o);
+    EXPECT_EQ(make_order(p, o, &unlimited), make_order(p, o)) << order_name(o);
+  }
+  // The placement index.
+  const PlacementEngine stopped(p, &passed.deadline);
+  EXPECT_FALSE(stopped.built());
+  const std::vector<int32_t> order = make_order(p, Order::kSizeDesc);
+  EXPECT_FALSE(place_in_order(p, order, Fit::kFirst, INT64_MAX, &passed.deadline).complete);
+  EXPECT_TRUE(PlacementEngine(p, &unlimited).built());
+  // The check of a plan: stopped, it neither accepts nor blames the plan.
+  const Validation v = validate(p, online->offsets, std::nullopt, 10, &passed.deadline);
+  EXPECT_FALSE(v.complete);
+  EXPECT_FALSE(v.ok);
+  const Validation w = validate(p, online->offsets, std::nullopt, 10, &unlimited);
+  EXPECT_TRUE(w.complete);
+  EXPECT_TRUE(w.ok);
+  EXPECT_EQ(w.peak, online->peak);
+}
+
+// A solver that returns a valid plan (the online one) only after sleeping past the limit and
+// its tolerance: solve() must not spend more time checking it, nor return it unchecked.
+TEST(SolveChecksWithinTheLimit, APlanLeftNoTimeToCheckIsNotReturned) {
+  const Problem p = dnn(2'000);
+  SolverInfo slow{"slow", "sleeps past the limit", [](const Problem& q, const SolveOptions&) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+                    return result_from_plan(q, SolveOptions{}, online_plan(q));
+                  }};
+  SolveOptions o;
+  o.time_limit_seconds = 0.05;  // tolerance 0.1 s: the check may run until 0.1 s
+  const SolveResult r = solve(p, slow, o);
+  EXPECT_FALSE(r.solution);
+  EXPECT_EQ(r.status, Status::kNoPlan);
+  EXPECT_NE(r.detail.find("reason=time_limit_in_check"), std::string::npos) << r.detail;
+  // With time to check it, the same plan is returned.
+  o.time_limit_seconds = 5;
+  const SolveResult ok = solve(p, slow, o);
+  ASSERT_TRUE(ok.solution);
+  EXPECT_EQ(ok.solution->peak, online_plan(p).peak);
+}
+
+// Every registered solver, run directly with a limit far shorter than its set-up, stops
+// promptly: it uses less CPU than the online plan alone (O(n log n), the cheapest plan there
+// is), which each of them either computes first or does not need. Without the polls the
+// orders, the index and the fallback ran to completion first (several times that CPU).
+TEST(EverySolver, AnAlmostZeroLimitCostsLessThanTheOnlinePlan) {
+  const Problem p = dnn(150'000);
+  double online_cpu = 1e9;
+  for (int k = 0; k < 2; ++k) {
+    const double c0 = cpu_seconds();
+    const Solution s = online_plan(p);
+    online_cpu = std::min(online_cpu, cpu_seconds() - c0);
+    ASSERT_GT(s.peak, 0);
+  }
+  for (const SolverInfo& s : all_solvers()) {
+    SolveOptions o;
+    o.time_limit_seconds = 1e-6;
+    o.threads = 1;
+    const double c0 = cpu_seconds();
+    const SolveResult r = s.run(p, o);
+    const double used = cpu_seconds() - c0;
+    EXPECT_LT(used, online_cpu) << s.name << ": " << used << " s of CPU, the online plan " << online_cpu << " s";
+    // What it returns is the online plan or nothing (no pass had time to complete).
+    if (r.solution) EXPECT_TRUE(validate(p, r.solution->offsets).ok) << s.name;
+  }
+}
+
+// The same with a limit that passes during the set-up after the online plan (1.5 times its
+// wall time): the orders, the index and the rest must stop too. Within that window a call
+// can use at most the window's CPU plus one unpolled step (< 0.7 of the online plan's CPU);
+// without the polls the slowest order alone (wat: about twice the online plan's CPU) broke
+// the bound. A busy machine widens the window (the check then proves less, but never fails
+// spuriously).
+TEST(EverySolver, ALimitPassingDuringTheSetUpStopsIt) {
+  const Problem p = dnn(60'000);
+  double online_cpu = 1e9, online_wall = 1e9;
+  for (int k = 0; k < 2; ++k) {
+    const double c0 = cpu_seconds();
+    const auto t0 = std::chrono::steady_clock::now();
+    const Solution s = online_plan(p);
+    online_wall = std::min(online_wall, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    online_cpu = std::min(online_cpu, cpu_seconds() - c0);
+    ASSERT_GT(s.peak, 0);
+  }
+  const double window = 1.5 * online_wall;
+  for (const SolverInfo& s : all_solvers()) {
+    SolveOptions o;
+    o.time_limit_seconds = window;
+    o.threads = 1;
+    const double c0 = cpu_seconds();
+    const SolveResult r = s.run(p, o);
+    const double used = cpu_seconds() - c0;
+    EXPECT_LT(used, window + 0.7 * online_cpu)
+        << s.name << ": " << used << " s of CPU in a window of " << window << " s; the online plan " << online_cpu << " s";
+    if (r.solution) EXPECT_TRUE(validate(p, r.solution->offsets).ok) << s.name;
+  }
+}
+
+}  // namespace
+}  // namespace memplan
