@@ -398,7 +398,7 @@ int main(int argc, char** argv) {
 
   auto* gen_cmd = app.add_subcommand("generate", "write a seeded synthetic instance (MiniMalloc CSV)");
   GenerateOptions gen;
-  gen_cmd->add_option("--kind", gen.kind, "dnn, uniform, training, tiling or streams");
+  gen_cmd->add_option("--kind", gen.kind, "dnn, uniform, training, tiling, pinwheel, aligned or streams");
   gen_cmd->add_option("--streams", gen.streams, "streams: number of parallel streams")
       ->check(integer_in<int64_t>(1, 4096, "a stream count, an integer >= 1"));
   gen_cmd->add_option("-n,--buffers", gen.buffers, "number of buffers")
@@ -407,11 +407,11 @@ int main(int argc, char** argv) {
       ->check(integer_in<uint64_t>(0, UINT64_MAX, "an unsigned 64-bit integer"));
   gen_cmd->add_option("--max-size", gen.max_size, "uniform: largest size")
       ->check(integer_in<int64_t>(1, INT64_MAX, "a size in bytes, an integer >= 1"));
-  gen_cmd->add_option("--horizon", gen.horizon, "uniform/tiling: time horizon")
+  gen_cmd->add_option("--horizon", gen.horizon, "uniform/tiling/pinwheel/aligned: time horizon")
       ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0"));
   gen_cmd->add_option("--max-length", gen.max_length, "uniform: longest lifetime")
       ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0"));
-  gen_cmd->add_option("--capacity", gen.capacity, "tiling: width of the tiled memory (the optimum)")
+  gen_cmd->add_option("--capacity", gen.capacity, "tiling/pinwheel/aligned: width of the packed memory (the optimum)")
       ->check(integer_in<int64_t>(1, INT64_MAX, "a capacity in bytes, an integer >= 1"));
   gen_cmd->add_option("-o,--output", output, "output file (default: stdout)");
 
