@@ -157,6 +157,10 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     } else {
       r = solve(l.problem, algo, opt);
     }
+    // `progress` ends here, but opt goes on to explain_failure's solves below: a callback
+    // left pointing at it was a use after scope (an aligned perfect packing that no search
+    // finished at its capacity crashed the CLI with "Invalid argument" or an abort).
+    opt.progress = nullptr;
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const int64_t load = compute_load(l.problem);

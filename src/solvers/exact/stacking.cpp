@@ -4,6 +4,8 @@
 #include <bit>
 #include <climits>
 
+#include "core/arith.h"
+
 namespace memplan::exact {
 
 bool stacks_fit_direct(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi,
@@ -146,7 +148,8 @@ bool section_fits_exactly(const std::vector<const StackItem*>& live, int64_t bas
       if (mask >> i & 1) continue;
       const StackItem& it = *live[i];
       const int64_t x = std::max(top, it.release);
-      const int64_t end = (x + it.align - 1) / it.align * it.align + it.size;
+      if (x > cap - it.size) continue;  // cannot fit (and no overflow below)
+      const int64_t end = align_up(x, it.align) + it.size;
       if (end <= cap) best[mask | size_t{1} << i] = std::min(best[mask | size_t{1} << i], end);
     }
   }
@@ -189,7 +192,7 @@ bool aligned_stacks_fit(std::span<const StackItem> items, int32_t s_lo, int32_t 
   while (levels != 0) {
     const int64_t a = int64_t{1} << (63 - std::countl_zero(levels));  // the largest left
     levels &= ~static_cast<uint64_t>(a);
-    auto up = [a](int64_t x) { return (x + a - 1) / a * a; };  // x >= 0
+    auto up = [a](int64_t x) { return align_up(x, a); };  // saturating (arith.h)
     auto down = [a](int64_t x) { return x >= 0 ? x / a * a : -((-x + a - 1) / a * a); };
     rounded.clear();
     int64_t cap_a = INT64_MIN;
