@@ -210,6 +210,16 @@ TEST(Cli, ListStatsGenerate) {
   const auto to_stdout = run_cli("generate --kind tiling -n 50 --seed 3 --capacity 4096", dir);
   EXPECT_EQ(to_stdout.out, testing::read_text(gen));
 
+  // No plan at the capacity: the failure is explained by further solves, which once called
+  // the progress line of the first solve after its scope ended (exit 2 "Invalid argument",
+  // or an abort). This aligned packing is not solved by `exact` in 1 s (it needs minutes).
+  const std::string aligned = dir.file("aligned.csv");
+  ASSERT_EQ(run_cli("generate --kind aligned -n 400 --seed 1 -o '" + aligned + "'", dir).code, 0);
+  const auto unsolved =
+      run_cli("solve '" + aligned + "' -a exact --threads 1 --capacity 1048576 --time-limit 1", dir);
+  EXPECT_EQ(unsolved.code, 3) << unsolved.err;
+  EXPECT_NE(unsolved.out.find("explain="), std::string::npos) << unsolved.out;
+
   EXPECT_EQ(run_cli("generate --kind nonsense", dir).code, 2);
   EXPECT_EQ(run_cli("solve " + bench("minimalloc/A.1048576.csv") + " -a no-such-algo", dir).code, 2);
   EXPECT_EQ(run_cli("frobnicate", dir).code, 2);

@@ -6,6 +6,7 @@
 #include "memplan/bounds.h"
 #include "memplan/generate.h"
 #include "memplan/io.h"
+#include "memplan/validate.h"
 
 namespace memplan {
 namespace {
@@ -54,6 +55,69 @@ TEST(Generate, TilingLoadEqualsCapacity) {
     const Problem p = generate(o);
     EXPECT_EQ(compute_load(p), o.capacity) << seed;
   }
+}
+
+// The perfect-packing kinds: the generator's own plan validates (independent validator) at
+// peak = capacity, and LOAD = capacity, so the optimum is known. The aligned kind's buffers
+// carry alignments above 1, each dividing its size and planned offset (the validator checks
+// the offset); the pinwheel kind is not guillotine (no straight cut separates it).
+bool guillotine(const Packing& g, std::vector<int32_t> ids) {
+  if (ids.size() <= 1) return true;
+  const auto& b = g.problem.buffers;
+  // A cut at time t (or address a) separates ids iff no buffer straddles it; try every
+  // boundary of the group's pieces.
+  for (int axis = 0; axis < 2; ++axis) {
+    auto lo = [&](int32_t i) { return axis == 0 ? b[i].start : g.offsets[i]; };
+    auto hi = [&](int32_t i) { return axis == 0 ? b[i].end : g.offsets[i] + b[i].size; };
+    for (int32_t c : ids) {
+      const int64_t cut = hi(c);
+      std::vector<int32_t> below, above;
+      bool straddles = false;
+      for (int32_t i : ids) {
+        if (hi(i) <= cut) below.push_back(i);
+        else if (lo(i) >= cut) above.push_back(i);
+        else straddles = true;
+      }
+      if (straddles || below.empty() || above.empty()) continue;
+      return guillotine(g, below) && guillotine(g, above);
+    }
+  }
+  return false;
+}
+
+TEST(Generate, PackingKindsArePerfectPackingsOfTheirCapacity) {
+  for (const char* kind : {"tiling", "pinwheel", "aligned"}) {
+    int aligned_buffers = 0, non_guillotine = 0;
+    for (uint64_t seed = 1; seed <= 12; ++seed) {
+      GenerateOptions o;
+      o.kind = kind;
+      o.buffers = 3 + static_cast<int64_t>(seed) * 23;
+      o.seed = seed;
+      o.capacity = seed % 2 ? 4096 : 1000 + static_cast<int64_t>(seed);
+      o.horizon = 3000;
+      const Packing g = generate_packing(o);
+      EXPECT_EQ(static_cast<int64_t>(g.problem.buffers.size()), o.buffers) << kind << seed;
+      EXPECT_EQ(csv(g.problem), csv(generate(o))) << kind << seed;  // the same instance
+      const Validation v = validate(g.problem, g.offsets);
+      EXPECT_TRUE(v.ok) << kind << seed << (v.errors.empty() ? "" : v.errors[0]);
+      EXPECT_EQ(v.peak, o.capacity) << kind << seed;
+      EXPECT_EQ(compute_load(g.problem), o.capacity) << kind << seed;
+      for (const Buffer& b : g.problem.buffers) {
+        aligned_buffers += b.alignment > 1;
+        EXPECT_EQ(b.size % b.alignment, 0) << kind << seed;
+      }
+      std::vector<int32_t> all(g.problem.buffers.size());
+      for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int32_t>(i);
+      non_guillotine += !guillotine(g, all);
+    }
+    if (std::string(kind) == "aligned") EXPECT_GT(aligned_buffers, 100) << kind;
+    else EXPECT_EQ(aligned_buffers, 0) << kind;
+    if (std::string(kind) == "pinwheel") EXPECT_GE(non_guillotine, 10) << kind;
+    else EXPECT_EQ(non_guillotine, 0) << kind;
+  }
+  GenerateOptions o;
+  o.kind = "dnn";
+  EXPECT_THROW(generate_packing(o), std::invalid_argument);
 }
 
 // Training: the forward activations nest (each outlives every later one) and all of them

@@ -160,6 +160,10 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     } else {
       r = solve(l.problem, algo, opt);
     }
+    // `progress` ends here, but opt goes on to explain_failure's solves below: a callback
+    // left pointing at it was a use after scope (an aligned perfect packing that no search
+    // finished at its capacity crashed the CLI with "Invalid argument" or an abort).
+    opt.progress = nullptr;
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const int64_t load = compute_load(l.problem);
@@ -450,7 +454,7 @@ int main(int argc, char** argv) {
       "generate", "write a seeded synthetic instance (MiniMalloc CSV), or a model graph (--kind dag, wired)");
   GenerateOptions gen;
   gen_cmd->add_option("--kind", gen.kind,
-                      "dnn, uniform, training, tiling or streams (buffers, CSV); dag or wired (a memplan graph "
+                      "dnn, uniform, training, tiling, pinwheel, aligned or streams (buffers, CSV); dag or wired (a memplan graph "
                       "file, .jsonl, of -n operators)");
   gen_cmd->add_option("--streams", gen.streams, "streams: number of parallel streams")
       ->check(integer_in<int64_t>(1, 4096, "a stream count, an integer >= 1"));
@@ -460,11 +464,11 @@ int main(int argc, char** argv) {
       ->check(integer_in<uint64_t>(0, UINT64_MAX, "an unsigned 64-bit integer"));
   gen_cmd->add_option("--max-size", gen.max_size, "uniform: largest size")
       ->check(integer_in<int64_t>(1, INT64_MAX, "a size in bytes, an integer >= 1"));
-  gen_cmd->add_option("--horizon", gen.horizon, "uniform/tiling: time horizon")
+  gen_cmd->add_option("--horizon", gen.horizon, "uniform/tiling/pinwheel/aligned: time horizon")
       ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0"));
   gen_cmd->add_option("--max-length", gen.max_length, "uniform: longest lifetime")
       ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0"));
-  gen_cmd->add_option("--capacity", gen.capacity, "tiling: width of the tiled memory (the optimum)")
+  gen_cmd->add_option("--capacity", gen.capacity, "tiling/pinwheel/aligned: width of the packed memory (the optimum)")
       ->check(integer_in<int64_t>(1, INT64_MAX, "a capacity in bytes, an integer >= 1"));
   gen_cmd->add_option("-o,--output", output, "output file (default: stdout)");
 

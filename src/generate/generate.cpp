@@ -1,6 +1,7 @@
 #include "memplan/generate.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <queue>
 #include <random>
@@ -140,10 +141,18 @@ Problem training(const GenerateOptions& o, std::mt19937_64& rng) {
   return p;
 }
 
-// A perfect tiling: a capacity x horizon rectangle cut recursively by guillotine cuts in
-// time and address into `buffers` rectangles. The optimal peak is exactly `capacity`
-// (= LOAD), so solvers can be scored against a known optimum.
-Problem tiling(const GenerateOptions& o, std::mt19937_64& rng) {
+// A perfect packing of the capacity x horizon rectangle into `buffers` rectangles, and its
+// plan (each rectangle's low address): the optimal peak is exactly `capacity` (= LOAD), so
+// solvers can be scored against a known optimum. The largest rectangle is split again and
+// again (a max-heap by area, so pieces stay comparable in size):
+//  - guillotine: one cut in time or in address;
+//  - pinwheel (with probability `pinwheel`, when the rectangle is at least 3 x 3): five
+//    pieces around a centre, none of which a straight cut separates (the smallest
+//    non-guillotine packing), so mixed with guillotine cuts the packing is not guillotine;
+//  - aligned: an address cut falls on a multiple of 2^j for j random up to the largest
+//    possible, and each buffer gets alignment 2^k for k random up to the largest dividing
+//    both its offset and size (at most 2^12): sizes and positions of mixed alignments.
+Packing perfect_packing(const GenerateOptions& o, std::mt19937_64& rng, double pinwheel, bool aligned) {
   struct Rect {
     int64_t t0, t1, a0, a1;
   };
@@ -153,40 +162,81 @@ Problem tiling(const GenerateOptions& o, std::mt19937_64& rng) {
   auto area = [&](size_t k) {
     return static_cast<__int128>(rects[k].t1 - rects[k].t0) * (rects[k].a1 - rects[k].a0);
   };
-  // Always split the largest rectangle (a max-heap by area): pieces stay comparable in size.
   auto smaller = [&](size_t a, size_t b) { return area(a) != area(b) ? area(a) < area(b) : a > b; };
   std::priority_queue<size_t, std::vector<size_t>, decltype(smaller)> heap(smaller);
   heap.push(0);
+  auto between = [&](int64_t lo, int64_t hi) {  // uniform in (lo, hi), hi - lo >= 2
+    return lo + 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo - 1));
+  };
+  // An address cut strictly inside (a0, a1) (a1 - a0 >= 2).
+  auto address_cut = [&](int64_t a0, int64_t a1) {
+    if (!aligned) return between(a0, a1);
+    int top = 0;  // the largest j with a multiple of 2^j strictly inside
+    while (top < 40 && ((a0 >> (top + 1)) + 1) << (top + 1) < a1) ++top;
+    const int j = static_cast<int>(rng() % static_cast<uint64_t>(top + 1));
+    const int64_t lo = (a0 >> j) + 1, hi = (a1 - 1) >> j;  // multiples k * 2^j, k in [lo, hi]
+    return (lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1))) << j;
+  };
+  auto push = [&](Rect r) {
+    rects.push_back(r);
+    heap.push(rects.size() - 1);
+  };
   while (static_cast<int64_t>(rects.size()) < o.buffers && !heap.empty()) {
     const size_t pick = heap.top();
     heap.pop();
-    Rect r = rects[pick];
+    const Rect r = rects[pick];
     const bool can_t = r.t1 - r.t0 >= 2, can_a = r.a1 - r.a0 >= 2;
     if (!can_t && !can_a) continue;  // a unit cell: cannot be cut further
+    const bool room = static_cast<int64_t>(rects.size()) + 4 <= o.buffers;
+    if (pinwheel > 0 && room && r.t1 - r.t0 >= 3 && r.a1 - r.a0 >= 3 &&
+        std::uniform_real_distribution<double>(0, 1)(rng) < pinwheel) {
+      // Time cuts x1 < x2 and address cuts y1 < y2 inside the rectangle; the five pieces:
+      //   y2..a1: [t0, x1) left-top     [x1, t1) right-top
+      //   y1..y2: [t0, x1) left-top     [x1, x2) centre    [x2, t1) right-bottom
+      //   a0..y1: [t0, x2) left-bottom                    [x2, t1) right-bottom
+      int64_t x1 = between(r.t0, r.t1), x2 = between(r.t0, r.t1);
+      while (x1 == x2) x2 = between(r.t0, r.t1);
+      if (x1 > x2) std::swap(x1, x2);
+      int64_t y1 = address_cut(r.a0, r.a1), y2 = address_cut(r.a0, r.a1);
+      while (y1 == y2) y2 = address_cut(r.a0, r.a1);
+      if (y1 > y2) std::swap(y1, y2);
+      rects[pick] = {r.t0, x2, r.a0, y1};
+      heap.push(pick);
+      push({x2, r.t1, r.a0, y2});
+      push({x1, r.t1, y2, r.a1});
+      push({r.t0, x1, y1, r.a1});
+      push({x1, x2, y1, y2});
+      continue;
+    }
     const bool cut_time = can_t && (!can_a || rng() % 2);
     if (cut_time) {
-      const int64_t c = r.t0 + 1 + static_cast<int64_t>(rng() % (r.t1 - r.t0 - 1));
+      const int64_t c = between(r.t0, r.t1);
       rects[pick] = {r.t0, c, r.a0, r.a1};
-      rects.push_back({c, r.t1, r.a0, r.a1});
+      push({c, r.t1, r.a0, r.a1});
     } else {
-      const int64_t c = r.a0 + 1 + static_cast<int64_t>(rng() % (r.a1 - r.a0 - 1));
+      const int64_t c = address_cut(r.a0, r.a1);
       rects[pick] = {r.t0, r.t1, r.a0, c};
-      rects.push_back({r.t0, r.t1, c, r.a1});
+      push({r.t0, r.t1, c, r.a1});
     }
     heap.push(pick);
-    heap.push(rects.size() - 1);
   }
   std::shuffle(rects.begin(), rects.end(), rng);
-  Problem p;
+  Packing out;
   for (size_t k = 0; k < rects.size(); ++k) {
     Buffer b;
     b.id = std::to_string(k);
     b.start = rects[k].t0;
     b.end = rects[k].t1;
     b.size = rects[k].a1 - rects[k].a0;
-    p.buffers.push_back(std::move(b));
+    if (aligned) {
+      const int64_t both = rects[k].a0 | b.size;  // b.size > 0
+      const int top = std::min(std::countr_zero(static_cast<uint64_t>(both)), 12);
+      b.alignment = int64_t{1} << (rng() % static_cast<uint64_t>(top + 1));
+    }
+    out.problem.buffers.push_back(std::move(b));
+    out.offsets.push_back(rects[k].a0);
   }
-  return p;
+  return out;
 }
 
 // A multi-stream program: `streams` streams of DNN-like ops, each op producing one buffer
@@ -239,8 +289,21 @@ std::vector<std::pair<std::string, std::string>> generator_kinds() {
           {"uniform", "uniform random lifetimes and sizes"},
           {"training", "training step: nested forward activations live until their backward step, backward temporaries"},
           {"tiling", "guillotine tiling of capacity x horizon: optimal peak = capacity = LOAD"},
+          {"pinwheel", "tiling with pinwheel (non-guillotine) splits mixed with guillotine cuts: optimum = capacity = LOAD"},
+          {"aligned", "guillotine tiling with mixed alignments (sizes, offsets multiples of 2^k): optimum = capacity = LOAD"},
           {"streams", "DNN-like ops on --streams parallel streams with events between them: "
                       "lifetimes from one linear order plus the explicit conflicts it hides"}};
+}
+
+bool is_packing_kind(const std::string& kind) {
+  return kind == "tiling" || kind == "pinwheel" || kind == "aligned";
+}
+
+Packing generate_packing(const GenerateOptions& o) {
+  if (!is_packing_kind(o.kind)) throw std::invalid_argument("'" + o.kind + "' is not a perfect-packing kind");
+  if (o.capacity < 1) throw std::invalid_argument("capacity must be >= 1");
+  std::mt19937_64 rng(o.seed);
+  return perfect_packing(o, rng, o.kind == "pinwheel" ? 0.5 : 0.0, o.kind == "aligned");
 }
 
 namespace {
@@ -251,11 +314,9 @@ Problem generate_kind(const GenerateOptions& o) {
   if (o.kind == "dnn") return dnn(o, rng);
   if (o.kind == "training") return training(o, rng);
   if (o.kind == "streams") return streams(o, rng);
-  if (o.kind == "tiling") {
-    if (o.capacity < 1) throw std::invalid_argument("capacity must be >= 1");
-    return tiling(o, rng);
-  }
-  throw std::invalid_argument("unknown generator kind '" + o.kind + "' (dnn, uniform, training, tiling, streams)");
+  if (is_packing_kind(o.kind)) return generate_packing(o).problem;
+  throw std::invalid_argument("unknown generator kind '" + o.kind +
+                              "' (dnn, uniform, training, tiling, pinwheel, aligned, streams)");
 }
 
 }  // namespace

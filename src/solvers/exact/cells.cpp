@@ -212,9 +212,10 @@ class CellDfs {
     items_.clear();
     for (size_t u = ubase; u < scratch_.size(); ++u) {
       const int32_t i = scratch_[u];
-      items_.push_back({in_.sec_lo[i], in_.sec_hi[i], mo_[i], in_.size[i]});
+      items_.push_back({in_.sec_lo[i], in_.sec_hi[i], mo_[i], in_.size[i], in_.align[i]});
     }
-    return stacks_fit(items_, s_lo, s_hi, 0, cap_, low_, tree_);
+    return stacks_fit(items_, s_lo, s_hi, 0, cap_, low_, tree_) &&
+           (!in_.aligned || !aligned_inference || aligned_stacks_fit(items_, s_lo, s_hi, 0, cap_, rounded_, low_, tree_));
   }
 
   void place(int32_t i, int64_t at) {
@@ -256,7 +257,7 @@ class CellDfs {
   std::vector<char> placed_;
   std::vector<int64_t> offset_, mo_, floor_, remaining_, low_;
   std::vector<std::pair<int32_t, int64_t>> trail_;  // (section, floor before)
-  std::vector<StackItem> items_;
+  std::vector<StackItem> items_, rounded_;
   std::vector<int64_t> tree_;
   std::vector<FailureMemo::Key> hb_, hs_;  // memo key parts per buffer and per section
   FailureMemo own_memo_;

@@ -23,6 +23,7 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
     in.size[i] = b.size, in.align[i] = b.alignment, in.start[i] = b.start, in.end[i] = b.end;
     g = std::gcd(g, b.size);
     if (b.alignment > 1) g = std::gcd(g, b.alignment);
+    if (!b.offset && b.alignment > 1) in.aligned = true;
     if (b.offset) {
       in.fixed[i] = true;
       in.fixed_offset[i] = *b.offset;

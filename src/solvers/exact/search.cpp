@@ -320,11 +320,13 @@ class Dfs {
     items_.clear();
     for (size_t u = ubase; u < unplaced_scratch_.size(); ++u) {
       const int32_t i = unplaced_scratch_[u];
-      items_.push_back({in_.sec_lo[i], in_.sec_hi[i], eff_[i], in_.size[i]});
+      items_.push_back({in_.sec_lo[i], in_.sec_hi[i], eff_[i], in_.size[i], in_.align[i]});
     }
     unplaced_scratch_.resize(ubase);
     // Long lifetimes (bert_base: 2.5M section entries a node) take the segment tree.
-    return stacks_fit(items_, h_lo, h_hi, base, cap_, low_, tree_) ? kAbort : kFail;
+    if (!stacks_fit(items_, h_lo, h_hi, base, cap_, low_, tree_)) return kFail;
+    const bool padded = in_.aligned && aligned_inference;
+    return !padded || aligned_stacks_fit(items_, h_lo, h_hi, base, cap_, rounded_, low_, tree_) ? kAbort : kFail;
   }
 
   // Tries the candidates in canonical order: by (minimum offset, rank), each above the
@@ -543,7 +545,7 @@ class Dfs {
   static constexpr size_t kMaxTrail = size_t{1} << 26;
   std::vector<int32_t> stack_, cands_, batch_, unplaced_scratch_;
   ReleaseSorter sorter_;
-  std::vector<StackItem> items_;
+  std::vector<StackItem> items_, rounded_;
   std::vector<int64_t> tree_;
   FailureMemo own_memo_;
   FailureMemo* memo_;

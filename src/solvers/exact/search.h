@@ -31,6 +31,7 @@ struct Instance {
   std::vector<int64_t> section_total;       // total size live in each section
   std::vector<std::vector<int32_t>> fixed_near;  // per buffer: overlapping fixed buffers
   int64_t granularity = 1;                  // every canonical peak is a multiple of it
+  bool aligned = false;                     // some movable buffer has alignment > 1
   std::vector<int32_t> by_start;            // buffers sorted by start (then end)
 };
 

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
+
+#include "core/arith.h"
 
 namespace memplan::exact {
 
@@ -125,5 +128,88 @@ bool stacks_fit(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, in
   return stacks_fit_uncompressed(items, s_lo, s_hi, base, cap, low, tree);
 }
 
+namespace {
+
+// The lowest top of the items live in one section, exactly (alignment padding included):
+// a dynamic program over subsets, best[S] = the lowest top of a stacking of S (items listed
+// by offset, each at the lowest aligned offset at or above the previous top and its release:
+// any stacking is at or above that greedy one, item by item). Adding an item above S places
+// it at align_up(max(top, release)) + size, non-decreasing in top, so the lowest top of S
+// is the only state needed. Returns whether that top is at most cap.
+bool section_fits_exactly(const std::vector<const StackItem*>& live, int64_t base, int64_t cap,
+                          std::vector<int64_t>& best) {
+  const size_t k = live.size(), full = (size_t{1} << k) - 1;
+  best.assign(full + 1, INT64_MAX);
+  best[0] = base;
+  for (size_t mask = 0; mask < full; ++mask) {
+    const int64_t top = best[mask];
+    if (top == INT64_MAX) continue;
+    for (size_t i = 0; i < k; ++i) {
+      if (mask >> i & 1) continue;
+      const StackItem& it = *live[i];
+      const int64_t x = std::max(top, it.release);
+      if (x > cap - it.size) continue;  // cannot fit (and no overflow below)
+      const int64_t end = align_up(x, it.align) + it.size;
+      if (end <= cap) best[mask | size_t{1} << i] = std::min(best[mask | size_t{1} << i], end);
+    }
+  }
+  return best[full] <= cap;
+}
+
+}  // namespace
+
+bool sections_fit_exactly(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
+                          int64_t cap) {
+  constexpr size_t kMaxLive = 10;  // 2^10 states of 10 steps: about the cost of a node
+  int64_t span_sum = 0;
+  for (const StackItem& it : items) span_sum += it.hi - it.lo;
+  if (span_sum > 4096) return true;  // too costly here: the relaxations above stand
+  thread_local std::vector<const StackItem*> live, prev;
+  thread_local std::vector<int64_t> best;
+  prev.clear();
+  for (int32_t s = s_lo; s < s_hi; ++s) {
+    live.clear();
+    bool mixed = false;
+    for (const StackItem& it : items)
+      if (it.lo <= s && s < it.hi) {
+        live.push_back(&it);
+        mixed |= it.align != live.front()->align;
+      }
+    // One alignment level is exact by rounding (aligned_stacks_fit); the same set as the
+    // section before needs no second look.
+    if (live.size() < 2 || live.size() > kMaxLive || !mixed || live == prev) continue;
+    if (!section_fits_exactly(live, base, cap, best)) return false;
+    prev = live;
+  }
+  return true;
+}
+
+bool aligned_stacks_fit(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
+                        int64_t cap, std::vector<StackItem>& rounded, std::vector<int64_t>& low,
+                        std::vector<int64_t>& tree) {
+  uint64_t levels = 0;  // bit k: some item has alignment 2^k (k >= 1)
+  for (const StackItem& it : items) levels |= static_cast<uint64_t>(it.align) & ~uint64_t{1};
+  while (levels != 0) {
+    const int64_t a = int64_t{1} << (63 - std::countl_zero(levels));  // the largest left
+    levels &= ~static_cast<uint64_t>(a);
+    auto up = [a](int64_t x) { return align_up(x, a); };  // saturating (arith.h)
+    auto down = [a](int64_t x) { return x >= 0 ? x / a * a : -((-x + a - 1) / a * a); };
+    rounded.clear();
+    int64_t cap_a = INT64_MIN;
+    bool changed = up(base) != base;
+    for (const StackItem& it : items) {
+      if (it.align < a) continue;
+      const int64_t release = up(it.release), size = up(it.size);
+      changed |= release != it.release || size != it.size;
+      cap_a = std::max(cap_a, down(cap - it.size) + size);
+      rounded.push_back({it.lo, it.hi, release, size, it.align});
+    }
+    if (rounded.empty()) continue;
+    changed |= cap_a < cap;
+    if (!changed) continue;  // the unaligned test on a subset of the items: implied
+    if (!stacks_fit(rounded, s_lo, s_hi, up(base), cap_a, low, tree)) return false;
+  }
+  return sections_fit_exactly(items, s_lo, s_hi, base, cap);
+}
 
 }  // namespace memplan::exact

@@ -15,6 +15,7 @@ namespace memplan::exact {
 struct StackItem {
   int32_t lo, hi;  // sections [lo, hi)
   int64_t release, size;
+  int64_t align = 1;  // a power of two: the item sits at a multiple of it
 };
 
 // Direct: stacks every item in every one of its sections, O(sum of spans). `items` sorted by
@@ -33,5 +34,31 @@ bool stacks_fit_tree(std::span<const StackItem> items, int32_t s_lo, int32_t s_h
 // `low` has at least s_hi entries; both vectors are scratch.
 bool stacks_fit(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
                 int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree);
+
+// The same test with alignment padding, for every alignment level A > 1 among the items
+// (`items` sorted by increasing release, as above). The test above ignores padding: sound,
+// but blind to the bytes an aligned buffer must skip. For a level A, the items aligned to A
+// or more sit at multiples of A, so two of them in one section stand at least
+// round_up(size, A) apart (the upper one starts at a multiple of A at or above the lower
+// one's top), each at or above round_up(release, A) and round_up(base, A), and each ends
+// with x + round_up(size, A) <= round_down(cap - size, A) + round_up(size, A). Those
+// rounded items must therefore stack without alignment under the largest such top: the
+// test above on them (a relaxation of the aligned problem, so sound; the items below A are
+// left out). A level where rounding changes nothing is the test above on a subset, and is
+// skipped. Returns false if some level cannot stack, or sections_fit_exactly fails. Scratch: `rounded`, `low`, `tree`.
+bool aligned_stacks_fit(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
+                        int64_t cap, std::vector<StackItem>& rounded, std::vector<int64_t>& low,
+                        std::vector<int64_t>& tree);
+
+// Per section with 2-10 items of mixed alignments, the exact lowest top of its items (a
+// dynamic program over subsets; each section on its own is a relaxation, so sound), when
+// the items' spans total at most 4,096 section entries (else true: not checked). Called by
+// aligned_stacks_fit once its rounded levels pass.
+bool sections_fit_exactly(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
+                          int64_t cap);
+
+// Test hook: when false on a thread, the searches skip aligned_stacks_fit (the node
+// counts before and after it, in bench/exact_scale_bench.cpp).
+inline thread_local bool aligned_inference = true;
 
 }  // namespace memplan::exact

@@ -1,0 +1,193 @@
+// The exact search at scale, and alignment-aware inference. Prints Markdown tables.
+//
+// Usage: exact_scale_bench table [seconds=10] [seeds=5] [threads=2] [sizes=400,800,1600,3200,6400]
+//                              [kinds=tiling,pinwheel,aligned] [budget=cpu|wall]
+//          Perfect packings (memplan generate --kind tiling|pinwheel|aligned, capacity 2^20,
+//          horizon 2^20, seeds 1..seeds, never chosen): the `exact` solver on `threads`
+//          threads. A run is solved when it returns a plan at the known optimum (= capacity
+//          = LOAD; every plan checked by the validator). budget=wall: the time limit is
+//          `seconds` of wall time. budget=cpu (for a shared, loaded machine): the run is
+//          cancelled once the process has used threads x seconds of CPU time (what the
+//          threads would use in `seconds` on an idle machine), under a wall limit of 40 x
+//          seconds. Per kind and size: solved fraction, median wall and CPU seconds (an
+//          unsolved run counts as the budget: the median is then a lower bound, marked >).
+//        exact_scale_bench nodes [instances=200] [buffers=17]
+//          Random instances with alignments 1-8 and sizes 1-12 (not multiples of their
+//          alignment, as in issue 21), seeds 1..instances: the optimum by the exact solver,
+//          (2 s, one thread), then the proof at optimum - 1 by the canonical and the lowest-cell search, with
+//          and without the alignment-aware inference (aligned_stacks_fit), under a cap of
+//          10M nodes each. Prints the node totals, medians and maxima.
+// Run from anywhere (instances are generated).
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "memplan/bounds.h"
+#include "memplan/generate.h"
+#include "memplan/solver.h"
+#include "memplan/validate.h"
+#include "solvers/exact/search.h"
+#include "solvers/exact/stacking.h"
+
+using namespace memplan;
+
+namespace {
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string part; std::getline(in, part, ',');) out.push_back(part);
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int table(double seconds, int seeds, int threads, const std::vector<std::string>& sizes,
+          const std::vector<std::string>& kinds, bool cpu_budget) {
+  std::printf("| kind | buffers | solved | median wall s | median CPU s |\n|---|---:|---:|---:|---:|\n");
+  for (const std::string& kind : kinds)
+    for (const std::string& size : sizes) {
+      int solved = 0;
+      std::vector<double> wall, cpu;
+      for (int seed = 1; seed <= seeds; ++seed) {
+        GenerateOptions g;
+        g.kind = kind;
+        g.buffers = std::stoll(size);
+        g.seed = static_cast<uint64_t>(seed);
+        const Problem p = generate(g);
+        SolveOptions o;
+        o.time_limit_seconds = cpu_budget ? 40 * seconds : seconds;
+        o.threads = threads;
+        std::atomic<bool> cancel{false}, done{false};
+        o.cancel = &cancel;
+        const double c0 = cpu_seconds();
+        std::thread watch([&] {  // the CPU budget
+          while (cpu_budget && !done) {
+            if (cpu_seconds() - c0 >= seconds * threads) cancel = true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          }
+        });
+        const auto t0 = std::chrono::steady_clock::now();
+        const SolveResult r = solve(p, "exact", o);
+        const double w = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double c = cpu_seconds() - c0;
+        done = true;
+        watch.join();
+        if (r.solution && !validate(p, r.solution->offsets).ok) {
+          std::fprintf(stderr, "invalid plan: %s n=%s seed %d\n", kind.c_str(), size.c_str(), seed);
+          return 1;
+        }
+        const bool ok = r.solution && r.solution->peak == g.capacity;
+        solved += ok;
+        wall.push_back(ok ? w : std::max(w, seconds));
+        cpu.push_back(ok ? c : std::max(c, cpu_budget ? seconds * threads : seconds));
+        std::fprintf(stderr, "%s n=%s seed %d: %s peak/LOAD %.4f wall %.2f s CPU %.2f s\n", kind.c_str(),
+                     size.c_str(), seed, ok ? "solved" : "unsolved",
+                     r.solution ? static_cast<double>(r.solution->peak) / static_cast<double>(g.capacity) : 0.0, w,
+                     c);
+      }
+      const bool lower = solved * 2 <= seeds;  // the median is an unsolved run's limit
+      std::printf("| %s | %s | %d/%d | %s%.2f | %s%.2f |\n", kind.c_str(), size.c_str(), solved, seeds,
+                  lower ? ">" : "", median(wall), lower ? ">" : "", median(cpu));
+      std::fflush(stdout);
+    }
+  return 0;
+}
+
+struct Count {
+  std::vector<double> nodes;
+  int64_t total = 0;
+  int unproven = 0;
+};
+
+int nodes(int instances, int buffers) {
+  constexpr int64_t kCap = 10'000'000;
+  Count counts[2][2];  // [search: canonical, cells][inference: without, with]
+  int used = 0;
+  for (int seed = 1; seed <= instances; ++seed) {
+    std::mt19937_64 rng(static_cast<uint64_t>(seed));
+    Problem p;
+    for (int i = 0; i < buffers; ++i) {
+      Buffer b;
+      b.id = std::to_string(i);
+      b.start = static_cast<int64_t>(rng() % 8);
+      b.end = b.start + 1 + static_cast<int64_t>(rng() % 4);
+      b.size = 1 + static_cast<int64_t>(rng() % 12);
+      b.alignment = int64_t{1} << (rng() % 4);
+      p.buffers.push_back(b);
+    }
+    SolveOptions o;
+    o.time_limit_seconds = 2;
+    o.threads = 1;
+    const SolveResult r = solve(p, "exact", o);
+    if (r.status != Status::kOptimal) continue;  // counted below as skipped
+    ++used;
+    const int64_t opt = r.solution->peak;
+    const exact::Instance in = *exact::prepare(p, 1 << 30, Deadline());
+    const std::vector<int32_t> order = exact::preorder(in, "WAT");
+    for (int on = 0; on < 2; ++on) {
+      exact::aligned_inference = on == 1;
+      const exact::SearchResult a = exact::search(in, opt - 1, order, kCap, Deadline(), "WAT");
+      const exact::SearchResult c =
+          exact::search_cells(in, opt - 1, order, exact::CellChoice::kLeastSlack, kCap, Deadline());
+      for (int s = 0; s < 2; ++s) {
+        const exact::SearchResult& x = s == 0 ? a : c;
+        if (x.outcome == exact::Outcome::kFound) {
+          std::fprintf(stderr, "seed %d: a plan below the proven optimum\n", seed);
+          return 1;
+        }
+        counts[s][on].nodes.push_back(static_cast<double>(x.nodes));
+        counts[s][on].total += x.nodes;
+        counts[s][on].unproven += x.outcome != exact::Outcome::kInfeasible;
+      }
+    }
+    exact::aligned_inference = true;
+  }
+  std::printf("%d random instances of %d buffers (alignments 1-8, sizes 1-12), %d proven optimal by `exact` "
+              "in 2 s and used; proof at optimum - 1, at most %lld nodes:\n\n",
+              instances, buffers, used, static_cast<long long>(kCap));
+  std::printf("| search | inference | total nodes | median | max | not proven |\n|---|---|---:|---:|---:|---:|\n");
+  for (int s = 0; s < 2; ++s)
+    for (int on = 0; on < 2; ++on) {
+      const Count& k = counts[s][on];
+      std::printf("| %s | %s | %lld | %.0f | %.0f | %d |\n", s == 0 ? "canonical" : "lowest-cell",
+                  on ? "padded (aligned_stacks_fit)" : "unaligned", static_cast<long long>(k.total),
+                  median(k.nodes), k.nodes.empty() ? 0.0 : *std::max_element(k.nodes.begin(), k.nodes.end()),
+                  k.unproven);
+    }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "table";
+  auto arg = [&](int k, const char* fallback) { return std::string(argc > k ? argv[k] : fallback); };
+  if (mode == "table")
+    return table(std::stod(arg(2, "10")), std::stoi(arg(3, "5")), std::stoi(arg(4, "2")),
+                 split(arg(5, "400,800,1600,3200,6400")), split(arg(6, "tiling,pinwheel,aligned")),
+                 arg(7, "cpu") == "cpu");
+  if (mode == "nodes") return nodes(std::stoi(arg(2, "200")), std::stoi(arg(3, "17")));
+  std::fprintf(stderr, "usage: exact_scale_bench table|nodes ... (see the source's header)\n");
+  return 2;
+}
