@@ -33,9 +33,11 @@ int64_t lower_bound_of(const Problem& p);
 // min flow (every buffer a node of demand = its size; arcs along the order), i.e. total
 // size minus a max flow, on a sparse network that never materializes the order: the
 // distinct lower clocks are split greedily into chains, and each buffer gets one arc to
-// the first lower clock of each chain that its upper clock reaches. The antichain is read
-// from the residual graph's reachable set, so it is a true antichain even when `stop`
-// (polled between augmentations) ends the flow early; it is then maybe not the heaviest.
+// the first lower clock of each chain that its upper clock reaches: O(n x chains) arcs
+// (62k buffers on 4 streams: 4.5 s CPU for `memplan stats`, reading included). The
+// antichain is read from the residual graph's reachable set, so it is a true antichain
+// even when `stop` (polled once per Dinic phase) ends the flow early; it is then maybe
+// not the heaviest (exact = false).
 // nullopt when the problem has no clocks, has in-place links (they may share while
 // concurrent), or the chain split exceeds `max_arcs` arcs.
 struct Antichain {

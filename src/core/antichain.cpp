@@ -147,8 +147,9 @@ std::optional<Antichain> antichain_bound(const Problem& p, const std::function<b
     }
   }
   // Nodes: 0 source, 1 sink, 2 + a: out(a), 2 + n + a: in(a), 2 + 2n + d: lower clock d.
-  // Flow source -> out(a) -> (order arcs) -> in(b) -> sink; in(b) -> out(b) lets one path
-  // cover a chain a < b < c. Max flow = total - max antichain weight (Dilworth duality).
+  // Flow source -> out(a) -> (order arcs) -> in(b) -> sink. The order is transitive and
+  // out(a) reaches in(b) iff a < b, so this bipartite form (weighted Dilworth / Fulkerson)
+  // needs no in(b) -> out(b) arcs: max flow = total - max antichain weight.
   FlowNet net;
   const int32_t D = static_cast<int32_t>(rep.size());
   net.nodes = 2 + 2 * n + D;
@@ -158,9 +159,10 @@ std::optional<Antichain> antichain_bound(const Problem& p, const std::function<b
   for (int32_t a = 0; a < n; ++a) {
     net.arc(0, out(a), p.buffers[a].size);
     net.arc(in(a), 1, p.buffers[a].size);
-    net.arc(in(a), out(a), kInf);
     net.arc(clk(clock_of[a]), in(a), kInf);
   }
+  // Along each chain, successor arcs. (Extra power-of-two stride arcs, for shorter paths,
+  // made Dinic 4.5 times slower on the generated 10k-buffer 4-stream program.)
   for (const auto& c : chains)
     for (size_t k = 0; k + 1 < c.size(); ++k) net.arc(clk(c[k]), clk(c[k + 1]), kInf);
   // a < b iff up(a) <= lo(b): along each chain the first clock that dominates up(a), and
@@ -175,7 +177,9 @@ std::optional<Antichain> antichain_bound(const Problem& p, const std::function<b
   const std::vector<int32_t> level = net.run(0, 1, stop, finished);
   // X = reachable from the source. No infinite arc leaves X (its residual never drops to
   // 0), so {v : out(v) in X, in(v) not in X} is an antichain: a path out(a) -> in(b) for
-  // a < b would have to leave X along infinite arcs.
+  // a < b would have to leave X along infinite arcs. Its weight is at least total minus
+  // the cut's capacity (a buffer with in(v) in X, out(v) not, only lowers that), which is
+  // total minus the max flow when the flow is maximum: then it is a heaviest antichain.
   Antichain r;
   r.exact = finished;
   for (int32_t v = 0; v < n; ++v)
