@@ -41,6 +41,6 @@ for s in 2 4 8; do
     awk -F, 'BEGIN{OFS=","} NR==1{print; next} {for(i=2;i<=3;i++){n=split($i,c,":"); t=0; for(k=1;k<=n;k++) t+=c[k]; $i=t} print}' "$f" >"$tmp/lin.csv"
     lin=$("$cli" solve "$tmp/lin.csv" -a auto --threads 1 --time-limit 10 -o "$tmp/plan.csv" 2>/dev/null || true)
     if "$cli" validate "$f" "$tmp/plan.csv" >"$tmp/val" 2>&1; then verdict=valid; else verdict="invalid (>= $(grep -c 'neither is dead before\|explicit conflict' "$tmp/val" || true) violations)"; fi
-    echo "| $s | $n | $(field explicit_conflicts "$st") | $(field peak "$safe") | $(field antichain_bound "$st") | $(field load "$st") | $somas_peak | $safe_wall | $safe_cpu | $safe_rss | $(field peak "$lin") | $verdict |"
+    echo "| $s | $n | $(field explicit_conflicts "$st") | $(field peak "$safe") | $(field antichain_bound "$st") | $(sed -n "s/^load=//p" <<<"$st") | $somas_peak | $safe_wall | $safe_cpu | $safe_rss | $(field peak "$lin") | $verdict |"
   done
 done

@@ -43,30 +43,16 @@ int64_t brute_antichain(const Problem& p) {
   return best;
 }
 
-// The optimum under the clock relation alone: lowest-gap first-fit over every order
-// reaches it for any conflict graph (parallel-streams.md §4.1). n <= 7.
+// The optimum under the clock relation alone (stream_brute.h). n <= 7.
 int64_t brute_clock_opt(const Problem& p) {
   const int n = static_cast<int>(p.buffers.size());
-  std::vector<int> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  int64_t best = INT64_MAX;
-  do {
-    std::vector<int64_t> off(n, -1);
-    int64_t peak = 0;
-    for (int i : order) {
-      int64_t x = 0;
-      for (bool moved = true; moved;) {
-        moved = false;
-        for (int j = 0; j < n; ++j)
-          if (off[j] >= 0 && clock_conflict(p, i, j) && x < off[j] + p.buffers[j].size && off[j] < x + p.buffers[i].size)
-            x = off[j] + p.buffers[j].size, moved = true;
-      }
-      off[i] = x;
-      peak = std::max(peak, x + p.buffers[i].size);
-    }
-    best = std::min(best, peak);
-  } while (std::next_permutation(order.begin(), order.end()));
-  return best;
+  std::vector<std::vector<char>> conflict(n, std::vector<char>(n, 0));
+  std::vector<int64_t> size(n);
+  for (int a = 0; a < n; ++a) {
+    size[a] = p.buffers[a].size;
+    for (int b = 0; b < n; ++b) conflict[a][b] = clock_conflict(p, a, b);
+  }
+  return brute_min_peak(size, conflict);
 }
 
 void expect_is_antichain(const Problem& p, const Antichain& a) {

@@ -10,6 +10,7 @@
 #include "memplan/graph_streams.h"
 #include "memplan/io.h"
 #include "memplan/solver.h"
+#include "conflict_lookup.h"
 #include "memplan/timeline.h"
 #include "memplan/validate.h"
 
@@ -30,21 +31,6 @@ GraphBuilder two_branches() {
   b.g.tensors[b.node("Y", {b1, b2}, 8)].kind = TensorKind::kOutput;
   finalize(b.g);
   return b;
-}
-
-bool conflicts(const Problem& p, const std::string& x, const std::string& y) {
-  ConflictGraph g;
-  EXPECT_TRUE(conflict_graph(p, g, 1 << 20));
-  int32_t a = -1, b = -1;
-  for (size_t i = 0; i < p.buffers.size(); ++i) {
-    if (p.buffers[i].id == x) a = static_cast<int32_t>(i);
-    if (p.buffers[i].id == y) b = static_cast<int32_t>(i);
-  }
-  EXPECT_GE(a, 0);
-  EXPECT_GE(b, 0);
-  for (int64_t k = g.begin[a]; k < g.begin[a + 1]; ++k)
-    if (g.adj[k] == b) return true;
-  return false;
 }
 
 TEST(GraphStreams, BranchesRoundRobin) {
@@ -69,16 +55,16 @@ TEST(GraphStreams, ParallelBranchesConflictSequentialOnesDoNot) {
   GraphBuilder b = two_branches();
   assign_streams(b.g, 2);
   const Problem p = lower_streams(b.g, 2).problem;
-  EXPECT_TRUE(conflicts(p, "A1", "A2"));
-  EXPECT_TRUE(conflicts(p, "A1", "B2"));
-  EXPECT_TRUE(conflicts(p, "A1", "B1"));  // B1's op reads A1 and writes B1
-  EXPECT_FALSE(conflicts(p, "A1", "Y"));
-  EXPECT_FALSE(conflicts(p, "A2", "Y"));
+  EXPECT_TRUE(conflict_by_id(p, "A1", "A2"));
+  EXPECT_TRUE(conflict_by_id(p, "A1", "B2"));
+  EXPECT_TRUE(conflict_by_id(p, "A1", "B1"));  // B1's op reads A1 and writes B1
+  EXPECT_FALSE(conflict_by_id(p, "A1", "Y"));
+  EXPECT_FALSE(conflict_by_id(p, "A2", "Y"));
   GraphBuilder s = two_branches();
   assign_streams(s.g, 1);
   const Problem q = lower_streams(s.g, 1).problem;
   EXPECT_TRUE(q.conflicts.empty());
-  EXPECT_FALSE(conflicts(q, "A1", "A2"));
+  EXPECT_FALSE(conflict_by_id(q, "A1", "A2"));
   const SolveResult r2 = solve(p, "auto", SolveOptions{}), r1 = solve(q, "auto", SolveOptions{});
   ASSERT_TRUE(r2.solution && r1.solution);
   EXPECT_TRUE(validate(p, r2.solution->offsets).ok);

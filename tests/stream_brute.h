@@ -3,7 +3,9 @@
 // the SOMAS rule from it. Shares nothing with the library's vector clocks.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -66,6 +68,31 @@ inline BruteOrder brute_order(const std::vector<StreamBuffer>& bufs, int S) {
 
 inline std::vector<std::vector<char>> brute_conflicts(const std::vector<StreamBuffer>& bufs, int S) {
   return brute_order(bufs, S).conflict;
+}
+
+// The optimum peak under a conflict matrix: lowest-gap first-fit over every order reaches
+// it for any conflict graph (parallel-streams.md §4.1). n <= 7.
+inline int64_t brute_min_peak(const std::vector<int64_t>& size, const std::vector<std::vector<char>>& conflict) {
+  const int n = static_cast<int>(size.size());
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  int64_t best = INT64_MAX;
+  do {
+    std::vector<int64_t> off(n, -1);
+    int64_t peak = 0;
+    for (int i : order) {
+      int64_t x = 0;
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (int j = 0; j < n; ++j)
+          if (off[j] >= 0 && conflict[i][j] && x < off[j] + size[j] && off[j] < x + size[i]) x = off[j] + size[j], moved = true;
+      }
+      off[i] = x;
+      peak = std::max(peak, x + size[i]);
+    }
+    best = std::min(best, peak);
+  } while (std::next_permutation(order.begin(), order.end()));
+  return best;
 }
 
 // A random stream program of n buffers on S streams (may be cyclic, and reads need not be

@@ -14,6 +14,7 @@
 #include "memplan/graph_streams.h"
 #include "memplan/io.h"
 #include "memplan/onnx.h"
+#include "conflict_lookup.h"
 #include "memplan/timeline.h"
 
 namespace memplan {
@@ -63,20 +64,6 @@ std::string two_branch_model(bool annotate) {
   return path;
 }
 
-bool conflict(const Problem& p, const std::string& x, const std::string& y) {
-  ConflictGraph g;
-  EXPECT_TRUE(conflict_graph(p, g, 1 << 20));
-  int32_t a = -1, b = -1;
-  for (size_t i = 0; i < p.buffers.size(); ++i) {
-    if (p.buffers[i].id == x) a = static_cast<int32_t>(i);
-    if (p.buffers[i].id == y) b = static_cast<int32_t>(i);
-  }
-  EXPECT_TRUE(a >= 0 && b >= 0) << x << " " << y;
-  for (int64_t k = g.begin[a]; k < g.begin[a + 1]; ++k)
-    if (g.adj[k] == b) return true;
-  return false;
-}
-
 Problem lowered(const std::string& path, int32_t streams) {
   Graph g = onnx_sized(onnx_graph(path));
   assign_streams(g, streams);
@@ -86,11 +73,11 @@ Problem lowered(const std::string& path, int32_t streams) {
 TEST(OnnxStreams, ParallelBranchesConflictOnlyOnTwoStreams) {
   const std::string path = two_branch_model(false);
   const Problem two = lowered(path, 2), one = lowered(path, 1);
-  EXPECT_TRUE(conflict(two, "A1", "A2"));  // relu1 and relu3 may run together
-  EXPECT_TRUE(conflict(two, "A1", "B2"));
-  EXPECT_FALSE(conflict(two, "A1", "Y"));  // A1 -> relu2 -> B1 -> add -> Y
-  EXPECT_FALSE(conflict(two, "A2", "Y"));
-  EXPECT_FALSE(conflict(one, "A1", "A2"));  // one stream: graph order, A1 dies as A2 is born
+  EXPECT_TRUE(conflict_by_id(two, "A1", "A2"));  // relu1 and relu3 may run together
+  EXPECT_TRUE(conflict_by_id(two, "A1", "B2"));
+  EXPECT_FALSE(conflict_by_id(two, "A1", "Y"));  // A1 -> relu2 -> B1 -> add -> Y
+  EXPECT_FALSE(conflict_by_id(two, "A2", "Y"));
+  EXPECT_FALSE(conflict_by_id(one, "A1", "A2"));  // one stream: graph order, A1 dies as A2 is born
   EXPECT_TRUE(one.conflicts.empty());
 }
 
@@ -132,7 +119,7 @@ TEST(OnnxStreams, CliSolveAndOnnx) {
   ASSERT_EQ(run("onnx " + plain + " --streams 2 -o " + csv).rfind("rc=0 ", 0), 0u);
   const Problem p = read_csv_file(csv).problem;
   EXPECT_EQ(p.clock_dim, 2);
-  EXPECT_TRUE(conflict(p, "A1", "A2"));
+  EXPECT_TRUE(conflict_by_id(p, "A1", "A2"));
   EXPECT_NE(run("onnx " + plain + " --streams 2 --summary").rfind("rc=0 ", 0), 0u);  // refused, exit 2
 }
 
