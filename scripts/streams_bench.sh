@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The multi-stream family (`memplan generate --kind streams`, 2/4/8 streams, 1k-100k buffers):
-# the safe plan (`conflict-greedy` on lifetimes + explicit conflicts) against its lower bound
-# and against the unsafe plan made on the linear order alone (`auto` with the conflicts
-# column dropped), which the validator then checks against the full problem. Prints a
-# Markdown table: peak, bound, time and peak RSS of the safe solve; the linearized plan's
-# peak, its LOAD and the validator's verdict.
+# The multi-stream family (`memplan generate --kind streams`, 2/4/8 streams, 1k-100k buffers,
+# written as vector clocks): the safe plan (`auto` on the partial order: lifetimes of one
+# linear extension + the explicit conflicts it hides) against the max-weight antichain bound
+# and the LOAD of that linear extension; SOMAS's baseline (`somas`, when it accepts explicit
+# conflicts on this build); and the unsafe plan made on the linear extension alone (`auto`
+# on the same lifetimes without the order), which the validator then checks against the
+# partial order. Prints a Markdown table; time is the whole `memplan solve` run (read,
+# conflicts, bound, plan, check): wall clock and CPU (user + sys), and peak RSS.
 #
 # Usage: scripts/streams_bench.sh [MEMPLAN_CLI] [--quick]   (--quick: 1k and 10k only)
 set -euo pipefail
@@ -14,19 +16,31 @@ sizes="1000 10000 62000 100000"
 [[ ${2:-} == --quick ]] && sizes="1000 10000"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
-echo "| streams | buffers | conflict pairs (explicit) | safe peak | lower bound | safe time (s) | safe RSS (MB) | linearized LOAD | unsafe linearized peak | validator on the unsafe plan |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+# Runs memplan under /usr/bin/time; sets out, wall, cpu, rss.
+timed() {
+  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$cli" "$@" >"$tmp/out" 2>"$tmp/err" || true
+  out=$(cat "$tmp/out")
+  read -r wall user sys rss_kb <"$tmp/time"
+  cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u + s}')
+  rss=$((rss_kb / 1024))
+}
+echo "| streams | buffers | explicit conflicts | safe peak | antichain bound | linear LOAD | SOMAS baseline peak | safe wall (s) | safe CPU (s) | safe RSS (MB) | unsafe linearized peak | validator on the unsafe plan |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for s in 2 4 8; do
   for n in $sizes; do
     f=$tmp/s$s.n$n.csv
     "$cli" generate --kind streams --streams "$s" -n "$n" --seed 1 -o "$f"
-    pairs=$(awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="conflicts") c=i; next} c && $c!=""{k+=split($c,x,";")} END{print k+0}' "$f")
-    /usr/bin/time -f "%M" -o "$tmp/rss" "$cli" solve "$f" -a conflict-greedy --threads 1 --time-limit 10 >"$tmp/out" 2>/dev/null || true
-    out=$(cat "$tmp/out"); rss=$(( $(cat "$tmp/rss") / 1024 ))
-    # The linear order alone: the conflicts column dropped.
-    awk -F, 'BEGIN{OFS=","} NR==1{for(i=1;i<=NF;i++) if($i=="conflicts") c=i} {if(c){for(i=c;i<NF;i++) $i=$(i+1); NF--} print}' "$f" >"$tmp/lin.csv"
+    timed solve "$f" -a auto --threads 1 --time-limit 10 -o "$tmp/safe.csv"
+    safe=$out safe_wall=$wall safe_cpu=$cpu safe_rss=$rss
+    # stats: the explicit conflicts, the linear extension's LOAD and the antichain bound.
+    st=$("$cli" stats "$f" 2>/dev/null || true)
+    somas=$("$cli" solve "$f" -a somas --threads 1 --time-limit 10 2>&1 || true)
+    somas_peak=$(field peak "$somas"); [[ -z $somas_peak ]] && somas_peak="refused"
+    # The linear extension alone: each clock summed to one time (a linear extension of the
+    # order: a dead before b gives end(a) <= start(b)); no conflicts beyond overlap.
+    awk -F, 'BEGIN{OFS=","} NR==1{print; next} {for(i=2;i<=3;i++){n=split($i,c,":"); t=0; for(k=1;k<=n;k++) t+=c[k]; $i=t} print}' "$f" >"$tmp/lin.csv"
     lin=$("$cli" solve "$tmp/lin.csv" -a auto --threads 1 --time-limit 10 -o "$tmp/plan.csv" 2>/dev/null || true)
-    if "$cli" validate "$f" "$tmp/plan.csv" >"$tmp/val" 2>&1; then verdict=valid; else verdict="invalid (>= $(grep -c 'explicit conflict' "$tmp/val" || true) violations)"; fi
-    echo "| $s | $n | $pairs | $(field peak "$out") | $(field lower_bound "$out") | $(field time "$out") | $rss | $(field load "$lin") | $(field peak "$lin") | $verdict |"
+    if "$cli" validate "$f" "$tmp/plan.csv" >"$tmp/val" 2>&1; then verdict=valid; else verdict="invalid (>= $(grep -c 'neither is dead before\|explicit conflict' "$tmp/val" || true) violations)"; fi
+    echo "| $s | $n | $(field explicit_conflicts "$st") | $(field peak "$safe") | $(field antichain_bound "$st") | $(sed -n "s/^load=//p" <<<"$st") | $somas_peak | $safe_wall | $safe_cpu | $safe_rss | $(field peak "$lin") | $verdict |"
   done
 done

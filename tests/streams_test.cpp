@@ -15,6 +15,7 @@
 #include "memplan/timeline.h"
 #include "memplan/validate.h"
 #include "conflict_brute.h"
+#include "stream_brute.h"
 
 namespace memplan {
 namespace {
@@ -232,52 +233,6 @@ TEST(Streams, JsonConflictsField) {
 namespace memplan {
 namespace {
 
-// Brute-force SOMAS rule on the explicit op graph: a is dead before b iff every use of a
-// reaches b's producer by a path of at least one edge.
-std::vector<std::vector<char>> brute_conflicts(const std::vector<StreamBuffer>& bufs, int S) {
-  const int n = static_cast<int>(bufs.size());
-  std::vector<int64_t> ops(S, 0);
-  auto uses = [&](int i) {
-    std::vector<std::pair<int32_t, int64_t>> u = bufs[i].reads;
-    u.emplace_back(bufs[i].stream, bufs[i].upper - 1);
-    return u;
-  };
-  for (int i = 0; i < n; ++i) {
-    ops[bufs[i].stream] = std::max(ops[bufs[i].stream], bufs[i].upper);
-    for (auto [t, q] : bufs[i].reads) ops[t] = std::max(ops[t], q + 1);
-  }
-  std::vector<int64_t> base(S + 1, 0);
-  for (int t = 0; t < S; ++t) base[t + 1] = base[t] + ops[t];
-  const int64_t V = base[S];
-  std::vector<std::vector<int64_t>> next(V);
-  for (int t = 0; t < S; ++t)
-    for (int64_t k = 0; k + 1 < ops[t]; ++k) next[base[t] + k].push_back(base[t] + k + 1);
-  for (int b = 0; b < n; ++b)
-    for (int a : bufs[b].after)
-      for (auto [t, q] : uses(a)) next[base[t] + q].push_back(base[bufs[b].stream] + bufs[b].lower);
-  // reach[u][v]: a path of >= 1 edge from u to v.
-  std::vector<std::vector<char>> reach(V, std::vector<char>(V, 0));
-  for (int64_t u = 0; u < V; ++u) {
-    std::vector<int64_t> todo = next[u];
-    while (!todo.empty()) {
-      const int64_t v = todo.back();
-      todo.pop_back();
-      if (reach[u][v]) continue;
-      reach[u][v] = 1;
-      for (int64_t w : next[v]) todo.push_back(w);
-    }
-  }
-  auto before = [&](int a, int b) {
-    for (auto [t, q] : uses(a))
-      if (!reach[base[t] + q][base[bufs[b].stream] + bufs[b].lower]) return false;
-    return true;
-  };
-  std::vector<std::vector<char>> c(n, std::vector<char>(n, 0));
-  for (int a = 0; a < n; ++a)
-    for (int b = 0; b < n; ++b) c[a][b] = a != b && !before(a, b) && !before(b, a);
-  return c;
-}
-
 StreamBuffer sb(int32_t stream, int64_t lower, int64_t upper, std::vector<int32_t> after = {},
                 std::vector<std::pair<int32_t, int64_t>> reads = {}) {
   StreamBuffer b;
@@ -410,8 +365,9 @@ TEST(StreamPrograms, GeneratedFamilyLinearizedPlanIsUnsafe) {
   const SolveResult safe = solve(p, "auto", SolveOptions{});
   ASSERT_TRUE(safe.solution);
   EXPECT_TRUE(validate(p, safe.solution->offsets).ok);
-  Problem linear = p;
+  Problem linear = p;  // the linear extension alone: no explicit conflicts, no clocks
   linear.conflicts.clear();
+  linear.clock_dim = 0, linear.clock_lower.clear(), linear.clock_upper.clear();
   SolveOptions quick;
   quick.time_limit_seconds = 2;
   const SolveResult unsafe = solve(linear, "greedy", quick);

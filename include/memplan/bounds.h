@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
 
 #include "memplan/problem.h"
 
@@ -22,6 +25,28 @@ int64_t fixed_top(const Problem& p);
 
 // The lower bound solvers start from: max(LOAD, fixed_top). O(n log n).
 int64_t lower_bound_of(const Problem& p);
+
+// The max-weight antichain of a problem's partial order (its vector clocks, problem.h): a
+// set of buffers no two of which is dead before the other, so pairwise conflicting and
+// disjoint in every valid plan; its weight is a lower bound on the peak that generalizes
+// LOAD (../shared/research/parallel-streams.md §4.3; weighted Dilworth). Computed as a
+// min flow (every buffer a node of demand = its size; arcs along the order), i.e. total
+// size minus a max flow, on a sparse network that never materializes the order: the
+// distinct lower clocks are split greedily into chains, and each buffer gets one arc to
+// the first lower clock of each chain that its upper clock reaches: O(n x chains) arcs
+// (62k buffers on 4 streams: 4.5 s CPU for `memplan stats`, reading included). The
+// antichain is read from the residual graph's reachable set, so it is a true antichain
+// even when `stop` (polled once per Dinic phase) ends the flow early; it is then maybe
+// not the heaviest (exact = false).
+// nullopt when the problem has no clocks, has in-place links (they may share while
+// concurrent), or the chain split exceeds `max_arcs` arcs.
+struct Antichain {
+  int64_t weight = 0;
+  std::vector<int32_t> members;  // increasing buffer indices
+  bool exact = true;             // false when stopped early
+};
+std::optional<Antichain> antichain_bound(const Problem& p, const std::function<bool()>& stop = {},
+                                         int64_t max_arcs = 100'000'000);
 
 struct InstanceStats {
   int64_t buffers = 0;

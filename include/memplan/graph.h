@@ -59,6 +59,9 @@ struct Operator {
   // Bytes of temporaries live only while this operator runs (e.g. the larger branch of an
   // If, a Loop body's tensors): planned as one buffer live during the operator's step.
   int64_t scratch_bytes = 0;
+  // The stream (queue, engine) the operator runs on, for parallel execution (graph_streams.h);
+  // -1: not given (one stream, or assigned by assign_streams).
+  int32_t stream = -1;
 };
 
 struct Graph {

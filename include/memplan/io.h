@@ -43,6 +43,10 @@ struct CsvTable {
   // Fields of the columns memplan does not read, row-major in header order (k such columns:
   // row r's fields are unknown_fields[r*k .. r*k+k)). Written back by write_csv(table).
   std::vector<std::string> unknown_fields;
+  // A partial-order file (vector clocks or a stream program, see README "Parallel
+  // streams"): per row the raw lower, upper, stream, deps and reads fields (5 per row),
+  // written back verbatim (the conflicts the order implies are not written).
+  std::vector<std::string> order_fields;
   // Notes for the user that do not stop reading, e.g. an unknown column one edit away from
   // a known one ("alignmnt"); the CLI prints them on stderr.
   std::vector<std::string> warnings;

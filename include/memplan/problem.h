@@ -72,6 +72,15 @@ struct Problem {
   // order: each listed pair must not share bytes even if their lifetimes are disjoint on
   // the [start, end) axis. Empty for a plain interval problem. See timeline.h.
   std::vector<std::pair<int32_t, int32_t>> conflicts;
+  // The partial order the conflicts came from, as vector clocks (clock_dim > 0; row-major,
+  // n x clock_dim): buffer a is dead before b iff clock_upper(a) <= clock_lower(b)
+  // componentwise, and two buffers neither of which is dead before the other must not share
+  // bytes (validator rule 7). Each row has lower <= upper componentwise, not equal, so the
+  // relation is a strict partial order. Readers and problem_from_streams/problem_from_clocks
+  // (streams.h) also derive [start, end) and `conflicts` from it, so solvers that see only
+  // those are safe; the clocks themselves feed the antichain bound and the validator.
+  int32_t clock_dim = 0;
+  std::vector<int64_t> clock_lower, clock_upper;
 };
 
 // A plan: offsets[i] belongs to problem.buffers[i].

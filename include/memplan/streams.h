@@ -58,3 +58,35 @@ Problem problem_from_streams(const std::vector<StreamBuffer>& bufs, const std::v
                              const std::vector<std::string>* ids = nullptr);
 
 }  // namespace memplan
+
+namespace memplan {
+
+// Every clock-conflicting pair (a < b by index) of n buffers with vector clocks (row-major,
+// n x dim; a is dead before b iff upper(a) <= lower(b) componentwise). `start` is any scalar
+// time with upper(a) <= lower(b) => start(a) < start(b) (e.g. a linear extension); then of a
+// pair only the earlier-starting one can be dead first, and per buffer only the earlier ones
+// whose upper exceeds its lower in some component are reported, by max trees over each
+// component: O((hits + 1) dim log n) per buffer. Returns false beyond `max_pairs`.
+bool clock_conflicts(int32_t dim, const std::vector<int64_t>& lower, const std::vector<int64_t>& upper,
+                     const std::vector<int64_t>& start, std::vector<std::pair<int32_t, int32_t>>& out,
+                     int64_t max_pairs);
+
+// Buffers given directly by vector clocks (OmniMalloc's `a:b:c` lifetimes) as a Problem:
+// [start, end) = [sum of lower, sum of upper) (a linear extension: upper(a) <= lower(b)
+// gives end(a) <= start(b)), plus every clock conflict that does not overlap there as an
+// explicit conflict, and the clocks themselves. Throws std::invalid_argument naming the buffer
+// when a row has the wrong length, a negative component, lower > upper in some component or
+// lower == upper; std::length_error beyond `max_pairs` conflicting pairs.
+Problem problem_from_clocks(int32_t dim, const std::vector<int64_t>& lower, const std::vector<int64_t>& upper,
+                            const std::vector<int64_t>& sizes, const std::vector<std::string>& ids,
+                            int64_t max_pairs = 50'000'000);
+
+}  // namespace memplan
+
+namespace memplan {
+
+// The explicit conflicts of `p` that its vector clocks do not imply (all of them when it
+// has no clocks): what a writer must keep besides the clocks. O(#pairs x clock_dim).
+std::vector<std::pair<int32_t, int32_t>> conflicts_beyond_clocks(const Problem& p);
+
+}  // namespace memplan

@@ -46,6 +46,11 @@ struct Validation {
 //  6. Explicit conflicts (problem.conflicts): each listed pair names two distinct buffers,
 //     and their extents [offset, offset + size) are disjoint (whatever their lifetimes and
 //     gaps), unless the two share memory in place (rule 3). O(#pairs).
+//  7. Vector clocks (problem.clock_dim > 0): each buffer has clock_dim components in
+//     clock_lower and clock_upper, lower <= upper componentwise and not equal, and no
+//     in-place link; two buffers whose extents [offset, offset + size) share a byte (whatever
+//     their lifetimes and gaps) must be ordered: upper(a) <= lower(b) componentwise, or the
+//     reverse. O(n (log n + clock_dim)) by a sweep over addresses.
 // O(n log n) by a sweep over time with an ordered map of occupied address segments (plus,
 // for a group of k buffers sharing in place, at most O(k) segment updates per member).
 // With a deadline, the check polls it (every 4096 events, and in its sort) and stops once it

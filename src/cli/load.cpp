@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "memplan/graph_io.h"
+#include "memplan/graph_streams.h"
 #include "memplan/io_json.h"
 #ifdef MEMPLAN_HAVE_ONNX
 #include "memplan/onnx.h"
@@ -24,6 +25,19 @@ void add_model_options(CLI::App* cmd, ModelOptions& m) {
                   "exact (dynamic program where it finishes); solve also plans the graph order and keeps the "
                   "lower peak")
       ->check(CLI::IsMember({"graph", "memory", "exact"}));
+  cmd->add_option("--streams", m.streams,
+                  "ONNX: run on N parallel streams (independent branches round-robin; a node's "
+                  "int attribute 'memplan_stream' is kept); buffers conflict unless one is dead before the other "
+                  "in every interleaving")
+      ->check(CLI::Range(1, 64));
+}
+
+std::optional<Problem> streams_problem(Graph& g, const ModelOptions& model, const LowerOptions& lower) {
+  int32_t streams = model.streams;
+  for (const Operator& op : g.ops) streams = std::max(streams, op.stream + 1);
+  if (streams <= 0) return std::nullopt;
+  assign_streams(g, streams);
+  return lower_streams(g, streams, {}, lower).problem;
 }
 
 #ifdef MEMPLAN_HAVE_ONNX
@@ -64,6 +78,10 @@ namespace {
 // A model's graph, scheduled per --schedule and lowered in the chosen order.
 Loaded scheduled_graph(Graph g, const ModelOptions& model, const LowerOptions& lower_options) {
   Loaded l;
+  if (auto p = streams_problem(g, model, lower_options)) {  // a partial order: no single order to schedule
+    l.problem = std::move(*p);
+    return l;
+  }
   ScheduleOptions so;
   so.mode = parse_schedule_mode(model.schedule);
   so.time_limit = model.schedule_time_limit;
@@ -93,6 +111,20 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
     lo.include_weights = o.include_weights;
     lo.alignment = o.alignment;
     return scheduled_graph(std::move(g), model, lo);
+    ScheduleOptions so;
+    so.mode = parse_schedule_mode(model.schedule);
+    so.time_limit = model.schedule_time_limit;
+    so.lower.include_weights = o.include_weights;
+    so.lower.alignment = o.alignment;
+    if (auto p = streams_problem(g, model, so.lower)) {  // a partial order: no single order to schedule
+      l.problem = std::move(*p);
+      return l;
+    }
+    l.scheduled = schedule(g, so);
+    l.lower = so.lower;
+    l.problem = lower(g, l.scheduled.order, so.lower).problem;
+    l.graph = std::move(g);
+    return l;
   }
 #endif
   if (has_extension(path, ".jsonl")) return scheduled_graph(read_graph_file(path), model, LowerOptions{});

@@ -38,7 +38,12 @@ struct ModelOptions {
   std::string schedule = "memory";  // execution order: graph, memory or exact (schedule.h)
   double schedule_time_limit = 10.0;  // seconds for choosing the order (<= 0: none)
   uint64_t schedule_seed = 1;         // the local search's seed
+  int32_t streams = 0;  // > 0: run on this many streams (graph_streams.h), branches round-robin
 };
+
+// The model as a partial order when it runs on several streams: --streams N, or node stream
+// annotations (then at least max + 1 streams); nullopt otherwise. Graph order, no in-place.
+std::optional<Problem> streams_problem(Graph& g, const ModelOptions& model, const LowerOptions& lower);
 // Adds --dim, --input, --strict, --no-alias and --schedule to a subcommand.
 void add_model_options(CLI::App* cmd, ModelOptions& m);
 

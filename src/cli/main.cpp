@@ -257,6 +257,12 @@ int cmd_stats(const std::string& input, const std::string& lifetimes) {
             << "overlapping_pairs=" << s.overlapping_pairs << " overlap_density=" << s.overlap_density << "\n"
             << "fixed=" << s.fixed << " aligned=" << s.aligned << " with_gaps=" << s.with_gaps << "\n";
   if (l.problem.capacity) std::cout << "capacity=" << *l.problem.capacity << "\n";
+  if (!l.problem.conflicts.empty() || l.problem.clock_dim > 0) {
+    // A partial order (README "Parallel streams"): load above is the linear extension's.
+    std::cout << "streams=" << l.problem.clock_dim << " explicit_conflicts=" << l.problem.conflicts.size();
+    if (const auto a = antichain_bound(l.problem)) std::cout << " antichain_bound=" << a->weight;
+    std::cout << "\n";
+  }
   return kExitOk;
 }
 
@@ -308,12 +314,25 @@ int cmd_onnx(const std::string& input, int64_t alignment, bool weights, bool sum
   o.include_weights = weights;
   std::vector<std::string> warnings;
   o.warnings = &warnings;
-  const Graph g = onnx_sized(onnx_graph(input, o));
+  Graph g = onnx_sized(onnx_graph(input, o));
   print_warnings(warnings);
   ScheduleOptions so;
   so.mode = parse_schedule_mode(g_model.schedule);
   so.lower.include_weights = weights;
   so.lower.alignment = alignment;
+  if (auto p = streams_problem(g, g_model, so.lower)) {  // several streams: the buffers as a partial order
+    if (summary || !order_out.empty()) throw InputError("--summary and --order-out need one stream (no --streams)");
+    std::ostringstream out;
+    if (has_extension(output, ".json")) {
+      out << problem_to_json(*p, nullptr, {});
+    } else {
+      require_csv_ids(*p, output);
+      write_csv(out, *p, nullptr);
+    }
+    if (output.empty()) std::cout << out.str();
+    else write_file_atomic(output, out.str());
+    return kExitOk;
+  }
   SolveOptions opt;
   opt.threads = std::max(1u, std::thread::hardware_concurrency());
   const std::string algo = find_solver("auto") ? "auto" : "greedy";

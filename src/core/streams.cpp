@@ -1,6 +1,8 @@
 #include "memplan/streams.h"
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <climits>
 #include <map>
 #include <stdexcept>
@@ -88,6 +90,11 @@ std::vector<int64_t> birth_clocks(const std::vector<StreamBuffer>& bufs, int32_t
     for (int32_t u : users[j])
       if (--indeg[u] == 0) ready.push_back(u);
   }
+  if (done < m)  // name a buffer whose producer waits on the cycle (its join point never became ready)
+    for (int32_t i = 0; i < n; ++i)
+      if (!bufs[i].after.empty() && indeg[joins[bufs[i].stream][bufs[i].lower]] > 0)
+        throw std::invalid_argument("buffer " + std::to_string(i) +
+                                    ": its 'after' events form a cycle (the streams would deadlock)");
   if (done < m) throw std::invalid_argument("the 'after' events form a cycle (the streams would deadlock)");
   std::vector<int64_t> clock(static_cast<size_t>(n) * S, 0);
   for (int32_t i = 0; i < n; ++i) {
@@ -100,6 +107,44 @@ std::vector<int64_t> birth_clocks(const std::vector<StreamBuffer>& bufs, int32_t
   }
   return clock;
 }
+
+namespace {
+
+// A perfect max tree over `leaves` (padded with INT64_MIN to a power of two `width`).
+std::vector<int64_t> max_tree(const std::vector<int64_t>& leaves, size_t width) {
+  std::vector<int64_t> tr(2 * width, INT64_MIN);
+  std::copy(leaves.begin(), leaves.end(), tr.begin() + static_cast<std::ptrdiff_t>(width));
+  for (size_t k = width; k-- > 1;) tr[k] = std::max(tr[2 * k], tr[2 * k + 1]);
+  return tr;
+}
+
+// Calls hit(k) for every leaf k < prefix whose value exceeds `c`, visiting only subtrees
+// that hold one: O((hits + 1) log width). `todo` is scratch.
+template <class Hit>
+void leaves_above(const std::vector<int64_t>& tr, size_t width, size_t prefix, int64_t c,
+                  std::vector<std::array<size_t, 3>>& todo, Hit&& hit) {
+  todo.assign(1, {1, 0, width});
+  while (!todo.empty()) {
+    const auto [id, lo, hi] = todo.back();
+    todo.pop_back();
+    if (lo >= prefix || tr[id] <= c) continue;
+    if (hi - lo == 1) {
+      hit(lo);
+      continue;
+    }
+    const size_t mid = (lo + hi) / 2;
+    todo.push_back({2 * id + 1, mid, hi});
+    todo.push_back({2 * id, lo, mid});
+  }
+}
+
+size_t pow2_at_least(size_t n) {
+  size_t w = 1;
+  while (w < n) w <<= 1;
+  return w;
+}
+
+}  // namespace
 
 // For b, a conflicts iff (1) a is not dead before b: death_a[t] > birth_b[t] for some t, and
 // (2) b is not dead before a: death_b[t'] > birth_a[t'] for some t'. Births only grow along
@@ -116,24 +161,21 @@ bool stream_conflicts(const std::vector<StreamBuffer>& bufs, int32_t streams, co
   size_t width = 1;
   for (auto& v : on) {
     std::stable_sort(v.begin(), v.end(), [&](int32_t a, int32_t b) { return bufs[a].lower < bufs[b].lower; });
-    while (width < v.size()) width <<= 1;
+    width = std::max(width, pow2_at_least(v.size()));
   }
-  // tree[s * S + t]: max of death[t] over stream s's buffers by position (perfect, leaves at
-  // width + k; padding INT64_MIN).
+  // tree[s * S + t]: max of death[t] over stream s's buffers by position.
   std::vector<std::vector<int64_t>> tree(S * S);
+  std::vector<int64_t> leaves;
   for (size_t s = 0; s < S; ++s)
     for (size_t t = 0; t < S; ++t) {
-      std::vector<int64_t>& tr = tree[s * S + t];
-      tr.assign(2 * width, INT64_MIN);
-      for (size_t k = 0; k < on[s].size(); ++k) tr[width + k] = death[on[s][k] * S + t];
-      for (size_t k = width; k-- > 1;) tr[k] = std::max(tr[2 * k], tr[2 * k + 1]);
+      leaves.clear();
+      for (int32_t a : on[s]) leaves.push_back(death[a * S + t]);
+      tree[s * S + t] = max_tree(leaves, width);
     }
-  struct Node {
-    size_t id, lo, hi;
-  };
-  std::vector<Node> todo;
+  std::vector<std::array<size_t, 3>> todo;
   std::vector<int32_t> mark(n, -1);  // a already reported for b
-  for (int32_t b = 0; b < n; ++b)
+  bool full = false;
+  for (int32_t b = 0; b < n && !full; ++b)
     for (size_t s = 0; s < S; ++s) {
       const auto& v = on[s];
       size_t prefix = 0;
@@ -144,30 +186,50 @@ bool stream_conflicts(const std::vector<StreamBuffer>& bufs, int32_t streams, co
                                                         return birth[a * S + t2] < d;
                                                       }) - v.begin()));
       }
-      for (size_t t = 0; t < S && prefix > 0; ++t) {
-        const int64_t c = birth[b * S + t];
-        const std::vector<int64_t>& tr = tree[s * S + t];
-        todo.assign(1, Node{1, 0, width});
-        while (!todo.empty()) {
-          const Node nd = todo.back();
-          todo.pop_back();
-          if (nd.lo >= prefix || tr[nd.id] <= c) continue;
-          if (nd.hi - nd.lo == 1) {
-            const int32_t a = v[nd.lo];
-            if (a < b && mark[a] != b) {  // each pair once, from its larger index
-              mark[a] = b;
-              out.emplace_back(a, b);
-              if (static_cast<int64_t>(out.size()) > max_pairs) return false;
-            }
-            continue;
+      for (size_t t = 0; t < S && prefix > 0 && !full; ++t)
+        leaves_above(tree[s * S + t], width, prefix, birth[b * S + t], todo, [&](size_t k) {
+          const int32_t a = v[k];
+          if (a < b && mark[a] != b) {  // each pair once, from its larger index
+            mark[a] = b;
+            out.emplace_back(a, b);
+            full = full || static_cast<int64_t>(out.size()) > max_pairs;
           }
-          const size_t mid = (nd.lo + nd.hi) / 2;
-          todo.push_back({2 * nd.id + 1, mid, nd.hi});
-          todo.push_back({2 * nd.id, nd.lo, mid});
-        }
-      }
+        });
     }
-  return true;
+  return !full;
+}
+
+// For b and an earlier-starting a, b cannot be dead before a (that would put b's start first),
+// so they conflict iff upper(a)[t] > lower(b)[t] for some t.
+bool clock_conflicts(int32_t dim, const std::vector<int64_t>& lower, const std::vector<int64_t>& upper,
+                     const std::vector<int64_t>& start, std::vector<std::pair<int32_t, int32_t>>& out,
+                     int64_t max_pairs) {
+  const size_t n = start.size(), S = static_cast<size_t>(dim);
+  std::vector<int32_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int32_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return start[a] < start[b]; });
+  const size_t width = pow2_at_least(n);
+  std::vector<std::vector<int64_t>> tree(S);
+  std::vector<int64_t> leaves(n);
+  for (size_t t = 0; t < S; ++t) {
+    for (size_t k = 0; k < n; ++k) leaves[k] = upper[order[k] * S + t];
+    tree[t] = max_tree(leaves, width);
+  }
+  std::vector<std::array<size_t, 3>> todo;
+  std::vector<int64_t> mark(n, -1);
+  bool full = false;
+  for (size_t k = 0; k < n && !full; ++k) {
+    const int32_t b = order[k];
+    for (size_t t = 0; t < S && !full; ++t)
+      leaves_above(tree[t], width, k, lower[b * S + t], todo, [&](size_t j) {
+        const int32_t a = order[j];
+        if (mark[a] == static_cast<int64_t>(k)) return;
+        mark[a] = static_cast<int64_t>(k);
+        out.emplace_back(std::min(a, b), std::max(a, b));
+        full = full || static_cast<int64_t>(out.size()) > max_pairs;
+      });
+  }
+  return !full;
 }
 
 }  // namespace memplan
@@ -220,12 +282,77 @@ Problem problem_from_streams(const std::vector<StreamBuffer>& bufs, const std::v
     for (size_t t = 0; t < S; ++t)
       if (death[i * S + t] > 0) b.end = std::max(b.end, time[t][death[i * S + t] - 1] + 1);
   }
+  // The clocks: lower = birth, upper = max(birth, death) (so lower <= upper; the relation is
+  // unchanged, since death(a) <= birth(b) already implies birth(a) <= birth(b)).
+  p.clock_dim = streams;
+  p.clock_lower = birth;
+  p.clock_upper = death;
+  for (size_t k = 0; k < death.size(); ++k) p.clock_upper[k] = std::max(death[k], birth[k]);
   std::vector<std::pair<int32_t, int32_t>> pairs;
   if (!stream_conflicts(bufs, streams, birth, death, pairs, max_pairs))
     throw std::length_error("more than " + std::to_string(max_pairs) + " conflicting pairs");
   for (auto [a, b] : pairs)
     if (!lifetimes_overlap(p.buffers[a], p.buffers[b])) p.conflicts.emplace_back(a, b);
   return p;
+}
+
+}  // namespace memplan
+
+namespace memplan {
+
+Problem problem_from_clocks(int32_t dim, const std::vector<int64_t>& lower, const std::vector<int64_t>& upper,
+                            const std::vector<int64_t>& sizes, const std::vector<std::string>& ids,
+                            int64_t max_pairs) {
+  const size_t n = sizes.size(), S = static_cast<size_t>(dim);
+  if (dim < 1) throw std::invalid_argument("clock dimension must be >= 1");
+  if (lower.size() != n * S || upper.size() != n * S || ids.size() != n)
+    throw std::invalid_argument("every clock must have " + std::to_string(dim) + " components");
+  Problem p;
+  p.buffers.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    Buffer& b = p.buffers[i];
+    b.id = ids[i];
+    b.size = sizes[i];
+    bool less = false;
+    for (size_t t = 0; t < S; ++t) {
+      const int64_t lo = lower[i * S + t], hi = upper[i * S + t];
+      if (lo < 0 || hi > INT64_MAX / static_cast<int64_t>(S + 1))
+        throw std::invalid_argument("buffer '" + ids[i] + "': clock component out of range");
+      if (lo > hi) throw std::invalid_argument("buffer '" + ids[i] + "': lower exceeds upper in component " + std::to_string(t));
+      less = less || lo < hi;
+      b.start += lo, b.end += hi;
+    }
+    if (!less) throw std::invalid_argument("buffer '" + ids[i] + "': lower equals upper (an empty lifetime)");
+  }
+  p.clock_dim = dim, p.clock_lower = lower, p.clock_upper = upper;
+  std::vector<int64_t> start(n);
+  for (size_t i = 0; i < n; ++i) start[i] = p.buffers[i].start;
+  std::vector<std::pair<int32_t, int32_t>> pairs;
+  if (!clock_conflicts(dim, lower, upper, start, pairs, max_pairs))
+    throw std::length_error("more than " + std::to_string(max_pairs) + " conflicting pairs");
+  for (auto [a, b] : pairs)
+    if (!lifetimes_overlap(p.buffers[a], p.buffers[b])) p.conflicts.emplace_back(a, b);
+  std::sort(p.conflicts.begin(), p.conflicts.end());
+  return p;
+}
+
+}  // namespace memplan
+
+namespace memplan {
+
+std::vector<std::pair<int32_t, int32_t>> conflicts_beyond_clocks(const Problem& p) {
+  const size_t S = static_cast<size_t>(std::max(p.clock_dim, 0));
+  if (S == 0 || p.clock_lower.size() != p.buffers.size() * S || p.clock_upper.size() != p.clock_lower.size())
+    return p.conflicts;
+  auto ordered = [&](int32_t a, int32_t b) {  // a dead before b
+    for (size_t t = 0; t < S; ++t)
+      if (p.clock_upper[a * S + t] > p.clock_lower[b * S + t]) return false;
+    return true;
+  };
+  std::vector<std::pair<int32_t, int32_t>> out;
+  for (auto [a, b] : p.conflicts)
+    if (ordered(a, b) || ordered(b, a)) out.emplace_back(a, b);
+  return out;
 }
 
 }  // namespace memplan

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "memplan/bounds.h"
 #include "memplan/constraints.h"
 #include "memplan/driver.h"
 #include "memplan/explain.h"
@@ -74,7 +75,7 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   opt.threads = can.threads ? std::clamp(options.threads, 1, kMaxThreads) : 1;
   const auto t0 = std::chrono::steady_clock::now();
   // Every plan's peak reaches LOAD (in-place chains merged) and every pre-placed buffer's top.
-  const int64_t load = whole.expired() ? -1 : interval_lower_bound(problem, &whole);
+  int64_t load = whole.expired() ? -1 : interval_lower_bound(problem, &whole);
   if (load < 0) {
     SolveResult r;
     r.status = Status::kNoPlan;
@@ -88,6 +89,12 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   // 2 % of the limit, at most half the limit.
   const double sweep = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double reserve = std::min(0.5 * limit, 0.02 * limit + 8 * sweep);
+  // A partial order (vector clocks): its max-weight antichain is at least LOAD (bounds.h);
+  // a flow stopped early (at a quarter of the limit) still yields a true antichain.
+  if (problem.clock_dim > 0) {
+    const auto stop = [&] { return limit > 0 && std::isfinite(limit) && whole.elapsed_seconds() > 0.25 * limit; };
+    if (const auto a = antichain_bound(problem, stop)) load = std::max(load, a->weight);
+  }
   const auto cap = capacity_of(problem, opt);
   if (const std::string why = fixed_collision(problem, cap); !why.empty()) {
     SolveResult r;

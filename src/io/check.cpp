@@ -101,6 +101,21 @@ void check_problem(const Problem& p, const std::string& name, const Deadline* de
       throw InputError(name + ": " + e.what());
     }
   }
+  if (p.clock_dim != 0 || !p.clock_lower.empty() || !p.clock_upper.empty()) {
+    const size_t S = static_cast<size_t>(std::max(p.clock_dim, 0));
+    if (p.clock_dim < 1 || p.clock_lower.size() != p.buffers.size() * S || p.clock_upper.size() != p.buffers.size() * S)
+      throw InputError(name + ": clocks: clock_dim must be >= 1 with clock_dim components per buffer");
+    for (size_t i = 0; i < p.buffers.size(); ++i) {
+      bool less = false;
+      for (size_t t = 0; t < S; ++t) {
+        if (p.clock_lower[i * S + t] > p.clock_upper[i * S + t])
+          throw InputError(who(i) + "upper: below lower in component " + std::to_string(t));
+        less = less || p.clock_lower[i * S + t] < p.clock_upper[i * S + t];
+      }
+      if (!less) throw InputError(who(i) + "upper: equals lower (an empty lifetime)");
+      if (!p.buffers[i].inplace_of.empty()) throw InputError(who(i) + "inplace: not supported with vector clocks");
+    }
+  }
   if (p.capacity && *p.capacity < 0)
     throw InputError(name + ": capacity: must be >= 0, got " + std::to_string(*p.capacity));
 }

@@ -12,13 +12,15 @@
 #include <unordered_map>
 
 #include "io/check.h"
+#include "io/partial_order.h"
 #include "memplan/constraints.h"
 #include "memplan/io.h"
+#include "memplan/streams.h"
 
 namespace memplan {
 namespace {
 
-enum Field { kId, kLower, kUpper, kEnd, kSize, kAlignment, kOffset, kHint, kGaps, kInplace, kGroup, kSide, kConflicts, kFieldCount };
+enum Field { kId, kLower, kUpper, kEnd, kSize, kAlignment, kOffset, kHint, kGaps, kInplace, kGroup, kSide, kConflicts, kStream, kDeps, kReads, kFieldCount };
 
 // Canonical field of a header name; -1 when the column is not one memplan reads.
 int field_of(const std::string& c) {
@@ -27,7 +29,8 @@ int field_of(const std::string& c) {
       {"start", kLower},   {"begin", kLower},   {"upper", kUpper},    {"end", kEnd},
       {"size", kSize},     {"alignment", kAlignment}, {"offset", kOffset}, {"hint", kHint},
       {"gaps", kGaps},     {"inplace", kInplace}, {"group", kGroup},
-      {"side", kSide},     {"conflicts", kConflicts}};
+      {"side", kSide},     {"conflicts", kConflicts}, {"stream", kStream}, {"deps", kDeps},
+      {"reads", kReads}};
   auto it = names.find(c);
   return it == names.end() ? -1 : it->second;
 }
@@ -53,7 +56,7 @@ bool one_edit_apart(const std::string& a, const std::string& b) {
 std::string near_column(const std::string& c) {
   static const char* known[] = {"id",   "buffer", "buffer_id", "lower",     "start",   "begin",
                                 "upper", "end",   "size",      "alignment", "offset",  "hint",
-                                "gaps", "inplace", "group",    "side"};
+                                "gaps", "inplace", "group",    "side", "conflicts", "stream", "deps", "reads"};
   for (const char* k : known)
     if (one_edit_apart(c, k)) return k;
   return "";
@@ -212,6 +215,7 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
     std::string ids;
   };
   std::vector<PendingConflicts> pending;
+  std::vector<OrderRow> order_rows;  // only when the rows give a partial order
   TotalGuard total;
   size_t lineno = 1;
   while (std::getline(in, line)) {
@@ -227,8 +231,18 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
                     (fields.size() < n ? ": this column is missing" : ": extra fields after the last column"));
     }
     Buffer b;
+    // The partial-order forms (partial_order.h): clocks "a:b:c" in lower/upper, or a stream.
+    OrderRow order;
+    order.where = name + ":" + std::to_string(lineno);
+    std::string clock_error;
     for (size_t c = 0; c < fields.size(); ++c) {
       const std::string& col = table.columns[c];
+      if ((col_field[c] == kLower || col_field[c] == kUpper) &&
+          parse_clock(fields[c], col_field[c] == kLower ? order.lower : order.upper, clock_error)) {
+        if (!clock_error.empty()) loc.fail(col, clock_error);
+        order.form = RowForm::kClock;
+        continue;
+      }
       switch (col_field[c]) {
         case kId:
           if (fields[c].empty()) loc.fail(col, "empty id");
@@ -252,6 +266,24 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
           break;
         case kGaps: b.gaps = parse_gaps(fields[c], loc, col, inclusive_end ? 1 : 0); break;
         case kInplace: b.inplace_of = fields[c]; break;
+        case kStream:
+          if (!fields[c].empty()) {
+            order.stream = parse_int(fields[c], loc, col);
+            order.form = RowForm::kStream;
+          }
+          break;
+        case kDeps:
+          for (const std::string& d : split(fields[c], ';'))
+            if (!d.empty()) order.deps.push_back(d);
+          break;
+        case kReads:
+          for (const std::string& r : split(fields[c], ';')) {
+            if (r.empty()) continue;
+            const auto at = r.find('@');
+            if (at == std::string::npos) loc.fail(col, "read '" + r + "' must be 'stream@op'");
+            order.reads.emplace_back(parse_int(r.substr(0, at), loc, col), parse_int(r.substr(at + 1), loc, col));
+          }
+          break;
         case kConflicts:
           if (!fields[c].empty())
             pending.push_back({lineno, static_cast<int32_t>(table.problem.buffers.size()), fields[c]});
@@ -273,6 +305,24 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
         default: break;
       }
     }
+    if (order.form == RowForm::kClock) {
+      if (where[kStream] >= 0 && !fields[where[kStream]].empty())
+        loc.fail(table.columns[where[kStream]], "mixed forms: a stream together with vector clocks");
+      if (order.lower.empty() || order.upper.empty())
+        loc.fail(table.columns[where[order.lower.empty() ? kLower : kUpper]],
+                 "mixed forms: vector clocks need both lower and upper as 'a:b:c'");
+      if (inclusive_end) loc.fail(table.columns[where[kUpper]], "vector clocks need the half-open 'upper' column");
+      b.start = 0, b.end = 1;  // placeholders, replaced by apply_partial_order
+    }
+    if (order.form == RowForm::kScalar && (!order.deps.empty() || !order.reads.empty()))
+      loc.fail(table.columns[where[order.deps.empty() ? kReads : kDeps]], "needs a 'stream' on this row");
+    if ((order.form != RowForm::kScalar) != !order_rows.empty() && lineno > 2)
+      loc.fail(table.columns[where[where[kStream] >= 0 ? kStream : kLower]],
+               "mixed forms: this row and the first differ in giving a partial order (vector clocks or a stream)");
+    if (order.form != RowForm::kScalar) {
+      auto raw = [&](int f) { return where[f] >= 0 ? fields[where[f]] : std::string(); };
+      for (int f : {kLower, kUpper, kStream, kDeps, kReads}) table.order_fields.push_back(raw(f));
+    }
     for (size_t c : unknown_cols) table.unknown_fields.push_back(std::move(fields[c]));
     if (inclusive_end && __builtin_add_overflow(b.end, 1, &b.end))
       loc.fail(table.columns[where[kUpper]], "end overflows 64 bits");
@@ -292,6 +342,10 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
       loc.fail(table.columns[where[kId]],
                "duplicate id '" + b.id + "' (first on line " + std::to_string(it->second) + ")");
     if (auto issue = total.add(b)) loc.fail(column_of(issue->field), issue->message);
+    if (order.form != RowForm::kScalar) {
+      order.op_lower = b.start, order.op_upper = b.end;
+      order_rows.push_back(std::move(order));
+    }
     table.problem.buffers.push_back(std::move(b));
   }
   std::unordered_map<std::string_view, int32_t> row_of;
@@ -307,6 +361,7 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
       table.problem.conflicts.emplace_back(pc.row, other);
     }
   }
+  if (!order_rows.empty()) apply_partial_order(table.problem, order_rows, name, "column");
   if (has_constraints(table.problem)) {
     try {
       lower_constraints(table.problem);
@@ -341,9 +396,24 @@ namespace {
 
 // The writer behind both write_csv overloads. `unknown` holds the fields of the columns
 // memplan does not read (row-major, in header order), or is null.
+// `order` (CsvTable::order_fields) holds the raw partial-order fields, or is null. Only the
+// explicit conflicts the clocks (if any) do not imply are written.
 void write_rows(std::ostream& out, const Problem& problem, const std::vector<int64_t>* offsets,
                 const std::vector<std::string>& columns_in,
-                const std::vector<std::string>* unknown) {
+                const std::vector<std::string>* unknown, const std::vector<std::string>* order = nullptr) {
+  if (order && order->empty()) order = nullptr;
+  // A problem with vector clocks (built in code) is written in the clock form, with only the
+  // explicit conflicts its clocks do not imply.
+  const size_t S = static_cast<size_t>(problem.clock_dim);
+  const bool clocks = !order && S > 0 && problem.clock_lower.size() == problem.buffers.size() * S &&
+                      problem.clock_upper.size() == problem.clock_lower.size();
+  const std::vector<std::pair<int32_t, int32_t>> pairs = conflicts_beyond_clocks(problem);
+  const size_t conflicts = pairs.size();
+  auto clock_text = [&](const std::vector<int64_t>& c, size_t i) {
+    std::string t;
+    for (size_t k = 0; k < S; ++k) t += (k ? ":" : "") + std::to_string(c[i * S + k]);
+    return t;
+  };
   std::vector<std::string> columns;
   size_t n_unknown = 0;
   for (const std::string& c : columns_in) {
@@ -381,11 +451,13 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
   if (group && !has(kGroup)) columns.push_back("group");
   if (high && !has(kSide)) columns.push_back("side");
   if ((fixed || offsets) && !has(kOffset)) columns.push_back("offset");
-  if (!problem.conflicts.empty() && !has(kConflicts)) columns.push_back("conflicts");
+  if (conflicts > 0 && !has(kConflicts)) columns.push_back("conflicts");
   // Each pair is written once, on its first buffer's row.
-  std::vector<std::string> conflict_ids(problem.conflicts.empty() ? 0 : problem.buffers.size());
-  for (auto [a, b] : problem.conflicts)
+  std::vector<std::string> conflict_ids(conflicts == 0 ? 0 : problem.buffers.size());
+  for (size_t k = 0; k < conflicts; ++k) {
+    const auto [a, b] = pairs[k];
     conflict_ids[a] += (conflict_ids[a].empty() ? "" : ";") + problem.buffers[b].id;
+  }
   std::string text;
   for (size_t c = 0; c < columns.size(); ++c) text += (c ? "," : "") + columns[c];
   text += '\n';
@@ -396,10 +468,15 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
     size_t u = 0;
     for (size_t c = 0; c < columns.size(); ++c) {
       if (c) text += ',';
-      switch (field_of(columns[c])) {
+      const int f = field_of(columns[c]);
+      if (order && (f == kLower || f == kUpper || f == kStream || f == kDeps || f == kReads)) {
+        text += (*order)[i * 5 + (f == kLower ? 0 : f == kUpper ? 1 : f == kStream ? 2 : f == kDeps ? 3 : 4)];
+        continue;
+      }
+      switch (f) {
         case kId: text += b.id; break;
-        case kLower: text += std::to_string(b.start); break;
-        case kUpper: text += std::to_string(b.end); break;
+        case kLower: text += clocks ? clock_text(problem.clock_lower, i) : std::to_string(b.start); break;
+        case kUpper: text += clocks ? clock_text(problem.clock_upper, i) : std::to_string(b.end); break;
         case kEnd: text += std::to_string(b.end - 1); break;
         case kSize: text += std::to_string(b.size); break;
         case kAlignment: text += std::to_string(b.alignment); break;
@@ -424,6 +501,9 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
         case kConflicts:
           if (!conflict_ids.empty()) text += conflict_ids[i];
           break;
+        case kStream:
+        case kDeps:
+        case kReads: break;  // no partial order to write (see `order` above)
         default: text += (*unknown)[i * n_unknown + u++]; break;
       }
     }
@@ -440,7 +520,7 @@ void write_csv(std::ostream& out, const Problem& problem, const std::vector<int6
 }
 
 void write_csv(std::ostream& out, const CsvTable& table, const std::vector<int64_t>* offsets) {
-  write_rows(out, table.problem, offsets, table.columns, &table.unknown_fields);
+  write_rows(out, table.problem, offsets, table.columns, &table.unknown_fields, &table.order_fields);
 }
 
 void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files) {

@@ -114,6 +114,19 @@ struct Builder {
     return sum;
   }
 
+  // The stream a node asks for (graph_streams.h): an int attribute "memplan_stream"; -1
+  // when absent. (This libonnx's NodeProto has no metadata_props.)
+  static int32_t node_stream(const onnx::NodeProto& n, const std::string& label) {
+    for (const auto& a : n.attribute())
+      if (a.name() == "memplan_stream") {
+        if (a.type() != onnx::AttributeProto::INT) throw InputError(label + ": attribute 'memplan_stream' must be an int");
+        if (a.i() < 0 || a.i() >= 64)
+          throw InputError(label + ": attribute 'memplan_stream' = " + std::to_string(a.i()) + " is not in [0, 64)");
+        return static_cast<int32_t>(a.i());
+      }
+    return -1;
+  }
+
   // An If's larger branch (the taken one when its condition is known at import); a Loop's
   // or Scan's one iteration.
   int64_t node_scratch(const onnx::NodeProto& n, std::vector<std::string>& unknown_names) {
@@ -191,6 +204,7 @@ struct Builder {
         op.outputs.push_back(add(out, TensorKind::kActivation));
         made_by[out] = label;
       }
+      op.stream = node_stream(n, label);
       g.ops.push_back(std::move(op));
     }
     for (const auto& v : main.output()) {
