@@ -140,10 +140,12 @@ TEST(EverySolver, AnAlmostZeroLimitCostsLessThanTheOnlinePlan) {
 
 // The same with a limit that passes during the set-up after the online plan (1.5 times its
 // wall time): the orders, the index and the rest must stop too. Within that window a call
-// can use at most the window's CPU plus one unpolled step (< 0.7 of the online plan's CPU);
-// without the polls the slowest order alone (wat: about twice the online plan's CPU) broke
-// the bound. A busy machine widens the window (the check then proves less, but never fails
-// spuriously).
+// may use the window's CPU plus the tolerance of the time-limit rule, max(10 %, 0.1 s).
+// (A stricter bound, the window plus 0.7 of the online plan's CPU, failed on a quiet
+// machine, where the window is smallest, for conflict-greedy's unpolled sort of its pairs,
+// dive's and idealloc's set-up: 0.01-0.03 s over; that is within the rule, so the test
+// asserts the rule.) A busy machine widens the window (the check then proves less, but
+// never fails spuriously).
 TEST(EverySolver, ALimitPassingDuringTheSetUpStopsIt) {
   const Problem p = dnn(60'000);
   double online_cpu = 1e9, online_wall = 1e9;
@@ -163,7 +165,7 @@ TEST(EverySolver, ALimitPassingDuringTheSetUpStopsIt) {
     const double c0 = cpu_seconds();
     const SolveResult r = s.run(p, o);
     const double used = cpu_seconds() - c0;
-    EXPECT_LT(used, window + 0.7 * online_cpu)
+    EXPECT_LT(used, window + std::max(0.1 * window, 0.1))
         << s.name << ": " << used << " s of CPU in a window of " << window << " s; the online plan " << online_cpu << " s";
     if (r.solution) EXPECT_TRUE(validate(p, r.solution->offsets).ok) << s.name;
   }

@@ -4,8 +4,10 @@
 #include <unordered_map>
 
 #include "io/check.h"
+#include "io/partial_order.h"
 
 #include "memplan/io_json.h"
+#include "memplan/streams.h"
 
 namespace memplan {
 namespace {
@@ -147,20 +149,67 @@ Problem parse_problem(const std::string& text, const std::string& name, const Js
   if (doc.contains("capacity") && !doc["capacity"].is_null())
     p.capacity = get_int(doc, "capacity", name);
   const json& buffers = doc["buffers"];
+  std::vector<OrderRow> order_rows;  // only when the buffers give a partial order
   size_t k = 0;
   for (const json& jb : buffers) {
     const std::string where = name + ": buffers[" + std::to_string(k++) + "]";
     if (!jb.is_object()) throw InputError(where + ": expected an object");
     check_fields(jb, {"id", "lower", "upper", "size", "alignment", "offset", "hint", "inplace", "side",
-                      "group", "group_index", "gaps", "spaces", "uses", "evictable", "accesses"},
+                      "group", "group_index", "gaps", "spaces", "uses", "evictable", "accesses", "stream", "deps",
+                      "reads"},
                  where, opt);
     Buffer b;
     if (!jb.contains("id")) throw InputError(where + ": missing field 'id'");
     if (!jb["id"].is_string() && !jb["id"].is_number_integer())
       throw InputError(where + ": field 'id' must be a string or an integer");
     b.id = jb["id"].is_string() ? jb["id"].get<std::string>() : jb["id"].dump();
-    b.start = get_int(jb, "lower", where);
-    b.end = get_int(jb, "upper", where);
+    // Partial-order forms (partial_order.h): "lower"/"upper" arrays (vector clocks), or
+    // "stream" with op positions, "deps" (ids) and "reads" ([[stream, op], ...]).
+    OrderRow order;
+    order.where = where;
+    if (jb.contains("lower") && jb["lower"].is_array()) {
+      order.form = RowForm::kClock;
+      for (const char* key : {"lower", "upper"}) {
+        if (!jb.contains(key) || !jb[key].is_array())
+          throw InputError(where + ": field '" + key + "': mixed forms: vector clocks need both lower and upper as arrays");
+        std::vector<int64_t>& dst = key[0] == 'l' ? order.lower : order.upper;
+        for (size_t t = 0; t < jb[key].size(); ++t) {
+          dst.push_back(get_at(jb[key], t, where + "." + key));
+          if (dst.back() < 0) throw InputError(where + "." + key + "[" + std::to_string(t) + "]: must be >= 0");
+        }
+      }
+      b.start = 0, b.end = 1;  // placeholders, replaced by apply_partial_order
+    } else {
+      b.start = get_int(jb, "lower", where);
+      b.end = get_int(jb, "upper", where);
+    }
+    if (jb.contains("stream")) {
+      if (order.form == RowForm::kClock) throw InputError(where + ": field 'stream': mixed forms: a stream together with vector clocks");
+      order.form = RowForm::kStream;
+      order.stream = get_int(jb, "stream", where);
+      order.op_lower = b.start, order.op_upper = b.end;
+    }
+    if (jb.contains("deps")) {
+      if (!jb["deps"].is_array()) throw InputError(where + ": field 'deps' must be an array of buffer ids");
+      for (const json& d : jb["deps"]) {
+        if (!d.is_string() && !d.is_number_integer()) throw InputError(where + ": field 'deps': ids must be strings or integers");
+        order.deps.push_back(d.is_string() ? d.get<std::string>() : d.dump());
+      }
+    }
+    if (jb.contains("reads")) {
+      if (!jb["reads"].is_array()) throw InputError(where + ": field 'reads' must be an array of [stream, op]");
+      for (const json& r : jb["reads"]) {
+        if (!r.is_array() || r.size() != 2) throw InputError(where + ": field 'reads': each read must be [stream, op]");
+        order.reads.emplace_back(get_at(r, 0, where + ".reads"), get_at(r, 1, where + ".reads"));
+      }
+    }
+    if (order.form != RowForm::kStream && (!order.deps.empty() || !order.reads.empty()))
+      throw InputError(where + ": field '" + std::string(order.deps.empty() ? "reads" : "deps") + "': needs a 'stream'");
+    if (order.form != RowForm::kScalar || !order_rows.empty()) {
+      if (order_rows.size() != p.buffers.size())
+        throw InputError(where + ": field 'lower': mixed forms: this buffer gives a partial order (vector clocks or a stream), the earlier ones scalar lifetimes");
+      order_rows.push_back(std::move(order));
+    }
     b.size = get_int(jb, "size", where);
     if (jb.contains("alignment")) b.alignment = get_int(jb, "alignment", where);
     if (jb.contains("offset") && !jb["offset"].is_null()) b.offset = get_int(jb, "offset", where);
@@ -202,6 +251,11 @@ Problem parse_problem(const std::string& text, const std::string& name, const Js
     p.buffers.push_back(std::move(b));
   }
   if (doc.contains("conflicts")) read_conflicts(doc["conflicts"], name, p);
+  if (!order_rows.empty()) {
+    for (const Buffer& b : p.buffers)  // the rules apply_partial_order does not cover
+      if (auto issue = buffer_issue(b)) throw InputError(name + ": buffer '" + b.id + "': " + issue->field + ": " + issue->message);
+    apply_partial_order(p, order_rows, name, "field");
+  }
   check_problem(p, name);
   return p;
 }
@@ -271,9 +325,15 @@ std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offset
     doc["memories"] = ms;
   }
   json bufs = json::array();
+  const size_t S = static_cast<size_t>(p.clock_dim);
+  const bool clocks = S > 0 && p.clock_lower.size() == p.buffers.size() * S && p.clock_upper.size() == p.clock_lower.size();
   for (size_t i = 0; i < p.buffers.size(); ++i) {
     const Buffer& b = p.buffers[i];
     json jb = {{"id", b.id}, {"lower", b.start}, {"upper", b.end}, {"size", b.size}};
+    if (clocks) {  // the partial order itself (its explicit conflicts follow from it)
+      jb["lower"] = std::vector<int64_t>(p.clock_lower.begin() + i * S, p.clock_lower.begin() + (i + 1) * S);
+      jb["upper"] = std::vector<int64_t>(p.clock_upper.begin() + i * S, p.clock_upper.begin() + (i + 1) * S);
+    }
     if (b.alignment != 1) jb["alignment"] = b.alignment;
     if (b.hint != -1) jb["hint"] = b.hint;
     if (!b.inplace_of.empty()) jb["inplace"] = b.inplace_of;
@@ -297,9 +357,10 @@ std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offset
     bufs.push_back(jb);
   }
   doc["buffers"] = bufs;
-  if (!p.conflicts.empty()) {
+  const std::vector<std::pair<int32_t, int32_t>> kept = clocks ? conflicts_beyond_clocks(p) : p.conflicts;
+  if (!kept.empty()) {
     json pairs = json::array();
-    for (auto [a, b] : p.conflicts) pairs.push_back({p.buffers[a].id, p.buffers[b].id});
+    for (auto [a, b] : kept) pairs.push_back({p.buffers[a].id, p.buffers[b].id});
     doc["conflicts"] = pairs;
   }
   return doc.dump(1) + "\n";
