@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "memplan/problem.h"
+#include "stream_brute.h"
 
 namespace memplan {
 
@@ -40,38 +41,17 @@ inline bool brute_conflict(const Problem& p, int a, int b) {
   return false;
 }
 
-// Lowest-gap first-fit in one order, on the brute-force relation (test's own code).
-inline int64_t brute_first_fit(const Problem& p, const std::vector<std::vector<char>>& conflict, const std::vector<int>& order) {
-  const int n = static_cast<int>(p.buffers.size());
-  std::vector<int64_t> off(n, -1);
-  int64_t peak = 0;
-  for (int i : order) {
-    int64_t x = 0;
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (int j = 0; j < n; ++j)
-        if (off[j] >= 0 && conflict[i][j] && x < off[j] + p.buffers[j].size && off[j] < x + p.buffers[i].size)
-          x = off[j] + p.buffers[j].size, moved = true;
-    }
-    off[i] = x;
-    peak = std::max(peak, x + p.buffers[i].size);
-  }
-  return peak;
-}
-
 // The optimum: lowest-gap first-fit over every order reaches it for any conflict graph
-// (parallel-streams.md §4.1). n <= 7.
+// (parallel-streams.md §4.1; stream_brute.h's brute_min_peak). n <= 7.
 inline int64_t brute_opt(const Problem& p) {
-  std::vector<int> order(p.buffers.size());
-  std::iota(order.begin(), order.end(), 0);
-  const int n = static_cast<int>(order.size());
+  const int n = static_cast<int>(p.buffers.size());
   std::vector<std::vector<char>> conflict(n, std::vector<char>(n, 0));
-  for (int a = 0; a < n; ++a)
+  std::vector<int64_t> size(n);
+  for (int a = 0; a < n; ++a) {
+    size[a] = p.buffers[a].size;
     for (int b = 0; b < n; ++b) conflict[a][b] = a != b && brute_conflict(p, a, b);
-  int64_t best = INT64_MAX;
-  do best = std::min(best, brute_first_fit(p, conflict, order));
-  while (std::next_permutation(order.begin(), order.end()));
-  return best;
+  }
+  return brute_min_peak(size, conflict);
 }
 
 // The heaviest clique of the brute-force relation (n <= 10).
