@@ -17,6 +17,7 @@
 
 #include "files.h"
 #include "memplan/bounds.h"
+#include "memplan/generate.h"
 #include "memplan/io.h"
 #include "memplan/placement.h"
 #include "memplan/solver.h"
@@ -171,6 +172,45 @@ TEST(AutoPortfolio, ValidatesAMembersPlanBeforeSharingIt) {
   EXPECT_EQ(r.solution->peak, 16);  // the online plan, the only valid one
   EXPECT_NE(r.detail.find("rejected_invalid=greedy"), std::string::npos) << r.detail;
   EXPECT_EQ(seen.load(), INT64_MAX);  // nothing shared, never the invalid plan's 8
+}
+
+// A member stops at its deadline, so auto checks its plan at or just after the deadline.
+// That check must still run (within a quarter of the limit's tolerance): checked against the
+// deadline itself, the best member's plan was dropped (D at 2 s on one thread lost exact's
+// 1041408 and returned dive's 1107968). Here `exact` is replaced by a member that returns the
+// optimum 2 ms after its deadline; auto must return it, not the worse online plan.
+TEST(AutoPortfolio, APlanReturnedAtTheDeadlineIsStillChecked) {
+  Problem p;
+  Solution best;
+  for (uint64_t seed = 1;; ++seed) {  // the first seed whose online plan is above the optimum
+    ASSERT_LT(seed, 200u) << "no instance with an online plan above the optimum";
+    GenerateOptions g;
+    g.kind = "dnn";
+    g.buffers = 30;
+    g.seed = seed;
+    p = generate(g);
+    const SolveResult opt = solve(p, "exact", SolveOptions{});
+    ASSERT_EQ(opt.status, Status::kOptimal);
+    if (online_plan(p).peak > opt.solution->peak) {
+      best = *opt.solution;
+      break;
+    }
+  }
+  const SolverInfo late{"exact", "test: its plan just after its deadline", [&](const Problem&, const SolveOptions& o) {
+                          const Deadline d(o.time_limit_seconds);
+                          while (!d.expired()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+                          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                          SolveResult r;
+                          r.solution = best;
+                          return r;
+                        }};
+  auto find = [&](const std::string& name) -> const SolverInfo* { return name == "exact" ? &late : nullptr; };
+  SolveOptions o;
+  o.threads = 1;
+  o.time_limit_seconds = 0.3;
+  const SolveResult r = run_portfolio(p, o, find);
+  ASSERT_TRUE(r.solution);
+  EXPECT_EQ(r.solution->peak, best.peak) << r.detail;
 }
 
 TEST(AutoPortfolio, AMembersExceptionReachesTheCaller) {

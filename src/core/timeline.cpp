@@ -213,25 +213,38 @@ bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs, const
     };
     return !index.empty() && (linked(a, b) || linked(b, a));
   };
-  for (auto& [a, b] : pairs)
-    if (a > b) std::swap(a, b);
-  if (stopped()) return false;
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  // CSR straight from the pair list, each list then sorted and deduplicated on its own (a
+  // pair may come twice: an explicit conflict that also overlaps). No global sort of the
+  // pairs: polled per 4096 lists, no step between two polls is long.
   if (stopped()) return false;
   g.begin.assign(n + 1, 0);
-  std::vector<std::pair<int32_t, int32_t>> kept;
-  kept.reserve(pairs.size());
-  for (auto [a, b] : pairs)
-    if (!exempt(a, b)) kept.emplace_back(a, b), ++g.begin[a + 1], ++g.begin[b + 1];
+  int64_t seen = 0;
+  for (auto [a, b] : pairs) {
+    if ((++seen & 0xFFFFF) == 0 && stopped()) return false;
+    if (!exempt(a, b)) ++g.begin[a + 1], ++g.begin[b + 1];
+  }
   for (int32_t i = 0; i < n; ++i) g.begin[i + 1] += g.begin[i];
   g.adj.resize(g.begin[n]);
-  std::vector<int64_t> fill(g.begin.begin(), g.begin.end() - 1);
-  for (auto [a, b] : kept) g.adj[fill[a]++] = b, g.adj[fill[b]++] = a;
+  {
+    std::vector<int64_t> fill(g.begin.begin(), g.begin.end() - 1);
+    for (auto [a, b] : pairs)
+      if (!exempt(a, b)) g.adj[fill[a]++] = b, g.adj[fill[b]++] = a;
+  }
+  pairs.clear();
+  pairs.shrink_to_fit();
+  // Sort each list, drop repeats and close the gaps they leave (the write position never
+  // passes the read position, so the lists move down in place).
+  int64_t w = 0;
   for (int32_t i = 0; i < n; ++i) {
-    std::sort(g.adj.begin() + g.begin[i], g.adj.begin() + g.begin[i + 1]);
+    const auto lo = g.adj.begin() + g.begin[i], hi = g.adj.begin() + g.begin[i + 1];
+    std::sort(lo, hi);
+    const auto last = std::unique(lo, hi);
+    g.begin[i] = w;
+    w = std::copy(lo, last, g.adj.begin() + w) - g.adj.begin();
     if ((i & 4095) == 4095 && stopped()) return false;
   }
+  g.begin[n] = w;
+  g.adj.resize(w);
   return true;
 }
 
