@@ -162,7 +162,8 @@ TEST(Swap, BenchmarksAtLoadMinusOneAndNinetyPercent) {
     for (const int64_t cap : {load - 1, load * 9 / 10}) {
       SwapOptions so;
       so.bandwidth = 1 << 30;
-      const SwapResult r = plan_swaps(p, cap, "greedy", quick(3), so);
+      // 3 s suffice on a quiet machine; instrumented (ASan, 5-10x slower) C ran out of it.
+      const SwapResult r = plan_swaps(p, cap, "greedy", quick(static_cast<double>(testing::sanitizer_scaled(3, 30))), so);
       if (!r.solution) {
         // Either a step nothing can relieve, or LOAD brought within the capacity by the
         // evictions but no packing found (fragmentation rounds exhausted).
