@@ -3,8 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MEMPLAN_EXTRA_PACKAGES="${MEMPLAN_EXTRA_PACKAGES:-}" scripts/setup.sh
-# stdin from /dev/null: no test reads an inherited stdin (see tests/install_helpers.cmake).
-(cd build && ctest --output-on-failure -j "$(nproc)" < /dev/null)
+(cd build && ctest --output-on-failure -j "$(nproc)")
 # Sanitizers and fuzzing: ASan+UBSan suite, each fuzz target FUZZ_SECONDS, TSan threads.
 # MEMPLAN_SKIP_SANITIZE=1 skips it (e.g. a quick local check).
 [ "${MEMPLAN_SKIP_SANITIZE:-0}" = 1 ] || scripts/sanitize.sh

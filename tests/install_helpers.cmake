@@ -2,12 +2,9 @@
 # rust_example_test.cmake).
 
 # run(COMMAND...): runs it, fails the test with its output unless it exits 0; its stdout is
-# left in `last_output`. Its stdin is /dev/null: a test's inherited stdin may be a pipe of
-# another test's output (seen: `rustc -`, which cargo runs to probe the target, read a
-# parallel test's stderr from it and failed to compile it).
+# left in `last_output`.
 function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
-                  INPUT_FILE /dev/null)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
   endif()

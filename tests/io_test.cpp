@@ -265,3 +265,37 @@ TEST(Solution, CsvPlanNeedsOnlyIdAndOffset) {
 
 }  // namespace
 }  // namespace memplan
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace memplan {
+namespace {
+
+// An output that is not a regular file (here a FIFO; in life /dev/null or /dev/stdout) is
+// written in place, never replaced by renaming a temporary file over it (as root, `-o
+// /dev/null` once turned /dev/null into a regular file).
+TEST(AtomicWrite, SpecialFilesAreWrittenInPlaceNotReplaced) {
+  const testing::TempDir dir;
+  for (int both = 0; both < 2; ++both) {
+    const std::string fifo = dir.file("out" + std::to_string(both) + ".fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // lets the writer open it
+    ASSERT_GE(reader, 0);
+    if (both) {
+      write_files_atomic({{dir.file("plain.csv"), std::string("plain\n")}, {fifo, std::string("abc")}});
+      EXPECT_EQ(testing::read_text(dir.file("plain.csv")), "plain\n");
+    } else {
+      write_file_atomic(fifo, "abc");
+    }
+    EXPECT_TRUE(std::filesystem::is_fifo(fifo)) << "the FIFO was replaced by a regular file";
+    char buf[8] = {};
+    EXPECT_EQ(::read(reader, buf, sizeof buf), 3);
+    EXPECT_EQ(std::string(buf, 3), "abc");
+    ::close(reader);
+  }
+}
+
+}  // namespace
+}  // namespace memplan

@@ -523,12 +523,37 @@ void write_csv(std::ostream& out, const CsvTable& table, const std::vector<int64
   write_rows(out, table.problem, offsets, table.columns, &table.unknown_fields, &table.order_fields);
 }
 
+namespace {
+
+// An output that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO) is
+// written in place: renaming a temporary file over it would replace the device itself (as
+// root, `-o /dev/null` once turned /dev/null into a regular file that later readers of
+// /dev/null read other programs' output from).
+bool special_file(const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  return !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
+         !std::filesystem::is_directory(st);
+}
+
+void write_in_place(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw std::runtime_error(path + ": cannot write");
+  out << content;
+  out.flush();
+  if (!out) throw std::runtime_error(path + ": write failed");
+}
+
+}  // namespace
+
 void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files) {
   // Every temp file is written first; only when all are complete is any renamed into
-  // place, so a failure leaves none of the outputs behind.
-  std::vector<std::string> temps;
+  // place, so a failure leaves none of the outputs behind. Special files (special_file)
+  // are written last, in place.
+  std::vector<std::string> temps;  // "" for a special file
   auto drop_temps = [&] {
-    for (const std::string& t : temps) std::remove(t.c_str());
+    for (const std::string& t : temps)
+      if (!t.empty()) std::remove(t.c_str());
   };
   for (size_t k = 0; k < files.size(); ++k) {
     const std::string& path = files[k].first;
@@ -537,6 +562,10 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
         drop_temps();
         throw std::runtime_error(path + ": named for two outputs");
       }
+    if (special_file(path)) {
+      temps.emplace_back();
+      continue;
+    }
     std::string tmp = path + ".tmp." + std::to_string(::getpid());
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) {
@@ -553,12 +582,15 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
     }
   }
   for (size_t k = 0; k < files.size(); ++k)
-    if (std::rename(temps[k].c_str(), files[k].first.c_str()) != 0) {
+    if (!temps[k].empty() && std::rename(temps[k].c_str(), files[k].first.c_str()) != 0) {
       const int err = errno;
-      for (size_t j = k; j < temps.size(); ++j) std::remove(temps[j].c_str());
+      for (size_t j = k; j < temps.size(); ++j)
+        if (!temps[j].empty()) std::remove(temps[j].c_str());
       throw std::runtime_error(files[k].first + ": cannot rename temporary file into place: " +
                                std::strerror(err));
     }
+  for (size_t k = 0; k < files.size(); ++k)
+    if (temps[k].empty()) write_in_place(files[k].first, files[k].second);
 }
 
 void check_writable(const std::string& path) {
@@ -574,6 +606,7 @@ void check_writable(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {
+  if (special_file(path)) return write_in_place(path, content);
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
