@@ -15,6 +15,13 @@ inline int64_t sat_add(int64_t a, int64_t b) {
   return r;
 }
 
+// a * b for a, b >= 0, saturating at INT64_MAX (node budgets double without end).
+inline int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::numeric_limits<int64_t>::max();
+  return r;
+}
+
 // Smallest multiple of `align` (a power of two) that is >= x, for x >= 0.
 inline int64_t align_up(int64_t x, int64_t align) {
   if (align <= 1) return x;

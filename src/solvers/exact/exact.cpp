@@ -11,6 +11,7 @@
 #include <memory>
 #include <numeric>
 
+#include "core/arith.h"
 #include "memplan/bounds.h"
 #include "memplan/orders.h"
 #include "memplan/placement.h"
@@ -207,7 +208,7 @@ struct Prober {
     for (size_t k = 0; k < count; ++k) {
       auto& m = memo_of[{list[k].second, targets[list[k].first].capacity}];
       if (!m) m = std::make_unique<exact::FailureMemo>(0);
-      m->reserve(targets[list[k].first].budget * strategies[list[k].second].weight, max_slots);
+      m->reserve(sat_mul(targets[list[k].first].budget, strategies[list[k].second].weight), max_slots);
       memos[k] = m.get();
     }
     std::vector<exact::SearchResult> results(count);
@@ -220,7 +221,7 @@ struct Prober {
         if (k >= count || k > decided.load() || deadline.expired()) return;
         const Target& target = targets[list[k].first];
         exact::SearchResult r =
-            strategies[list[k].second].run(in, target.capacity, target.budget * strategies[list[k].second].weight,
+            strategies[list[k].second].run(in, target.capacity, sat_mul(target.budget, strategies[list[k].second].weight),
                                            deadline, memos[k]);
         node_sum += r.nodes;
         ++probe_sum;
@@ -327,7 +328,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
         return finish(result_from_plan(p, opt, plan_of(p, std::move(*offsets))), "found");
     }
     std::vector<int64_t> offsets;
-    for (int64_t budget = 2 * std::max(in->n, 1);; budget *= 2) {
+    for (int64_t budget = 2 * std::max(in->n, 1);; budget = sat_mul(budget, 2)) {
       int64_t at = 0;
       const exact::Outcome o = prober.round({{*cap, budget, true}}, offsets, at);
       if (o == exact::Outcome::kFound) return finish(result_from_plan(p, opt, plan_of(p, std::move(offsets))), "found");
@@ -363,7 +364,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
   // bert_base in 1.08n), and it ends while the time limit is still far when it fails
   // (bert_nezha: about 5 s of 10), leaving time for dives below the incumbent.
   const int64_t first_budget = in->n > kTopDown ? std::max(in->n / 8, 1) : 2 * std::max(in->n, 1);
-  for (int64_t budget = first_budget; lb < upper() && !deadline.expired(); budget *= 2) {
+  for (int64_t budget = first_budget; lb < upper() && !deadline.expired(); budget = sat_mul(budget, 2)) {
     bool progress = true;
     while (progress && lb < upper() && !deadline.expired()) {
       progress = false;
