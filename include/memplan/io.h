@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <stdexcept>
 #include <string>
@@ -52,10 +53,13 @@ struct CsvTable {
   std::vector<std::string> warnings;
 };
 
-// Parses a problem. `name` is used in error messages. Throws InputError.
+// Parses a problem. `name` is used in error messages. Throws InputError. A partial order's
+// conflicts are derived after the whole file is parsed, polling `stop` (the first poll
+// marks the end of parsing); when it says so, DerivationStopped (streams.h) is thrown.
 CsvTable read_csv(std::istream& in, const std::string& name,
-                  Lifetimes lifetimes = Lifetimes::kHalfOpen);
-CsvTable read_csv_file(const std::string& path, Lifetimes lifetimes = Lifetimes::kHalfOpen);
+                  Lifetimes lifetimes = Lifetimes::kHalfOpen, const std::function<bool()>& stop = {});
+CsvTable read_csv_file(const std::string& path, Lifetimes lifetimes = Lifetimes::kHalfOpen,
+                       const std::function<bool()>& stop = {});
 
 // Reads a solution CSV (needs an id column or alias and an offset column; others are
 // ignored) and maps offsets onto `problem` by id. Offsets are not checked here (that is

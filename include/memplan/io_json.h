@@ -8,9 +8,12 @@
 // summary fields passed in).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <functional>
 
 #include "memplan/io.h"
 #include "memplan/problem.h"
@@ -22,6 +25,8 @@ struct JsonReadOptions {
   // error naming the field; lenient readers ignore them and note each in *warnings.
   bool lenient = false;
   std::vector<std::string>* warnings = nullptr;
+  // Polled while a partial order's conflicts are derived (see read_csv).
+  std::function<bool()> stop;
 };
 
 // Throws InputError naming the file and the field (syntax errors and numbers beyond the

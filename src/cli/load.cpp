@@ -6,6 +6,7 @@
 #include "memplan/graph_io.h"
 #include "memplan/graph_streams.h"
 #include "memplan/io_json.h"
+#include "memplan/streams.h"
 #ifdef MEMPLAN_HAVE_ONNX
 #include "memplan/onnx.h"
 #endif
@@ -98,7 +99,7 @@ Loaded scheduled_graph(Graph g, const ModelOptions& model, const LowerOptions& l
 
 // By extension: .json (io_json.h), .plc (idealloc binary trace), anything else CSV.
 Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes,
-                             const ModelOptions& model, bool lenient) {
+                             const ModelOptions& model, bool lenient, const std::function<bool()>& stop) {
   Loaded l;
 #ifdef MEMPLAN_HAVE_ONNX
   if (has_extension(path, ".onnx")) {
@@ -130,7 +131,7 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
   if (has_extension(path, ".jsonl")) return scheduled_graph(read_graph_file(path), model, LowerOptions{});
   if (has_extension(path, ".json")) {
     std::vector<std::string> warnings;
-    l.problem = read_json_file(path, JsonReadOptions{lenient, &warnings});
+    l.problem = read_json_file(path, JsonReadOptions{lenient, &warnings, stop});
     for (const std::string& w : warnings) std::cerr << "memplan: warning: " << w << "\n";
     return l;
   }
@@ -139,14 +140,20 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
     return l;
   }
   CsvTable t = read_csv_file(path, lifetimes == "inclusive" ? Lifetimes::kInclusive
-                                                             : Lifetimes::kHalfOpen);
+                                                             : Lifetimes::kHalfOpen, stop);
   if (lifetimes == "inclusive") {
     // Written back half-open: drop the inclusive 'end' naming if any.
     for (auto& c : t.columns)
       if (c == "end") c = "upper";
   }
   for (const std::string& w : t.warnings) std::cerr << "memplan: warning: " << w << "\n";
-  l.problem = t.problem;
+  // One copy of a long conflict list: the table, written back, needs only the conflicts its
+  // clocks do not imply (write_csv writes no others).
+  std::vector<std::pair<int32_t, int32_t>> conflicts = std::move(t.problem.conflicts);
+  t.problem.conflicts.clear();
+  l.problem = t.problem;  // everything else
+  l.problem.conflicts = std::move(conflicts);
+  t.problem.conflicts = conflicts_beyond_clocks(l.problem);
   l.table = std::move(t);
   return l;
 }

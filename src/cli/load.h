@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,9 +52,11 @@ void add_model_options(CLI::App* cmd, ModelOptions& m);
 // scheduled per `model` like a model), .json, .plc (idealloc binary trace), anything else CSV with
 // `lifetimes` "half-open" or "inclusive". Throws InputError on bad input. `lenient`: unknown
 // JSON fields are warnings, not errors. Warnings (also a CSV column one edit away from a
-// known one) go to stderr.
+// known one) go to stderr. `stop` is polled while a partial order's conflicts are derived,
+// after parsing (CSV and JSON; read_csv); when it says so, DerivationStopped is thrown.
 Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes,
-                             const ModelOptions& model = {}, bool lenient = false);
+                             const ModelOptions& model = {}, bool lenient = false,
+                             const std::function<bool()>& stop = {});
 
 #ifdef MEMPLAN_HAVE_ONNX
 // Prints model warnings to stderr, the first 10 and a count of the rest.

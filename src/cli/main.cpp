@@ -27,6 +27,7 @@
 #include "cli/spaces_cmd.h"
 #include "cli/schedule_out.h"
 #include "memplan/solver.h"
+#include "memplan/streams.h"
 #include "memplan/svg.h"
 #include "memplan/validate.h"
 #include "memplan/version.h"
@@ -49,8 +50,8 @@ ModelOptions g_model;
 // --lenient: unknown JSON fields are warnings, not errors.
 bool g_lenient = false;
 
-Loaded load_problem(const std::string& path, const std::string& lifetimes) {
-  Loaded l = load_problem_as_given(path, lifetimes, g_model, g_lenient);
+Loaded load_problem(const std::string& path, const std::string& lifetimes, const std::function<bool()>& stop = {}) {
+  Loaded l = load_problem_as_given(path, lifetimes, g_model, g_lenient, stop);
   if (g_ignore_fixed_offsets) {
     for (Buffer& b : l.problem.buffers) b.offset.reset();
     if (l.table)
@@ -129,7 +130,24 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     if (!path.empty()) check_writable(path);
   // A model's order is chosen within a fifth of the time limit; the plans get the rest.
   if (time_limit > 0) g_model.schedule_time_limit = std::min(10.0, 0.2 * time_limit);
-  Loaded l = load_problem(input, lifetimes);
+  // The limit covers everything after parsing: a partial order's conflicts are derived
+  // under it (its clock starts at the reader's first poll, when parsing ends), and the
+  // solve gets what the derivation left.
+  std::optional<Deadline> derive;
+  Loaded l;
+  try {
+    l = load_problem(input, lifetimes, [&] {
+      if (!derive) derive.emplace(time_limit);
+      return derive->expired();
+    });
+  } catch (const DerivationStopped& e) {
+    std::cout << "algo=" << algo << " peak=none valid=none status=" << to_string(Status::kNoPlan)
+              << " optimal=no reason=time_limit_in_conflict_derivation" << std::endl;
+    std::cerr << "memplan: " << input << ": " << e.what() << " (--time-limit " << time_limit
+              << " s); no plan\n";
+    return kExitNoPlan;
+  }
+  const double derived_seconds = derive ? derive->elapsed_seconds() : 0.0;
   if (!order_out.empty() && !l.graph) {
     std::cerr << "memplan: error: --order-out needs a model (.onnx or .jsonl graph) input\n";
     return kExitBadInput;
@@ -137,7 +155,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   load_spaces(l, input);
   SolveOptions opt;
   opt.capacity = capacity;
-  opt.time_limit_seconds = time_limit;
+  opt.time_limit_seconds = time_limit > 0 ? std::max(0.01, time_limit - derived_seconds) : time_limit;
   if (l.graph && time_limit > 0) opt.time_limit_seconds = std::max(0.01, time_limit - l.scheduled.seconds);
   opt.seed = seed;
   opt.threads = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());

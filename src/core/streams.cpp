@@ -152,8 +152,7 @@ size_t pow2_at_least(size_t n) {
 // longest of the prefixes for each t'). (1) is answered on that prefix, for each t, by a
 // max tree over death[t], reporting only hits: O((hits + 1) S^2 log n) per buffer.
 bool stream_conflicts(const std::vector<StreamBuffer>& bufs, int32_t streams, const std::vector<int64_t>& birth,
-                      const std::vector<int64_t>& death, std::vector<std::pair<int32_t, int32_t>>& out,
-                      int64_t max_pairs) {
+                      const std::vector<int64_t>& death, const PairSink& emit, const std::function<bool()>& stop) {
   const int32_t n = static_cast<int32_t>(bufs.size());
   const size_t S = static_cast<size_t>(streams);
   std::vector<std::vector<int32_t>> on(S);
@@ -175,7 +174,8 @@ bool stream_conflicts(const std::vector<StreamBuffer>& bufs, int32_t streams, co
   std::vector<std::array<size_t, 3>> todo;
   std::vector<int32_t> mark(n, -1);  // a already reported for b
   bool full = false;
-  for (int32_t b = 0; b < n && !full; ++b)
+  for (int32_t b = 0; b < n && !full; ++b) {
+    if ((b & 255) == 0 && stop && stop()) return false;
     for (size_t s = 0; s < S; ++s) {
       const auto& v = on[s];
       size_t prefix = 0;
@@ -189,21 +189,20 @@ bool stream_conflicts(const std::vector<StreamBuffer>& bufs, int32_t streams, co
       for (size_t t = 0; t < S && prefix > 0 && !full; ++t)
         leaves_above(tree[s * S + t], width, prefix, birth[b * S + t], todo, [&](size_t k) {
           const int32_t a = v[k];
-          if (a < b && mark[a] != b) {  // each pair once, from its larger index
+          if (a < b && mark[a] != b && !full) {  // each pair once, from its larger index
             mark[a] = b;
-            out.emplace_back(a, b);
-            full = full || static_cast<int64_t>(out.size()) > max_pairs;
+            full = !emit(a, b);
           }
         });
     }
+  }
   return !full;
 }
 
 // For b and an earlier-starting a, b cannot be dead before a (that would put b's start first),
 // so they conflict iff upper(a)[t] > lower(b)[t] for some t.
 bool clock_conflicts(int32_t dim, const std::vector<int64_t>& lower, const std::vector<int64_t>& upper,
-                     const std::vector<int64_t>& start, std::vector<std::pair<int32_t, int32_t>>& out,
-                     int64_t max_pairs) {
+                     const std::vector<int64_t>& start, const PairSink& emit, const std::function<bool()>& stop) {
   const size_t n = start.size(), S = static_cast<size_t>(dim);
   std::vector<int32_t> order(n);
   for (size_t i = 0; i < n; ++i) order[i] = static_cast<int32_t>(i);
@@ -219,17 +218,39 @@ bool clock_conflicts(int32_t dim, const std::vector<int64_t>& lower, const std::
   std::vector<int64_t> mark(n, -1);
   bool full = false;
   for (size_t k = 0; k < n && !full; ++k) {
+    if ((k & 255) == 0 && stop && stop()) return false;
     const int32_t b = order[k];
     for (size_t t = 0; t < S && !full; ++t)
       leaves_above(tree[t], width, k, lower[b * S + t], todo, [&](size_t j) {
         const int32_t a = order[j];
-        if (mark[a] == static_cast<int64_t>(k)) return;
+        if (full || mark[a] == static_cast<int64_t>(k)) return;
         mark[a] = static_cast<int64_t>(k);
-        out.emplace_back(std::min(a, b), std::max(a, b));
-        full = full || static_cast<int64_t>(out.size()) > max_pairs;
+        full = !emit(std::min(a, b), std::max(a, b));
       });
   }
   return !full;
+}
+
+void add_hidden_conflicts(Problem& p, int64_t max_pairs, const std::function<bool(const PairSink&)>& enumerate) {
+  // Two passes, counting then filling an exactly sized list: the list is the largest
+  // structure of a partial order (8 bytes a hidden pair), and a doubling vector, or blocks
+  // copied into one, would hold up to two or three times it at once. The second pass costs
+  // one more enumeration (output-sensitive, about the cost of reading the pairs).
+  int64_t seen = 0, kept = 0;
+  auto count = [&](int32_t a, int32_t b) {
+    if (++seen > max_pairs) return false;
+    kept += !lifetimes_overlap(p.buffers[a], p.buffers[b]);
+    return true;
+  };
+  const bool done = enumerate(count);
+  if (seen > max_pairs) throw std::length_error("more than " + std::to_string(max_pairs) + " conflicting pairs");
+  if (!done) throw DerivationStopped("time limit reached while deriving the conflicts of the partial order");
+  p.conflicts.reserve(p.conflicts.size() + static_cast<size_t>(kept));
+  const bool again = enumerate([&](int32_t a, int32_t b) {
+    if (!lifetimes_overlap(p.buffers[a], p.buffers[b])) p.conflicts.emplace_back(a, b);
+    return true;
+  });
+  if (!again) throw DerivationStopped("time limit reached while deriving the conflicts of the partial order");
 }
 
 }  // namespace memplan
@@ -237,7 +258,8 @@ bool clock_conflicts(int32_t dim, const std::vector<int64_t>& lower, const std::
 namespace memplan {
 
 Problem problem_from_streams(const std::vector<StreamBuffer>& bufs, const std::vector<int64_t>& sizes,
-                             int32_t streams, int64_t max_pairs, const std::vector<std::string>* ids) {
+                             int32_t streams, int64_t max_pairs, const std::vector<std::string>* ids,
+                             const std::function<bool()>& stop) {
   const int32_t n = static_cast<int32_t>(bufs.size());
   const size_t S = static_cast<size_t>(streams);
   const std::vector<int64_t> birth = birth_clocks(bufs, streams);  // validates the fields
@@ -288,11 +310,7 @@ Problem problem_from_streams(const std::vector<StreamBuffer>& bufs, const std::v
   p.clock_lower = birth;
   p.clock_upper = death;
   for (size_t k = 0; k < death.size(); ++k) p.clock_upper[k] = std::max(death[k], birth[k]);
-  std::vector<std::pair<int32_t, int32_t>> pairs;
-  if (!stream_conflicts(bufs, streams, birth, death, pairs, max_pairs))
-    throw std::length_error("more than " + std::to_string(max_pairs) + " conflicting pairs");
-  for (auto [a, b] : pairs)
-    if (!lifetimes_overlap(p.buffers[a], p.buffers[b])) p.conflicts.emplace_back(a, b);
+  add_hidden_conflicts(p, max_pairs, [&](const PairSink& sink) { return stream_conflicts(bufs, streams, birth, death, sink, stop); });
   return p;
 }
 
@@ -302,7 +320,7 @@ namespace memplan {
 
 Problem problem_from_clocks(int32_t dim, const std::vector<int64_t>& lower, const std::vector<int64_t>& upper,
                             const std::vector<int64_t>& sizes, const std::vector<std::string>& ids,
-                            int64_t max_pairs) {
+                            int64_t max_pairs, const std::function<bool()>& stop) {
   const size_t n = sizes.size(), S = static_cast<size_t>(dim);
   if (dim < 1) throw std::invalid_argument("clock dimension must be >= 1");
   if (lower.size() != n * S || upper.size() != n * S || ids.size() != n)
@@ -327,12 +345,7 @@ Problem problem_from_clocks(int32_t dim, const std::vector<int64_t>& lower, cons
   p.clock_dim = dim, p.clock_lower = lower, p.clock_upper = upper;
   std::vector<int64_t> start(n);
   for (size_t i = 0; i < n; ++i) start[i] = p.buffers[i].start;
-  std::vector<std::pair<int32_t, int32_t>> pairs;
-  if (!clock_conflicts(dim, lower, upper, start, pairs, max_pairs))
-    throw std::length_error("more than " + std::to_string(max_pairs) + " conflicting pairs");
-  for (auto [a, b] : pairs)
-    if (!lifetimes_overlap(p.buffers[a], p.buffers[b])) p.conflicts.emplace_back(a, b);
-  std::sort(p.conflicts.begin(), p.conflicts.end());
+  add_hidden_conflicts(p, max_pairs, [&](const PairSink& sink) { return clock_conflicts(dim, lower, upper, start, sink, stop); });
   return p;
 }
 

@@ -90,9 +90,14 @@ int64_t overlapping_pairs(const std::vector<int64_t>& start, const std::vector<i
   return pairs;
 }
 
-bool overlap_pairs(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
-                   const std::vector<int32_t>& by_start, std::vector<std::pair<int32_t, int32_t>>& out,
-                   const std::function<bool()>& stop) {
+namespace {
+
+// The sweep behind overlap_pairs and conflict_graph: calls emit(a, i) for every overlapping
+// pair, a started earlier in `by_start` order. Returns false when `stop` (polled every 256
+// buffers) says so.
+template <class Emit>
+bool sweep_overlaps(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                    const std::vector<int32_t>& by_start, const std::function<bool()>& stop, Emit&& emit) {
   // Active buffers kept in a vector; a buffer leaves when its end <= the next start.
   std::vector<int32_t> active;
   int32_t seen = 0;
@@ -102,10 +107,18 @@ bool overlap_pairs(const std::vector<int64_t>& start, const std::vector<int64_t>
     for (int32_t a : active)
       if (end[a] > start[i]) active[w++] = a;
     active.resize(w);
-    for (int32_t a : active) out.emplace_back(a, i);
+    for (int32_t a : active) emit(a, i);
     active.push_back(i);
   }
   return true;
+}
+
+}  // namespace
+
+bool overlap_pairs(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                   const std::vector<int32_t>& by_start, std::vector<std::pair<int32_t, int32_t>>& out,
+                   const std::function<bool()>& stop) {
+  return sweep_overlaps(start, end, by_start, stop, [&](int32_t a, int32_t b) { out.emplace_back(a, b); });
 }
 
 std::vector<int32_t> inplace_components(const Problem& p) {
@@ -193,10 +206,7 @@ bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs, const
   std::vector<int64_t> start(n), end(n);
   for (int32_t i = 0; i < n; ++i) start[i] = p.buffers[i].start, end[i] = p.buffers[i].end;
   if (overlapping_pairs(start, end) + static_cast<int64_t>(p.conflicts.size()) > max_pairs) return false;
-  std::vector<std::pair<int32_t, int32_t>> pairs;
-  if (!overlap_pairs(start, end, order_by_start(start), pairs, stop)) return false;
-  for (auto [a, b] : p.conflicts)
-    if (a != b) pairs.emplace_back(a, b);
+  const std::vector<int32_t> by_start = order_by_start(start);
   auto stopped = [&] { return stop && stop(); };
   // In-place exemption: a buffer and the one it takes over (a direct inplace_of link).
   std::unordered_map<std::string_view, int32_t> index;
@@ -213,27 +223,34 @@ bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs, const
     };
     return !index.empty() && (linked(a, b) || linked(b, a));
   };
-  // CSR straight from the pair list, each list then sorted and deduplicated on its own (a
-  // pair may come twice: an explicit conflict that also overlaps). No global sort of the
-  // pairs: polled per 4096 lists, no step between two polls is long.
+  // Every pair (overlap sweep, then the explicit list) passed to `edge`; the CSR is built in
+  // two such passes, counting then filling, so no list of all pairs is ever held (it was
+  // the largest structure: 8 bytes a pair next to the CSR's 8). Polled per 256 sweep steps
+  // and per 2^20 explicit pairs.
+  auto each_pair = [&](auto&& edge) {
+    auto keep = [&](int32_t a, int32_t b) {
+      if (a != b && !exempt(a, b)) edge(a, b);
+    };
+    if (!sweep_overlaps(start, end, by_start, stop, keep)) return false;
+    int64_t seen = 0;
+    for (auto [a, b] : p.conflicts) {
+      if ((++seen & 0xFFFFF) == 0 && stopped()) return false;
+      keep(a, b);
+    }
+    return true;
+  };
   if (stopped()) return false;
   g.begin.assign(n + 1, 0);
-  int64_t seen = 0;
-  for (auto [a, b] : pairs) {
-    if ((++seen & 0xFFFFF) == 0 && stopped()) return false;
-    if (!exempt(a, b)) ++g.begin[a + 1], ++g.begin[b + 1];
-  }
+  if (!each_pair([&](int32_t a, int32_t b) { ++g.begin[a + 1], ++g.begin[b + 1]; })) return false;
   for (int32_t i = 0; i < n; ++i) g.begin[i + 1] += g.begin[i];
   g.adj.resize(g.begin[n]);
   {
     std::vector<int64_t> fill(g.begin.begin(), g.begin.end() - 1);
-    for (auto [a, b] : pairs)
-      if (!exempt(a, b)) g.adj[fill[a]++] = b, g.adj[fill[b]++] = a;
+    if (!each_pair([&](int32_t a, int32_t b) { g.adj[fill[a]++] = b, g.adj[fill[b]++] = a; })) return false;
   }
-  pairs.clear();
-  pairs.shrink_to_fit();
-  // Sort each list, drop repeats and close the gaps they leave (the write position never
-  // passes the read position, so the lists move down in place).
+  // Sort each list, drop repeats (an explicit conflict that also overlaps) and close the
+  // gaps they leave (the write position never passes the read position, so the lists move
+  // down in place).
   int64_t w = 0;
   for (int32_t i = 0; i < n; ++i) {
     const auto lo = g.adj.begin() + g.begin[i], hi = g.adj.begin() + g.begin[i + 1];

@@ -106,12 +106,11 @@ LoweredGraph lower_streams(const Graph& g, int32_t streams, const std::vector<in
     if (std::equal(&lo[B * S], &lo[B * S] + S, &up[B * S])) up[B * S] = lo[B * S] + 1;
   std::vector<int64_t> start(n);
   for (size_t B = 0; B < n; ++B) start[B] = p.buffers[B].start;
-  std::vector<std::pair<int32_t, int32_t>> pairs;
-  if (!clock_conflicts(streams, lo, up, start, pairs, 50'000'000))
+  try {
+    add_hidden_conflicts(p, 50'000'000, [&](const PairSink& sink) { return clock_conflicts(streams, lo, up, start, sink); });
+  } catch (const std::length_error&) {
     throw InputError("the streams give more than 50000000 conflicting pairs");
-  for (auto [a, b] : pairs)
-    if (!lifetimes_overlap(p.buffers[a], p.buffers[b])) p.conflicts.emplace_back(a, b);
-  std::sort(p.conflicts.begin(), p.conflicts.end());
+  }
   p.clock_dim = streams, p.clock_lower = std::move(lo), p.clock_upper = std::move(up);
   return out;
 }

@@ -154,7 +154,7 @@ std::string format_gaps(const std::vector<Gap>& gaps) {
   return out;
 }
 
-CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes) {
+CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes, const std::function<bool()>& stop) {
   CsvTable table;
   std::string line;
   std::getline(in, line);  // on an empty stream `line` stays empty
@@ -361,7 +361,7 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
       table.problem.conflicts.emplace_back(pc.row, other);
     }
   }
-  if (!order_rows.empty()) apply_partial_order(table.problem, order_rows, name, "column");
+  if (!order_rows.empty()) apply_partial_order(table.problem, order_rows, name, "column", stop);
   if (has_constraints(table.problem)) {
     try {
       lower_constraints(table.problem);
@@ -374,9 +374,9 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
   return table;
 }
 
-CsvTable read_csv_file(const std::string& path, Lifetimes lifetimes) {
+CsvTable read_csv_file(const std::string& path, Lifetimes lifetimes, const std::function<bool()>& stop) {
   std::ifstream in = open_input(path);
-  return read_csv(in, path, lifetimes);
+  return read_csv(in, path, lifetimes, stop);
 }
 
 std::ifstream open_input(const std::string& path) {

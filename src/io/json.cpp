@@ -254,7 +254,7 @@ Problem parse_problem(const std::string& text, const std::string& name, const Js
   if (!order_rows.empty()) {
     for (const Buffer& b : p.buffers)  // the rules apply_partial_order does not cover
       if (auto issue = buffer_issue(b)) throw InputError(name + ": buffer '" + b.id + "': " + issue->field + ": " + issue->message);
-    apply_partial_order(p, order_rows, name, "field");
+    apply_partial_order(p, order_rows, name, "field", opt.stop);
   }
   check_problem(p, name);
   return p;

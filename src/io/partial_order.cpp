@@ -34,7 +34,7 @@ bool parse_clock(const std::string& text, std::vector<int64_t>& out, std::string
 }
 
 void apply_partial_order(Problem& p, const std::vector<OrderRow>& rows, const std::string& name,
-                         const std::string& field_word) {
+                         const std::string& field_word, const std::function<bool()>& stop) {
   if (rows.empty() || rows.front().form == RowForm::kScalar) {
     for (const OrderRow& r : rows)
       if (r.form != RowForm::kScalar)
@@ -83,7 +83,7 @@ void apply_partial_order(Problem& p, const std::vector<OrderRow>& rows, const st
         up.insert(up.end(), r.upper.begin(), r.upper.end());
       }
       if (S > static_cast<size_t>(kMaxStreams) * 16) fail(rows.front(), "lower", "more than 1024 clock components");
-      q = problem_from_clocks(static_cast<int32_t>(S), lo, up, sizes, ids);
+      q = problem_from_clocks(static_cast<int32_t>(S), lo, up, sizes, ids, 50'000'000, stop);
     } else {
       std::unordered_map<std::string, int32_t> index;
       for (size_t i = 0; i < n; ++i) index.emplace(ids[i], static_cast<int32_t>(i));
@@ -111,7 +111,7 @@ void apply_partial_order(Problem& p, const std::vector<OrderRow>& rows, const st
         }
       }
       try {
-        q = problem_from_streams(prog, sizes, static_cast<int32_t>(streams), 50'000'000, &ids);
+        q = problem_from_streams(prog, sizes, static_cast<int32_t>(streams), 50'000'000, &ids, stop);
       } catch (const std::invalid_argument& e) {
         // "buffer <index>: ..." names a row; otherwise the whole file.
         const std::string what = e.what();
@@ -126,7 +126,8 @@ void apply_partial_order(Problem& p, const std::vector<OrderRow>& rows, const st
     throw InputError(name + ": the partial order has " + e.what() + " (beyond what memplan keeps as explicit conflicts)");
   }
   for (size_t i = 0; i < n; ++i) p.buffers[i].start = q.buffers[i].start, p.buffers[i].end = q.buffers[i].end;
-  p.conflicts.insert(p.conflicts.end(), q.conflicts.begin(), q.conflicts.end());
+  if (p.conflicts.empty()) p.conflicts = std::move(q.conflicts);  // no second copy of a long list
+  else p.conflicts.insert(p.conflicts.end(), q.conflicts.begin(), q.conflicts.end());
   p.clock_dim = q.clock_dim;
   p.clock_lower = std::move(q.clock_lower);
   p.clock_upper = std::move(q.clock_upper);

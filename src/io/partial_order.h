@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,9 +32,10 @@ struct OrderRow {
 // `field_word` is "column" (CSV) or "field" (JSON). Throws InputError naming the row and
 // field: mixed forms, clocks of different lengths, lower > upper, an unknown or
 // self-referencing id in deps, a cycle (deadlock), more than 64 streams, gaps, in-place,
-// groups or a two-ended side together with a partial order.
+// groups or a two-ended side together with a partial order. `stop` is polled while the
+// conflicts are derived; when it says so, DerivationStopped (streams.h) is thrown.
 void apply_partial_order(Problem& p, const std::vector<OrderRow>& rows, const std::string& name,
-                         const std::string& field_word);
+                         const std::string& field_word, const std::function<bool()>& stop = {});
 
 // "a:b:c" -> {a, b, c} (false when `text` has no ':'); throws InputError via `fail` on a bad
 // component.

@@ -10,9 +10,14 @@
 //    total size must fit (§4.2 item 2). The cliques used are the sections of the [start, end)
 //    axis: overlapping lifetimes always conflict (timeline.h), so each is a clique.
 //  - dominance: never place at o while an unplaced u has minoff(u) + size(u) <= o (item 3).
+// Decomposition: the conflict graph's connected components are independent (§4.2 item 5;
+// graph_components.cpp); this file searches one problem as a whole.
+// At scale (no size cap): the search is an explicit stack of frames (one per placed buffer:
+// O(depth) memory, no recursion), the floors minoff is computed from are kept incrementally
+// with an undo log (O(total degree) at most), and a node costs O(n + clique budget + the
+// pre-placed neighbours) — so each node is bounded and the budget/deadline polled per node.
 // Not used here (interval-only): decomposition at time cut points, cell floors, the dives'
-// time trees, failure memos. Connected components would be the sound replacement for the
-// decomposition (§4.2 item 5); not done.
+// time trees, failure memos; no threads (one search per call).
 #include "solvers/exact/graph_search.h"
 
 #include <algorithm>
@@ -28,148 +33,190 @@ namespace {
 
 enum class Answer { kFound, kInfeasible, kBudget };
 
-// Movable buffers above which the search is not run (only the incumbent and the bound): a
-// node costs O(n + edges + clique sizes) and the recursion is one level per buffer (on the
-// caller's stack; a few hundred bytes a level).
-constexpr int32_t kMaxSearched = 4096;
+// Total clique membership kept for the inference (heaviest cliques first): a node scans
+// every kept clique, so this bounds its cost. Dropping a clique only weakens the pruning.
+constexpr int64_t kCliqueMembers = int64_t{1} << 20;
 
 struct GraphSearch {
   const Problem& p;
   const ConflictGraph& g;
-  std::vector<std::vector<int32_t>> cliques;   // sections with 2+ movable members
-  std::vector<int32_t> rank;                   // static preorder: size desc, degree desc
   const Deadline& deadline;
+  std::vector<std::vector<int32_t>> cliques;   // sections with 2+ movable members
+  std::vector<int32_t> rank, by_rank;          // static preorder: size desc, degree desc
+  std::vector<int32_t> movable;                // ids of the buffers without an offset
+  std::vector<int64_t> fixed_begin;            // per buffer: its pre-placed neighbours (CSR)
+  std::vector<int32_t> fixed_adj;
   int64_t cap = 0;
   int64_t budget = 0, nodes = 0, total_nodes = 0;
   std::vector<int64_t> off;                    // -1: unplaced movable
   std::vector<char> fixed;
+  // floor[i]: the highest top of i's placed movable neighbours; changes logged for undo.
+  std::vector<int64_t> floor;
+  std::vector<std::pair<int32_t, int64_t>> undo;
+  // One frame per placed buffer: the state before it (cur), the candidate taken (o, rank r)
+  // and the undo log's length then.
+  struct Frame {
+    int64_t cur, o;
+    int32_t r;
+    size_t mark;
+  };
+  std::vector<Frame> frames;
+  std::vector<int64_t> mo;                     // minoff of each unplaced movable, per node
+  int64_t lowest_top = 0;                      // min over unplaced of minoff + size
 
   // The lowest aligned offset >= floor clear of i's pre-placed neighbours.
-  int64_t clear_fixed(int32_t i, int64_t floor) const {
+  int64_t clear_fixed(int32_t i, int64_t at) const {
     const Buffer& b = p.buffers[i];
-    int64_t x = align_up(floor, b.alignment);
+    int64_t x = align_up(at, b.alignment);
     for (bool moved = true; moved;) {
       moved = false;
-      for (int64_t k = g.begin[i]; k < g.begin[i + 1]; ++k)
-        if (const int32_t j = g.adj[k]; fixed[j] && x < off[j] + p.buffers[j].size && off[j] < sat_add(x, b.size))
+      for (int64_t k = fixed_begin[i]; k < fixed_begin[i + 1]; ++k)
+        if (const int32_t j = fixed_adj[k]; x < off[j] + p.buffers[j].size && off[j] < sat_add(x, b.size))
           x = align_up(off[j] + p.buffers[j].size, b.alignment), moved = true;
     }
     return x;
   }
 
-  int64_t min_offset(int32_t i) const {
-    int64_t floor = 0;
+  void place(int32_t i, int64_t o) {
+    off[i] = o;
+    const int64_t top = o + p.buffers[i].size;
     for (int64_t k = g.begin[i]; k < g.begin[i + 1]; ++k)
-      if (const int32_t j = g.adj[k]; !fixed[j] && off[j] >= 0) floor = std::max(floor, off[j] + p.buffers[j].size);
-    return clear_fixed(i, floor);
+      if (const int32_t j = g.adj[k]; off[j] < 0 && floor[j] < top) undo.emplace_back(j, floor[j]), floor[j] = top;
   }
 
-  Answer node(int64_t cur, int32_t left) {
-    if (left == 0) return Answer::kFound;
-    // A node costs O(n + edges + clique sizes): the clock is cheap next to it.
-    if (++nodes > budget || deadline.expired()) return Answer::kBudget;
-    const int32_t n = static_cast<int32_t>(p.buffers.size());
-    std::vector<std::pair<int64_t, int32_t>> cand;  // (minoff, rank position)
-    std::vector<int64_t> mo(n, -1);
-    int64_t lowest_top = INT64_MAX;                 // min over unplaced of minoff + size
-    for (int32_t i = 0; i < n; ++i) {
+  void unplace(int32_t i, size_t mark) {
+    off[i] = -1;
+    while (undo.size() > mark) floor[undo.back().first] = undo.back().second, undo.pop_back();
+  }
+
+  // The state's minoffs and lowest top; false when it cannot lead to a plan within cap
+  // (a minoff only rises as more is placed; clique inference, item 2).
+  bool evaluate(int64_t cur) {
+    lowest_top = INT64_MAX;
+    for (int32_t i : movable) {
       if (off[i] >= 0) continue;
-      mo[i] = min_offset(i);
+      mo[i] = clear_fixed(i, floor[i]);
       const int64_t top = sat_add(mo[i], p.buffers[i].size);
-      if (top > cap) return Answer::kInfeasible;  // minoff only rises as more is placed
+      if (top > cap) return false;
       lowest_top = std::min(lowest_top, top);
-      if (mo[i] >= cur) cand.emplace_back(mo[i], rank[i]);
     }
     for (const auto& k : cliques) {
       int64_t sum = 0, low = INT64_MAX;
       for (int32_t i : k)
         if (off[i] < 0) sum = sat_add(sum, p.buffers[i].size), low = std::min(low, mo[i]);
-      if (sum > 0 && sat_add(std::max(cur, low), sum) > cap) return Answer::kInfeasible;
+      if (sum > 0 && sat_add(std::max(cur, low), sum) > cap) return false;
     }
-    std::sort(cand.begin(), cand.end());
-    std::vector<int32_t> by_rank(n);
-    for (int32_t i = 0; i < n; ++i) by_rank[rank[i]] = i;
-    bool budget_hit = false;
-    for (const auto& [o, r] : cand) {
-      // Dominance: an unplaced buffer fits entirely below o; lowering it is always
-      // possible, so no plan of this branch is canonical. Larger o: the same.
-      if (lowest_top <= o) break;
-      const int32_t i = by_rank[r];
-      off[i] = o;
-      const Answer a = node(o, left - 1);
-      if (a == Answer::kFound) return a;
-      off[i] = -1;
-      if (a == Answer::kBudget) {
-        budget_hit = true;
-        break;
-      }
-    }
-    return budget_hit ? Answer::kBudget : Answer::kInfeasible;
+    return true;
   }
 
+  // The first candidate after (o, r) in (minoff, rank) order: an unplaced buffer with
+  // minoff >= cur (offsets never decrease along a branch) and, by dominance (item 3),
+  // minoff < lowest_top (else an unplaced buffer fits entirely below it). (-1, -1) if none.
+  std::pair<int64_t, int32_t> next_candidate(int64_t cur, std::pair<int64_t, int32_t> after) const {
+    std::pair<int64_t, int32_t> best{-1, -1};
+    for (int32_t i : movable) {
+      if (off[i] >= 0 || mo[i] < cur || mo[i] >= lowest_top) continue;
+      const std::pair<int64_t, int32_t> c{mo[i], rank[i]};
+      if (c > after && (best.second < 0 || c < best)) best = c;
+    }
+    return best;
+  }
+
+  bool spend() { return ++nodes > budget || deadline.expired(); }
+
+  // Depth-first over canonical placements, the same order and pruning as a recursion
+  // (children by (minoff, rank), a budget hit abandons the whole probe).
   Answer decide(int64_t capacity, int64_t node_budget) {
     cap = capacity;
     budget = node_budget;
     total_nodes += nodes;
     nodes = 0;
-    int32_t left = 0;
     for (size_t i = 0; i < p.buffers.size(); ++i) {
       off[i] = fixed[i] ? *p.buffers[i].offset : -1;
-      left += !fixed[i];
+      floor[i] = 0;
       if (fixed[i] && sat_add(off[i], p.buffers[i].size) > cap) return Answer::kInfeasible;
     }
-    return node(0, left);
+    undo.clear();
+    frames.clear();
+    int64_t cur = 0;
+    size_t left = movable.size();
+    while (true) {
+      if (left == 0) return Answer::kFound;
+      if (spend()) return Answer::kBudget;
+      std::pair<int64_t, int32_t> c = evaluate(cur) ? next_candidate(cur, {-1, -1}) : std::pair<int64_t, int32_t>{-1, -1};
+      while (c.second < 0) {  // backtrack to the deepest frame with another candidate
+        if (frames.empty()) return Answer::kInfeasible;
+        const Frame f = frames.back();
+        frames.pop_back();
+        unplace(by_rank[f.r], f.mark);
+        ++left;
+        cur = f.cur;
+        if (spend()) return Answer::kBudget;
+        evaluate(cur);  // the parent's state again (it passed before)
+        c = next_candidate(cur, {f.o, f.r});
+      }
+      frames.push_back({cur, c.first, c.second, undo.size()});
+      place(by_rank[c.second], c.first);
+      --left;
+      cur = c.first;
+    }
   }
 };
 
 }  // namespace
 
-SolveResult run_exact_on_graph(const Problem& p, const SolveOptions& opt) {
-  const Deadline deadline(opt.time_limit_seconds, opt.cancel);
+SolveResult search_on_graph(const Problem& p, const ConflictGraph& g, const SolveOptions& opt, const Deadline& deadline,
+                            int64_t enough) {
   const int32_t n = static_cast<int32_t>(p.buffers.size());
   const auto cap = capacity_of(p, opt);
   bool proofs = true;  // gaps are searched as full rectangles: no proofs then
   for (const Buffer& b : p.buffers) proofs = proofs && b.gaps.empty();
-  ConflictGraph g;
-  if (!conflict_graph(p, g, kMaxConflictPairs, [&] { return deadline.expired(); })) {
-    SolveResult r = result_from_plan(p, opt, stacked_plan(p));
-    r.detail = "reason=\"conflict graph above 40M pairs or time limit\" winner=stacked";
-    return r;
-  }
-  GraphSearch s{p, g, {}, std::vector<int32_t>(n), deadline};
+  GraphSearch s{p, g, deadline};
+  s.rank.assign(n, 0);
   s.off.assign(n, -1);
   s.fixed.assign(n, 0);
-  for (int32_t i = 0; i < n; ++i) s.fixed[i] = p.buffers[i].offset.has_value();
+  s.floor.assign(n, 0);
+  s.mo.assign(n, 0);
+  for (int32_t i = 0; i < n; ++i) {
+    s.fixed[i] = p.buffers[i].offset.has_value();
+    if (!s.fixed[i]) s.movable.push_back(i);
+  }
+  s.fixed_begin.assign(n + 1, 0);
+  for (int32_t i = 0; i < n; ++i) {
+    for (int64_t k = g.begin[i]; k < g.begin[i + 1]; ++k)
+      if (s.fixed[g.adj[k]]) s.fixed_adj.push_back(g.adj[k]);
+    s.fixed_begin[i + 1] = static_cast<int64_t>(s.fixed_adj.size());
+  }
   {
     std::vector<int64_t> start(n), end(n), size(n);
     for (int32_t i = 0; i < n; ++i) start[i] = p.buffers[i].start, end[i] = p.buffers[i].end, size[i] = p.buffers[i].size;
     const Sections sec = sections_of(start, end, size);
     std::vector<std::vector<int32_t>> members(sec.count());
+    std::vector<int64_t> weight(sec.count(), 0);
     for (int32_t i = 0; i < n; ++i)
       if (!s.fixed[i])
-        for (int32_t k = sec.lo[i]; k < sec.hi[i]; ++k) members[k].push_back(i);
-    for (auto& m : members)
-      if (m.size() >= 2) s.cliques.push_back(std::move(m));
+        for (int32_t k = sec.lo[i]; k < sec.hi[i]; ++k) members[k].push_back(i), weight[k] = sat_add(weight[k], size[i]);
+    std::vector<int32_t> heavy(sec.count());
+    std::iota(heavy.begin(), heavy.end(), 0);
+    std::stable_sort(heavy.begin(), heavy.end(), [&](int32_t a, int32_t b) { return weight[a] > weight[b]; });
+    int64_t kept = 0;
+    for (int32_t k : heavy)
+      if (members[k].size() >= 2 && kept + static_cast<int64_t>(members[k].size()) <= kCliqueMembers)
+        kept += static_cast<int64_t>(members[k].size()), s.cliques.push_back(std::move(members[k]));
     std::vector<int32_t> order(n);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
       return size[a] != size[b] ? size[a] > size[b] : g.degree(a) > g.degree(b);
     });
     for (int32_t k = 0; k < n; ++k) s.rank[order[k]] = k;
+    s.by_rank = std::move(order);
   }
   // The incumbent: first fit on the graph in the preorder and by weighted degree.
-  std::vector<int32_t> by_rank(n);
-  for (int32_t i = 0; i < n; ++i) by_rank[s.rank[i]] = i;
+  const std::vector<int32_t>& by_rank = s.by_rank;
   int winner = -1;
   int64_t completed = 0;
   std::optional<Solution> best = best_on_graph(p, &g, {{by_rank, Fit::kFirst}, {by_rank, Fit::kBest}}, deadline, winner, completed);
   int64_t lb = std::max(interval_lower_bound(p), conflict_lower_bound(p, [&] { return deadline.expired(); }, &g));
-  if (n > kMaxSearched) {
-    SolveResult r = result_from_plan(p, opt, best);
-    r.lower_bound = proofs ? std::min(lb, best->peak) : 0;
-    r.detail = "reason=too_large_to_search graph_mode=1";
-    return r;
-  }
   auto plan = [&] {
     Solution sol{s.off, 0};
     sol.peak = peak_of(p, sol.offsets);
@@ -183,7 +230,7 @@ SolveResult run_exact_on_graph(const Problem& p, const SolveOptions& opt) {
   SolveResult r;
   if (cap) {  // Decision: is there a plan within the capacity?
     if (best && best->peak <= *cap) return finish(result_from_plan(p, opt, best), "heuristic");
-    for (int64_t budget = 2 * std::max(n, 1); !deadline.expired(); budget *= 2) {
+    for (int64_t budget = 2 * std::max(n, 1); !deadline.expired(); budget = sat_add(budget, budget)) {
       const Answer a = s.decide(*cap, budget);
       if (a == Answer::kFound) return finish(result_from_plan(p, opt, plan()), "found");
       if (a == Answer::kInfeasible) {
@@ -198,13 +245,14 @@ SolveResult run_exact_on_graph(const Problem& p, const SolveOptions& opt) {
   // Minimization: bisection between the bound and the incumbent; a refuted target T raises
   // the bound to T + 1 (a proof without gaps; with gaps only the search's floor), a found
   // plan lowers the incumbent. A probe that runs out of nodes
-  // proves nothing: then one step below the incumbent, then twice the budget.
+  // proves nothing: then one step below the incumbent, then twice the budget. `enough`:
+  // the caller needs no plan below it (another component already sets the peak).
   auto upper = [&] {
     int64_t ub = best->peak;
     if (opt.shared_upper_bound) ub = std::min(ub, opt.shared_upper_bound->load());
     return ub;
   };
-  for (int64_t budget = 2 * std::max(n, 1); lb < upper() && !deadline.expired();) {
+  for (int64_t budget = 2 * std::max(n, 1); lb < upper() && upper() > enough && !deadline.expired();) {
     bool progress = false;
     for (const int64_t target : {lb + (upper() - lb) / 2, upper() - 1}) {
       if (target < lb || deadline.expired()) continue;
@@ -220,11 +268,12 @@ SolveResult run_exact_on_graph(const Problem& p, const SolveOptions& opt) {
         break;
       }
     }
-    if (!progress) budget *= 2;
+    if (!progress) budget = sat_add(budget, budget);
   }
   r = result_from_plan(p, opt, best);
   r.lower_bound = proofs ? std::min(lb, upper()) : 0;
-  return finish(r, lb < upper() ? "time_limit" : proofs ? "proven_optimal" : "exhausted_without_proof");
+  return finish(r, lb >= upper() ? (proofs ? "proven_optimal" : "exhausted_without_proof")
+                   : upper() <= enough ? "enough" : "time_limit");
 }
 
 }  // namespace memplan::exact
