@@ -9,6 +9,11 @@
 # conflicts, bound, plan, check): wall clock and CPU (user + sys), and peak RSS.
 #
 # Usage: scripts/streams_bench.sh [MEMPLAN_CLI] [--quick]   (--quick: 1k and 10k only)
+#        scripts/streams_bench.sh [MEMPLAN_CLI] --scale [BEFORE_CLI]
+# --scale: the large instances only (62k and 100k buffers on 2, 4 and 8 streams), the safe
+# run alone (`auto`, 1 thread, --time-limit 10): wall, CPU, max RSS, peak and lower bound;
+# with BEFORE_CLI (e.g. a build of an older commit) each instance is run by both binaries
+# one after the other (alternating), so the two columns share the machine's load.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cli=${1:-$root/build/memplan}
@@ -16,14 +21,37 @@ sizes="1000 10000 62000 100000"
 [[ ${2:-} == --quick ]] && sizes="1000 10000"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
-# Runs memplan under /usr/bin/time; sets out, wall, cpu, rss.
+# Runs memplan ($bin, default $cli) under /usr/bin/time; sets out, wall, cpu, rss.
 timed() {
-  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$cli" "$@" >"$tmp/out" 2>"$tmp/err" || true
+  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "${bin:-$cli}" "$@" >"$tmp/out" 2>"$tmp/err" || true
   out=$(cat "$tmp/out")
   read -r wall user sys rss_kb <"$tmp/time"
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u + s}')
   rss=$((rss_kb / 1024))
 }
+if [[ ${2:-} == --scale ]]; then
+  before=${3:-}
+  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo
+  echo "| streams | buffers | build | wall (s) | CPU (s) | max RSS (MB) | peak | lower bound | status |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for s in 2 4 8; do
+    for n in 62000 100000; do
+      f=$tmp/s$s.n$n.csv
+      "$cli" generate --kind streams --streams "$s" -n "$n" --seed 1 -o "$f"
+      for bin in "$cli" ${before:+"$before"}; do
+        timed solve "$f" -a auto --threads 1 --time-limit 10
+        peak=$(field peak "$out"); [[ -z $peak ]] && peak=none
+        which=this; [[ $bin != "$cli" ]] && which=before
+        echo "| $s | $n | $which | $wall | $cpu | $rss | $peak | $(field lower_bound "$out") | $(field status "$out") $(field reason "$out") |"
+      done
+      unset bin
+    done
+  done
+  echo
+  echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  exit 0
+fi
 echo "| streams | buffers | explicit conflicts | safe peak | antichain bound | linear LOAD | SOMAS baseline peak | safe wall (s) | safe CPU (s) | safe RSS (MB) | unsafe linearized peak | validator on the unsafe plan |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for s in 2 4 8; do

@@ -228,3 +228,26 @@ TEST(Cli, ListStatsGenerate) {
 
 }  // namespace
 }  // namespace memplan
+
+namespace memplan {
+namespace {
+
+// --time-limit covers deriving a partial order's conflicts (after parsing): a limit far
+// shorter than the derivation gives no plan (exit 3, reason named, no output file); a
+// sufficient one plans and writes. 20k buffers on 8 streams: about 2M conflicting pairs.
+TEST(Cli, TimeLimitCoversConflictDerivation) {
+  testing::TempDir dir;
+  const std::string gen = dir.file("s8.csv"), plan = dir.file("plan.csv");
+  ASSERT_EQ(testing::run_cli("generate --kind streams --streams 8 -n 20000 --seed 1 -o '" + gen + "'", dir).code, 0);
+  const auto r = testing::run_cli("solve '" + gen + "' -a conflict-greedy --threads 1 --time-limit 0.001 -o '" + plan + "'", dir);
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("reason=time_limit_in_conflict_derivation"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("deriving the conflicts"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::ifstream(plan).good());
+  const auto ok = testing::run_cli("solve '" + gen + "' -a conflict-greedy --threads 1 --time-limit 3 -o '" + plan + "'", dir);
+  EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
+  EXPECT_TRUE(std::ifstream(plan).good());
+}
+
+}  // namespace
+}  // namespace memplan

@@ -70,11 +70,7 @@ SolveResult run_exact_on_graph(const Problem& p, const SolveOptions& opt) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   const int32_t n = static_cast<int32_t>(p.buffers.size());
   ConflictGraph g;
-  if (!conflict_graph(p, g, kMaxConflictPairs, [&] { return deadline.expired(); })) {
-    SolveResult r = result_from_plan(p, opt, stacked_plan(p));
-    r.detail = "reason=\"conflict graph above 40M pairs or time limit\" winner=stacked";
-    return r;
-  }
+  if (auto stacked = conflict_graph_or_stacked(p, opt, deadline, g)) return *stacked;
   std::vector<int32_t> comp;
   const int32_t count = conflict_components(g, comp);
   // Links between buffers by id (in-place, groups) and several memories are not split.

@@ -20,11 +20,7 @@ SolveResult run(const Problem& p, const SolveOptions& opt) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   const int32_t n = static_cast<int32_t>(p.buffers.size());
   ConflictGraph g;
-  if (!conflict_graph(p, g, kMaxConflictPairs, [&] { return deadline.expired(); })) {
-    SolveResult r = result_from_plan(p, opt, stacked_plan(p));
-    r.detail = "reason=\"conflict graph above 40M pairs or time limit\" winner=stacked";
-    return r;
-  }
+  if (auto stacked = conflict_graph_or_stacked(p, opt, deadline, g)) return *stacked;
   std::vector<int64_t> weighted(n);
   for (int32_t i = 0; i < n; ++i) {
     if ((i & 1023) == 0 && deadline.expired()) break;  // the passes below then stop at once
