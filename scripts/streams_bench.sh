@@ -10,10 +10,13 @@
 #
 # Usage: scripts/streams_bench.sh [MEMPLAN_CLI] [--quick]   (--quick: 1k and 10k only)
 #        scripts/streams_bench.sh [MEMPLAN_CLI] --scale [BEFORE_CLI]
+#        scripts/streams_bench.sh [MEMPLAN_CLI] --exact [BEFORE_CLI]
 # --scale: the large instances only (62k and 100k buffers on 2, 4 and 8 streams), the safe
 # run alone (`auto`, 1 thread, --time-limit 10): wall, CPU, max RSS, peak and lower bound;
 # with BEFORE_CLI (e.g. a build of an older commit) each instance is run by both binaries
 # one after the other (alternating), so the two columns share the machine's load.
+# --exact: the same layout for `exact` alone (1k and 10k buffers, --time-limit 5), with its
+# search nodes (`iterations`).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cli=${1:-$root/build/memplan}
@@ -29,21 +32,23 @@ timed() {
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u + s}')
   rss=$((rss_kb / 1024))
 }
-if [[ ${2:-} == --scale ]]; then
+if [[ ${2:-} == --scale || ${2:-} == --exact ]]; then
   before=${3:-}
+  algo=auto limit=10 big="62000 100000"
+  [[ $2 == --exact ]] && algo=exact limit=5 big="1000 10000"
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
-  echo "| streams | buffers | build | wall (s) | CPU (s) | max RSS (MB) | peak | lower bound | status |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| streams | buffers | build | wall (s) | CPU (s) | max RSS (MB) | peak | lower bound | status | $algo nodes |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
   for s in 2 4 8; do
-    for n in 62000 100000; do
+    for n in $big; do
       f=$tmp/s$s.n$n.csv
       "$cli" generate --kind streams --streams "$s" -n "$n" --seed 1 -o "$f"
       for bin in "$cli" ${before:+"$before"}; do
-        timed solve "$f" -a auto --threads 1 --time-limit 10
+        timed solve "$f" -a "$algo" --threads 1 --time-limit "$limit"
         peak=$(field peak "$out"); [[ -z $peak ]] && peak=none
         which=this; [[ $bin != "$cli" ]] && which=before
-        echo "| $s | $n | $which | $wall | $cpu | $rss | $peak | $(field lower_bound "$out") | $(field status "$out") $(field reason "$out") |"
+        echo "| $s | $n | $which | $wall | $cpu | $rss | $peak | $(field lower_bound "$out") | $(field status "$out") $(field reason "$out") | $(field iterations "$out") |"
       done
       unset bin
     done
