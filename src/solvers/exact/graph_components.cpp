@@ -88,46 +88,76 @@ SolveResult run_exact_on_graph(const Problem& p, const SolveOptions& opt) {
   std::vector<std::vector<std::pair<int32_t, int32_t>>> conflicts(count);
   for (auto [a, b] : p.conflicts)  // an explicit conflict joins its ends: one component
     if (a != b) conflicts[comp[a]].emplace_back(local[a], local[b]);
-  // Heaviest first: the likeliest to set the peak, which then tells the others when to stop.
-  std::vector<int32_t> order(count);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return weight[a] > weight[b]; });
-  Solution whole{std::vector<int64_t>(n, 0), 0};
-  int64_t lb = 0, iterations = 0, left = n;
-  const bool limited = std::isfinite(deadline.remaining_seconds());
-  for (const int32_t c : order) {
-    // Each component gets the remaining time in proportion to its buffers (what it leaves
-    // unused goes to the next).
-    const double share = limited ? std::max(deadline.remaining_seconds(), 0.0) * static_cast<double>(members[c].size()) / static_cast<double>(left) : 0.0;
-    const Deadline mine = limited ? Deadline(std::max(share, 1e-6), opt.cancel) : Deadline(0, opt.cancel);
-    left -= static_cast<int64_t>(members[c].size());
-    Problem sub;
-    ConflictGraph sg;
-    restrict_to(p, g, members[c], local, std::move(conflicts[c]), sub, sg);
-    const SolveResult r = search_on_graph(sub, sg, opt, mine, whole.peak);
-    iterations = sat_add(iterations, r.iterations);
-    SolveResult out;
-    out.iterations = iterations;
-    if (r.status == Status::kInfeasible) {  // one component beyond the capacity: the whole is
-      out.status = Status::kInfeasible;
-      out.lower_bound = r.lower_bound;
-      out.detail = "reason=proven_infeasible graph_mode=1 components=" + std::to_string(count);
-      return out;
-    }
-    if (!r.solution) {
-      out.detail = "reason=time_limit graph_mode=1 components=" + std::to_string(count);
-      return out;
-    }
-    for (size_t k = 0; k < members[c].size(); ++k) whole.offsets[members[c][k]] = r.solution->offsets[k];
-    whole.peak = std::max(whole.peak, r.solution->peak);
+  std::vector<Problem> subs(count);
+  std::vector<ConflictGraph> graphs(count);
+  for (int32_t c = 0; c < count; ++c) restrict_to(p, g, members[c], local, std::move(conflicts[c]), subs[c], graphs[c]);
+  std::vector<SolveResult> res(count);
+  int64_t iterations = 0;
+  auto run = [&](int32_t c, const Deadline& d, int64_t enough) {
+    res[c] = search_on_graph(subs[c], graphs[c], opt, d, enough);
+    iterations = sat_add(iterations, res[c].iterations);
+  };
+  // Pass 1, no search: every component's first-fit plan and bound (linear in the input).
+  for (int32_t c = 0; c < count; ++c) run(c, deadline, INT64_MAX);
+  // Pass 2, the search, only where it can matter: minimization, the components whose plan
+  // sets the peak (the others are at or below it already); decision, those first fit did
+  // not fit. Heaviest first, each with the remaining time in proportion to its buffers
+  // (what it leaves goes to the next); a component stops once at or below `enough`, the
+  // largest peak among the others and the best bound.
+  const auto cap = capacity_of(p, opt);
+  int64_t peak = 0, lb = 0;
+  for (const SolveResult& r : res) {
+    if (r.solution) peak = std::max(peak, r.solution->peak);
     lb = std::max(lb, r.lower_bound);
   }
-  SolveResult r = result_from_plan(p, opt, whole);
-  r.lower_bound = lb;
-  r.iterations = iterations;
-  r.detail = std::string("reason=") + (lb >= whole.peak ? "proven_optimal" : "time_limit") +
-             " graph_mode=1 components=" + std::to_string(count);
-  return r;
+  std::vector<int32_t> todo;
+  int64_t others = 0, left = 0;
+  for (int32_t c = 0; c < count; ++c) {
+    const bool redo = cap ? !res[c].solution : res[c].solution && res[c].solution->peak >= peak && res[c].lower_bound < peak;
+    if (redo) todo.push_back(c), left += static_cast<int64_t>(members[c].size());
+    else if (res[c].solution) others = std::max(others, res[c].solution->peak);
+  }
+  std::stable_sort(todo.begin(), todo.end(), [&](int32_t a, int32_t b) { return weight[a] > weight[b]; });
+  const bool limited = std::isfinite(deadline.remaining_seconds());
+  for (const int32_t c : todo) {
+    if (deadline.expired()) break;
+    const double share = limited ? deadline.remaining_seconds() * static_cast<double>(members[c].size()) / static_cast<double>(left) : 0.0;
+    left -= static_cast<int64_t>(members[c].size());
+    const SolveResult first = res[c];
+    run(c, limited ? Deadline(std::max(share, 1e-6), opt.cancel) : Deadline(0, opt.cancel), std::max(lb, others));
+    // Keep the better plan of the two passes (the second's incumbent is the stacked plan if
+    // its share ran out before first fit ended) and the higher bound.
+    const int64_t bound = std::max(res[c].lower_bound, first.lower_bound);
+    if (res[c].status != Status::kInfeasible && first.solution && (!res[c].solution || res[c].solution->peak > first.solution->peak))
+      res[c] = first;
+    res[c].lower_bound = bound;
+    lb = std::max(lb, res[c].lower_bound);
+  }
+  SolveResult out;
+  out.iterations = iterations;
+  const std::string tail = " graph_mode=1 components=" + std::to_string(count);
+  Solution whole{std::vector<int64_t>(n, 0), 0};
+  for (int32_t c = 0; c < count; ++c) {
+    if (res[c].status == Status::kInfeasible) {  // one component beyond the capacity: the whole is
+      out.status = Status::kInfeasible;
+      out.lower_bound = res[c].lower_bound;
+      out.detail = "reason=proven_infeasible" + tail;
+      return out;
+    }
+  }
+  for (int32_t c = 0; c < count; ++c) {
+    if (!res[c].solution) {
+      out.detail = "reason=time_limit" + tail;
+      return out;
+    }
+    for (size_t k = 0; k < members[c].size(); ++k) whole.offsets[members[c][k]] = res[c].solution->offsets[k];
+    whole.peak = std::max(whole.peak, res[c].solution->peak);
+  }
+  out = result_from_plan(p, opt, whole);
+  out.lower_bound = lb;
+  out.iterations = iterations;
+  out.detail = std::string("reason=") + (lb >= whole.peak ? "proven_optimal" : "time_limit") + tail;
+  return out;
 }
 
 }  // namespace memplan::exact

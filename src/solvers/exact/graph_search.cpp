@@ -230,6 +230,7 @@ SolveResult search_on_graph(const Problem& p, const ConflictGraph& g, const Solv
   SolveResult r;
   if (cap) {  // Decision: is there a plan within the capacity?
     if (best && best->peak <= *cap) return finish(result_from_plan(p, opt, best), "heuristic");
+    if (enough == INT64_MAX) return finish(r, "not_searched");
     for (int64_t budget = 2 * std::max(n, 1); !deadline.expired(); budget = sat_add(budget, budget)) {
       const Answer a = s.decide(*cap, budget);
       if (a == Answer::kFound) return finish(result_from_plan(p, opt, plan()), "found");

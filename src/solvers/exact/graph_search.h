@@ -20,7 +20,8 @@ SolveResult run_exact_on_graph(const Problem& p, const SolveOptions& opt);
 
 // The canonical search on `p` as a whole under its conflict graph `g`, until `deadline`;
 // minimization stops early once its plan's peak is <= `enough` (another component already
-// sets the peak; 0: never).
+// sets the peak; 0: never). INT64_MAX: no search at all, only the first-fit incumbent (if
+// within the capacity) and the bound.
 SolveResult search_on_graph(const Problem& p, const ConflictGraph& g, const SolveOptions& opt, const Deadline& deadline,
                             int64_t enough = 0);
 
