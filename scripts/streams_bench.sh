@@ -32,6 +32,11 @@ timed() {
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u + s}')
   rss=$((rss_kb / 1024))
 }
+# The family's instance of $s streams and $n buffers, in $f.
+instance() {
+  f=$tmp/s$s.n$n.csv
+  "$cli" generate --kind streams --streams "$s" -n "$n" --seed 1 -o "$f"
+}
 if [[ ${2:-} == --scale || ${2:-} == --exact ]]; then
   before=${3:-}
   algo=auto limit=10 big="62000 100000"
@@ -42,8 +47,7 @@ if [[ ${2:-} == --scale || ${2:-} == --exact ]]; then
   echo "|---|---|---|---|---|---|---|---|---|---|"
   for s in 2 4 8; do
     for n in $big; do
-      f=$tmp/s$s.n$n.csv
-      "$cli" generate --kind streams --streams "$s" -n "$n" --seed 1 -o "$f"
+      instance
       for bin in "$cli" ${before:+"$before"}; do
         timed solve "$f" -a "$algo" --threads 1 --time-limit "$limit"
         peak=$(field peak "$out"); [[ -z $peak ]] && peak=none
@@ -61,8 +65,7 @@ echo "| streams | buffers | explicit conflicts | safe peak | antichain bound | l
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for s in 2 4 8; do
   for n in $sizes; do
-    f=$tmp/s$s.n$n.csv
-    "$cli" generate --kind streams --streams "$s" -n "$n" --seed 1 -o "$f"
+    instance
     timed solve "$f" -a auto --threads 1 --time-limit 10 -o "$tmp/safe.csv"
     safe=$out safe_wall=$wall safe_cpu=$cpu safe_rss=$rss
     # stats: the explicit conflicts, the linear extension's LOAD and the antichain bound.
