@@ -166,9 +166,9 @@ std::vector<std::vector<int32_t>> graph_dive_ranks(const Problem& p, const Confl
     weight[i] = size[i];
     for (int64_t k = g.begin[i]; k < g.begin[i + 1]; ++k) weight[i] = sat_add(weight[i], size[g.adj[k]]);
   }
-  return {ranks_of(n, [&](int32_t a, int32_t b) { return size[a] != size[b] ? size[a] > size[b] : g.degree(a) > g.degree(b); }),
-          ranks_of(n, [&](int32_t a, int32_t b) { return weight[a] > weight[b]; }),
-          ranks_of(n, [&](int32_t a, int32_t b) { return g.degree(a) > g.degree(b); })};
+  return {ranks_of(n, [&](int32_t a, int32_t b) { return weight[a] > weight[b]; }),
+          ranks_of(n, [&](int32_t a, int32_t b) { return g.degree(a) > g.degree(b); }),
+          ranks_of(n, [&](int32_t a, int32_t b) { return size[a] != size[b] ? size[a] > size[b] : g.degree(a) > g.degree(b); })};
 }
 
 }  // namespace memplan::exact
