@@ -20,13 +20,6 @@
 namespace memplan {
 namespace {
 
-StreamBuffer sb(int32_t stream, int64_t lower, int64_t upper, std::vector<int32_t> after = {},
-                std::vector<std::pair<int32_t, int64_t>> reads = {}) {
-  StreamBuffer b;
-  b.stream = stream, b.lower = lower, b.upper = upper, b.after = std::move(after), b.reads = std::move(reads);
-  return b;
-}
-
 // The optimum with pre-placed buffers and alignments: the movable buffers by lowest aligned
 // first fit in every order, above the pre-placed ones (pushing each buffer down in an optimal
 // plan until it rests on a neighbour, 0 or its alignment makes every plan such a fit). n <= 7.
