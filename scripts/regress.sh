@@ -5,13 +5,15 @@
 # peak, status, iterations (exact's search nodes), the plan's hash and the time per side.
 # A row is "same" when peak, status, iterations and plan hash agree.
 #
-# Usage: scripts/regress.sh BEFORE_CLI AFTER_CLI [--time-limit S] [--quick]
+# Usage: scripts/regress.sh BEFORE_CLI AFTER_CLI [--time-limit S] [--quick] [--algos "A B"]
 #   --quick  A-K only (skips the real sets)
+#   --algos  these algorithms instead of auto, greedy and somas, and no `exact` rows (e.g.
+#            --algos dive: the interval dive before/after carrying it over to conflicts)
 set -euo pipefail
 before=$1 after=$2; shift 2
-tl=5 quick=0
+tl=5 quick=0 algos="auto greedy somas" exact_rows=1
 while [[ $# -gt 0 ]]; do
-  case $1 in --time-limit) tl=$2; shift 2;; --quick) quick=1; shift;; *) echo "unknown $1" >&2; exit 2;; esac
+  case $1 in --time-limit) tl=$2; shift 2;; --quick) quick=1; shift;; --algos) algos=$2; exact_rows=0; shift 2;; *) echo "unknown $1" >&2; exit 2;; esac
 done
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -32,9 +34,9 @@ row() {  # name file algo extra...
   echo "| $name | $algo$([[ $# -gt 0 ]] && echo " $*") | $pb | $pa | $sb | $sa | $ib/$ia | $same | $tb | $ta |"
 }
 ak=$(ls "$root"/benchmarks/minimalloc/[A-K].1048576.csv)
-for f in $ak; do row "$(basename "$f" .1048576.csv)" "$f" exact --capacity 1048576; done
-for f in $ak; do for a in auto greedy somas; do row "$(basename "$f" .1048576.csv)" "$f" $a; done; done
+[[ $exact_rows == 1 ]] && for f in $ak; do row "$(basename "$f" .1048576.csv)" "$f" exact --capacity 1048576; done
+for f in $ak; do for a in $algos; do row "$(basename "$f" .1048576.csv)" "$f" $a; done; done
 [[ $quick == 1 ]] && exit 0
 for f in "$root"/benchmarks/idealloc/somas_tensors/*.csv "$root"/benchmarks/idealloc/iopddl/*.csv "$root"/benchmarks/idealloc/iree/*.csv; do
-  for a in auto greedy somas; do row "$(basename "$f" .csv)" "$f" $a; done
+  for a in $algos; do row "$(basename "$f" .csv)" "$f" $a; done
 done

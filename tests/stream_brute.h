@@ -13,6 +13,14 @@
 
 namespace memplan {
 
+// A stream buffer in one line (the worked examples).
+inline StreamBuffer sb(int32_t stream, int64_t lower, int64_t upper, std::vector<int32_t> after = {},
+                       std::vector<std::pair<int32_t, int64_t>> reads = {}) {
+  StreamBuffer b;
+  b.stream = stream, b.lower = lower, b.upper = upper, b.after = std::move(after), b.reads = std::move(reads);
+  return b;
+}
+
 struct BruteOrder {
   bool cyclic = false;                  // some op happens before itself (a deadlock)
   std::vector<std::vector<char>> conflict;  // n x n, by the SOMAS rule

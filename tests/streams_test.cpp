@@ -233,13 +233,6 @@ TEST(Streams, JsonConflictsField) {
 namespace memplan {
 namespace {
 
-StreamBuffer sb(int32_t stream, int64_t lower, int64_t upper, std::vector<int32_t> after = {},
-                std::vector<std::pair<int32_t, int64_t>> reads = {}) {
-  StreamBuffer b;
-  b.stream = stream, b.lower = lower, b.upper = upper, b.after = std::move(after), b.reads = std::move(reads);
-  return b;
-}
-
 std::set<std::pair<int32_t, int32_t>> conflict_set(const Problem& p) {
   std::set<std::pair<int32_t, int32_t>> out;
   const int n = static_cast<int>(p.buffers.size());

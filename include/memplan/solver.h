@@ -55,6 +55,12 @@ struct SolveOptions {
   std::function<void(const std::string&)> progress;
   // Best peak known from elsewhere (portfolio sharing); solvers may prune against it.
   const std::atomic<int64_t>* shared_upper_bound = nullptr;
+  // A lower bound on the peak already proven for this problem (0: none). solve() sets it to
+  // its own bound (LOAD, pre-placed tops, and under a partial order the max-weight antichain,
+  // bounds.h), overwriting the caller's, before it runs the solver: a portfolio starts its
+  // shared bound from it and stops at a plan that meets it; a dive starts its ladder there.
+  // A solver never reports it as its own proof unless it declares proves_optimal.
+  int64_t proven_lower_bound = 0;
   // solve() checks the plan with validate() (O(n log n)) before it reports it, and only a
   // plan that passes is kFeasible or kOptimal. false: the caller validates; the plan is then
   // returned as kUnchecked, never kOptimal.

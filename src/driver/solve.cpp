@@ -91,9 +91,10 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   const double reserve = std::min(0.5 * limit, 0.02 * limit + 8 * sweep);
   // A partial order (vector clocks): its max-weight antichain is at least LOAD (bounds.h);
   // a flow stopped early (at a quarter of the limit) still yields a true antichain.
+  bool antichain_won = false;  // the antichain is above LOAD: reported as bound=antichain
   if (problem.clock_dim > 0) {
     const auto stop = [&] { return limit > 0 && std::isfinite(limit) && whole.elapsed_seconds() > 0.25 * limit; };
-    if (const auto a = antichain_bound(problem, stop)) load = std::max(load, a->weight);
+    if (const auto a = antichain_bound(problem, stop); a && a->weight > load) load = a->weight, antichain_won = true;
   }
   const auto cap = capacity_of(problem, opt);
   if (const std::string why = fixed_collision(problem, cap); !why.empty()) {
@@ -107,6 +108,9 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   if (limit > 0 && std::isfinite(limit))
     opt.time_limit_seconds =
         std::max(0.001, limit - reserve - whole.elapsed_seconds());
+  // Sound for the lowered problem too (lowering only restricts the plan space); each end of
+  // a two-ended pool is a new solve() with its own bound.
+  opt.proven_lower_bound = has_two_ends(problem) && !can.two_ended ? 0 : load;
   SolveResult r = has_two_ends(problem) && !can.two_ended             ? solve_two_ended(problem, solver, opt)
                   : has_constraints(problem) && !can.inplace_groups ? solve_lowered(solver, problem, opt)
                                                                       : solver.run(problem, opt);
@@ -165,6 +169,7 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
     r.status = Status::kNoPlan;
   }
   if (cap && r.lower_bound > *cap && !r.solution) r.status = Status::kInfeasible;
+  if (antichain_won && r.lower_bound == load) r.detail += std::string(r.detail.empty() ? "" : " ") + "bound=antichain";
   if (cap && !r.solution && options.explain) {
     // Why nothing fits (explain.h), in what is left of the limit (1 s when there is none).
     SolveOptions e = opt;

@@ -33,6 +33,7 @@ struct Shared {
   int64_t lower = 0;
   std::atomic<int64_t> upper{INT64_MAX};
   std::atomic<bool> stop{false};
+  bool met = false;  // stopped because the best plan met the lower bound (under mu)
   int64_t iterations = 0;
   std::exception_ptr error;        // the first exception a member threw
   std::vector<std::string> rejected;  // members whose plan failed validation (bugs)
@@ -68,7 +69,7 @@ struct Shared {
       winner = who;
       upper = best->peak;
     }
-    if (best && best->peak <= lower) stop = true;
+    if (best && best->peak <= lower) stop = met = true;
   }
 
   void fail(std::exception_ptr e) {
@@ -106,7 +107,10 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   const Deadline check_deadline(limit > 0 && std::isfinite(limit) ? limit + 0.25 * std::max(0.1 * limit, 0.1) : 0);
   const auto t0 = std::chrono::steady_clock::now();
   // (Under explicit conflicts the members that prove, exact, add a clique of the relation.)
-  shared.lower = interval_lower_bound(p);
+  // The driver's bound (SolveOptions::proven_lower_bound: under a partial order the
+  // max-weight antichain, above every clique exact finds) is a proof too: a member's plan
+  // that meets it ends the run.
+  shared.lower = std::max(interval_lower_bound(p), opt.proven_lower_bound);
   // A member's plan is validated after the member returns (offer): members stop that much
   // earlier, about 8 times the LOAD sweep just timed (see solve()).
   const double check_seconds = 8 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -123,6 +127,7 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     const Deadline clock = deadline.clock_only();  // a cancelled auto still returns it
     fallback = online_plan(p, &clock);
     if (!fallback || fallback->peak <= shared.lower) shared.stop = true;  // out of time, or optimal already
+    shared.met = fallback && fallback->peak <= shared.lower;
   }
   // Members by handle, resolved once; a member that cannot serve this problem (its
   // Supports, see driver.h) is skipped and named in the detail.
@@ -249,6 +254,7 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   r.lower_bound = shared.lower;
   r.iterations = shared.iterations;
   r.detail = "winner=" + shared.winner;
+  if (shared.met) r.detail += " stop=lower_bound";
   for (const std::string& who : shared.rejected) r.detail += " rejected_invalid=" + who;
   if (!skipped.empty()) {
     r.detail += " skipped=";

@@ -7,20 +7,24 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <numeric>
 
 #include "core/arith.h"
 #include "memplan/bounds.h"
+#include "memplan/driver.h"
 #include "memplan/orders.h"
 #include "memplan/placement.h"
 #include "solvers/exact/deep_threads.h"
 #include "solvers/exact/graph_search.h"
 #include "solvers/exact/dive.h"
+#include "solvers/exact/graph_dive.h"
 #include "solvers/exact/window.h"
 #include "solvers/exact/search.h"
 #include "solvers/families.h"
+#include "solvers/greedy/graph_fit.h"
 
 namespace memplan {
 namespace {
@@ -422,11 +426,91 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
   return finish(r, lb >= upper() ? "proven_optimal" : "time_limit");
 }
 
+// The dives' ladder: rungs lb, lb + s, lb + 2s, lb + 4s, ... (s: lb / 2^24, at least the
+// granularity g: finer rungs hardly change a dive's choices), up to the best peak known, or
+// to the capacity, which is then a rung itself; the first rung whose dive lands sets `best`.
+// Returns the number of dives.
+int64_t climb(const Problem& p, const SolveOptions& opt, int64_t lb, int64_t g, std::optional<Solution>& best,
+              const Deadline& deadline,
+              const std::function<std::optional<std::vector<int64_t>>(int64_t)>& dive_at) {
+  auto upper = [&] { return known_upper(best, opt); };
+  const auto cap = capacity_of(p, opt);
+  int64_t dives = 0;
+  const int64_t last = cap ? std::min(*cap, upper() - 1) : upper() - 1;
+  int64_t delta = std::max(g, round_up(lb >> 24, g));
+  for (int64_t target = lb; target <= std::min(last, upper() - 1) && !deadline.expired();) {
+    ++dives;
+    if (auto offsets = dive_at(target)) best = plan_of(p, std::move(*offsets));
+    if (target == last) break;
+    target = delta >= last - lb ? last : lb + delta;
+    delta = delta > (last - lb) / 2 ? last - lb : 2 * delta;  // no overflow
+  }
+  return dives;
+}
+
+// Solver `dive` under explicit conflicts: the dives on the conflict graph (graph_dive.h),
+// each target tried in the graph orders. The targets bisect [bound, best peak known): first
+// just below the best (a dive there nearly always lands, often far below it), then halves,
+// down to a step of bound / 1024. On the streams family a dive lands or not almost
+// monotonically in the target, and the interval ladder's rungs doubling up from the bound
+// spent most dives below the optimum (10k buffers on 8 streams: 26 rungs x 3 orders, 3 s of
+// CPU, too slow for auto's share of the limit under load). A heuristic: a failed dive
+// proves nothing. The bound is the driver's (under a partial order the antichain).
+// Alone, the first-fit plans on the graph first.
+SolveResult run_dive_on_graph(const Problem& p, const SolveOptions& opt) {
+  const Deadline deadline(opt.time_limit_seconds, opt.cancel);
+  ConflictGraph graph;
+  if (!conflict_graph(p, graph, kMaxConflictPairs, [&] { return deadline.expired(); })) {
+    SolveResult r = result_from_plan(p, opt, opt.shared_upper_bound ? std::nullopt : std::optional(stacked_plan(p)));
+    r.detail = "reason=\"conflict graph above 40M pairs or time limit\" graph_mode=1";
+    return r;
+  }
+  const exact::GraphDiveInput in(p, graph);
+  const std::vector<std::vector<int32_t>> ranks = exact::graph_dive_ranks(p, graph);
+  std::optional<Solution> best;
+  if (!opt.shared_upper_bound) {
+    std::vector<GraphVariant> fits;
+    for (const auto& rank : ranks) {
+      std::vector<int32_t> order(rank.size());
+      for (size_t i = 0; i < rank.size(); ++i) order[rank[i]] = static_cast<int32_t>(i);
+      fits.push_back({std::move(order), Fit::kFirst});
+    }
+    int winner = -1;
+    int64_t completed = 0;
+    best = best_on_graph(p, &graph, fits, deadline, winner, completed);
+  }
+  const auto cap = capacity_of(p, opt);
+  int64_t lo = std::max(interval_lower_bound(p), opt.proven_lower_bound);
+  const int64_t step = std::max<int64_t>(1, lo >> 10);
+  auto hi = [&] {  // targets below it only
+    const int64_t h = known_upper(best, opt);
+    return cap ? std::min(h, sat_add(*cap, 1)) : h;
+  };
+  int64_t dives = 0;
+  int landed = -1;  // the order of the last dive that landed
+  for (bool first = true; hi() - lo > (first ? 0 : step) && !deadline.expired(); first = false) {
+    const int64_t target = first ? hi() - 1 : lo + (hi() - lo) / 2;
+    bool found = false;
+    for (size_t k = 0; k < ranks.size() && !found && !deadline.expired(); ++k) {
+      ++dives;
+      if (auto offsets = exact::graph_dive(in, target, ranks[k], deadline))
+        best = plan_of(p, std::move(*offsets)), found = true, landed = static_cast<int>(k);
+    }
+    if (!found) lo = target + 1;  // not a proof: only where the next targets go
+  }
+  SolveResult r = result_from_plan(p, opt, best);
+  r.iterations = dives;
+  r.detail = std::string("reason=") + (deadline.expired() ? "time_limit" : "ladder_done") +
+             " graph_mode=1 landed_order=" + std::to_string(landed);
+  return r;
+}
+
 // Solver `dive`: the canonical dives alone, a heuristic. Dives at the bound, then at
 // lb + s, lb + 2s, lb + 4s, ... below the best peak known (its own, or the portfolio's):
 // bert_nezha lands at +772 bytes from its dives at +1,012, bert_large at +196 from those at
 // +257. A failed dive proves nothing, so the lower bound reported is LOAD.
 SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
+  if (!p.conflicts.empty()) return run_dive_on_graph(p, opt);
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   // No overlap lists: the dive finds overlaps in its own tree.
   std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
@@ -440,23 +524,10 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
   std::optional<Solution> best;  // a plan whatever the dives do (a portfolio has its own)
   const Deadline clock = deadline.clock_only();
   if (!opt.shared_upper_bound) best = online_plan(p, &clock);
-  auto upper = [&] { return known_upper(best, opt); };
   const int64_t g = granularity_of(p, *in);
   const int64_t lb = round_up(compute_load(p), g);
-  const auto cap = capacity_of(p, opt);
-  int64_t dives = 0;
-  // Rungs lb, lb + s, lb + 2s, ... (s: lb / 2^24, at least the granularity: finer rungs
-  // hardly change a dive's choices), up to the best peak known, or to the capacity, which
-  // is then a rung itself.
-  const int64_t last = cap ? std::min(*cap, upper() - 1) : upper() - 1;
-  int64_t delta = std::max(g, round_up(lb >> 24, g));
-  for (int64_t target = lb; target <= std::min(last, upper() - 1) && !deadline.expired();) {
-    ++dives;
-    if (auto offsets = first_dive(*in, all, target, deadline)) best = plan_of(p, std::move(*offsets));
-    if (target == last) break;
-    target = delta >= last - lb ? last : lb + delta;
-    delta = delta > (last - lb) / 2 ? last - lb : 2 * delta;  // no overflow
-  }
+  const int64_t dives = climb(p, opt, lb, g, best, deadline,
+                              [&](int64_t target) { return first_dive(*in, all, target, deadline); });
   r = result_from_plan(p, opt, best);
   r.iterations = dives;
   r.detail = std::string("reason=") + (deadline.expired() ? "time_limit" : "ladder_done");
@@ -507,8 +578,9 @@ void register_exact(std::vector<SolverInfo>& out) {
                  run_peak_window});
   out.push_back({"dive",
                  "canonical dives: the exact search's first descent without backtracking, at a "
-                 "ladder of capacities from the lower bound up; heuristic, fast on large inputs",
-                 run_dive});
+                 "ladder of capacities from the lower bound up (on the conflict graph under explicit "
+                 "conflicts); heuristic, fast on large inputs",
+                 run_dive, Supports{.explicit_conflicts = true}});
 }
 
 }  // namespace memplan
