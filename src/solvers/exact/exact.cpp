@@ -19,6 +19,7 @@
 #include "solvers/exact/graph_search.h"
 #include "solvers/exact/dive.h"
 #include "solvers/exact/window.h"
+#include "solvers/exact/window_bound.h"
 #include "solvers/exact/search.h"
 #include "solvers/families.h"
 
@@ -252,7 +253,23 @@ struct Prober {
   }
 };
 
-SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows);
+SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, int64_t* nodes_out = nullptr);
+
+// The window lower bound (window_bound.h), each window decided by this search (without
+// windows of its own, one thread) in its share of the time.
+exact::WindowBound window_lower_bound(const Problem& p, int64_t lb, int64_t g, const SolveOptions& opt,
+                                      const Deadline& deadline) {
+  const exact::DecideWindow decide = [&](const Problem& w, int64_t capacity, const Deadline& d) {
+    SolveOptions o;
+    o.capacity = capacity;
+    o.cancel = opt.cancel;
+    o.time_limit_seconds = std::max(0.001, d.remaining_seconds());
+    int64_t nodes = 0;
+    const SolveResult r = run_exact(w, o, false, &nodes);
+    return exact::WindowDecision{r.status == Status::kInfeasible, nodes};
+  };
+  return exact::window_bound(p, lb, g, decide, deadline, opt.progress);
+}
 
 // The peak windows (window.h) at `target`, half-widths 64, 256 and 1024 sections, each
 // window and completion decided by the exact search (without windows of its own) in a
@@ -282,7 +299,7 @@ std::optional<std::vector<int64_t>> peak_windows(const Problem& p, const exact::
   return std::nullopt;
 }
 
-SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
+SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, int64_t* nodes_out) {
   // Explicit conflicts: the canonical search on the conflict graph (no sections' time axis).
   if (!p.conflicts.empty()) return exact::run_exact_on_graph(p, opt);
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
@@ -305,10 +322,12 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
   const int64_t g = granularity_of(p, *in);
   int64_t lb = bound_from(lower_bound_of(p), g);
   Prober prober{*in, strategies(*in), deadline, std::max(1, opt.threads)};
+  std::string window_note;  // the window bound's part of the detail, when it ran
   auto finish = [&](SolveResult res, const char* reason) {
+    if (nodes_out) *nodes_out = prober.nodes;
     res.iterations = prober.probes;
     res.detail = std::string("reason=") + reason + " nodes=" + std::to_string(prober.nodes) +
-                 " granularity=" + std::to_string(g);
+                 " granularity=" + std::to_string(g) + window_note;
     return res;
   };
 
@@ -364,6 +383,8 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
   // bert_base in 1.08n), and it ends while the time limit is still far when it fails
   // (bert_nezha: about 5 s of 10), leaving time for dives below the incumbent.
   const int64_t first_budget = in->n > kTopDown ? std::max(in->n / 8, 1) : 2 * std::max(in->n, 1);
+  bool window_tried = false;
+  const double stalled = std::isfinite(deadline.remaining_seconds()) ? deadline.remaining_seconds() / 8 : 1.0;
   for (int64_t budget = first_budget; lb < upper() && !deadline.expired(); budget = sat_mul(budget, 2)) {
     bool progress = true;
     while (progress && lb < upper() && !deadline.expired()) {
@@ -414,6 +435,26 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
       if (opt.progress)
         opt.progress("lb=" + std::to_string(lb) + " best=" + std::to_string(upper()) +
                      " budget=" + std::to_string(budget));
+    }
+    // Stalled below the best plan for an eighth of the time limit (1 s without one): the
+    // window bound (window_bound.h), once, in a quarter of the time left. Windows are far
+    // smaller than the whole, so their searches exhaust where the whole's cannot; each
+    // refutation raises the bound. (Not earlier: small instances are proven by the ladder's
+    // own rounds, which are cheaper.)
+    if (!window_tried && proofs && lb < upper() && !deadline.expired() && deadline.elapsed_seconds() >= stalled) {
+      window_tried = true;
+      const double left = deadline.remaining_seconds();
+      const Deadline share(std::isfinite(left) ? left / 4 : 1.0, opt.cancel);
+      const exact::WindowBound wb = window_lower_bound(p, lb, g, opt, share);
+      window_note = " window_bound=" + std::to_string(wb.bound) + " windows=" + std::to_string(wb.windows) +
+                    " refuted=" + std::to_string(wb.refutations.size()) + " window_s=" +
+                    std::to_string(share.elapsed_seconds()).substr(0, 5);
+      if (!wb.refutations.empty()) {  // the strongest: `memplan bound FILE --window F:T --capacity C`
+        const exact::Refutation& last = wb.refutations.back();
+        window_note += " window_refuted=" + std::to_string(last.from) + ":" + std::to_string(last.to) + "@" +
+                       std::to_string(last.capacity) + " window_nodes=" + std::to_string(last.nodes);
+      }
+      lb = std::max(lb, wb.bound);
     }
   }
   r = result_from_plan(p, opt, best);
