@@ -4,12 +4,16 @@
 // including cases where it beats LOAD.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 #include "memplan/bounds.h"
+#include "memplan/io.h"
 #include "memplan/solver.h"
 #include "solvers/exact/window_bound.h"
+#include "files.h"
 #include "testing.h"
 
 namespace memplan {
@@ -93,15 +97,16 @@ TEST(WindowBound, SoundAgainstBruteForceAndSometimesAboveLoad) {
   EXPECT_GE(refutations, above_load);
 }
 
-// A fragmentation gadget (aligned buffers) in times [0, 8) whose optimum is above its LOAD (the first such
-// one a seeded random search finds, by the exact solver's proofs, which other tests check
-// against brute force), and a long tail of small buffers after it: the window around the peak is not the
-// whole, and the bound reaches the optimum.
-TEST(WindowBound, BeatsLoadOnAGadgetWithATail) {
+// A fragmentation gadget (aligned buffers) in times [0, 8) whose optimum is above its LOAD
+// (the first such one a seeded random search finds, by the exact solver's proofs, which
+// other tests check against brute force), and a tail of small buffers after it, so that the
+// window around the peak is not the whole. Sets `opt` to the gadget's optimum.
+Problem gadget_with_tail(int64_t& opt) {
   std::mt19937_64 rng(7);
   Problem p;
-  int64_t gadget_opt = 0, gadget_load = 0;
-  for (int trial = 0; trial < 5000 && gadget_opt == gadget_load; ++trial) {
+  int64_t load = 0;
+  opt = 0;
+  for (int trial = 0; trial < 5000 && opt == load; ++trial) {
     testing::RandomSpec spec;
     spec.buffers = 8;
     spec.horizon = 8;
@@ -111,23 +116,65 @@ TEST(WindowBound, BeatsLoadOnAGadgetWithATail) {
     SolveOptions o;
     o.time_limit_seconds = 5;
     const SolveResult r = solve(p, "exact", o);
-    ASSERT_EQ(r.status, Status::kOptimal);
-    gadget_opt = r.solution->peak;
-    gadget_load = compute_load(p);
+    EXPECT_EQ(r.status, Status::kOptimal);
+    opt = r.solution ? r.solution->peak : 0;
+    load = compute_load(p);
   }
-  ASSERT_GT(gadget_opt, gadget_load);
+  EXPECT_GT(opt, load);
   for (int k = 0; k < 6; ++k) p.buffers.push_back(testing::make_buffer("t" + std::to_string(k), 8 + k, 10 + k, 1));
-  ASSERT_EQ(compute_load(p), gadget_load);
+  EXPECT_EQ(compute_load(p), load);
+  return p;
+}
+
+// On it the bound reaches the optimum, from a proper window.
+TEST(WindowBound, BeatsLoadOnAGadgetWithATail) {
+  int64_t gadget_opt = 0;
+  const Problem p = gadget_with_tail(gadget_opt);
   SolveOptions o;
   o.time_limit_seconds = 5;
   const SolveResult whole = solve(p, "exact", o);
   ASSERT_EQ(whole.status, Status::kOptimal);
   const int64_t opt = whole.solution->peak;
   ASSERT_EQ(opt, gadget_opt);
-  const exact::WindowBound wb = exact::window_bound(p, gadget_load, 1, by_exact, Deadline());
+  const exact::WindowBound wb = exact::window_bound(p, compute_load(p), 1, by_exact, Deadline());
   EXPECT_EQ(wb.bound, opt);
   ASSERT_FALSE(wb.refutations.empty());
   EXPECT_LE(wb.refutations.back().to, 10);  // a proper window, not the whole horizon
+}
+
+// `memplan bound` reproduces a refutation (exit 0, the bound printed), says when the window
+// fits (exit 3), writes the window with -o, and rejects a malformed window (exit 2, naming
+// the option, no file written).
+TEST(WindowBound, CliReproducesARefutation) {
+  int64_t opt = 0;
+  const Problem p = gadget_with_tail(opt);
+  const exact::WindowBound wb = exact::window_bound(p, compute_load(p), 1, by_exact, Deadline());
+  ASSERT_FALSE(wb.refutations.empty());
+  const exact::Refutation& r = wb.refutations.back();
+  testing::TempDir dir;
+  std::ostringstream csv;
+  write_csv(csv, p, nullptr);
+  testing::write_text(dir.file("p.csv"), csv.str());
+  const std::string window = " --window " + std::to_string(r.from) + ":" + std::to_string(r.to);
+  const testing::CliRun refuted = testing::run_cli(
+      "bound '" + dir.file("p.csv") + "'" + window + " --capacity " + std::to_string(r.capacity) + " -o '" +
+          dir.file("w.csv") + "'",
+      dir);
+  EXPECT_EQ(refuted.code, 0) << refuted.out << refuted.err;
+  EXPECT_NE(refuted.out.find("status=refuted"), std::string::npos) << refuted.out;
+  EXPECT_NE(refuted.out.find("lower_bound=" + std::to_string(r.capacity + 1)), std::string::npos) << refuted.out;
+  const Problem w = window_problem(p, r.from, r.to);
+  const std::string written = testing::read_text(dir.file("w.csv"));
+  EXPECT_EQ(std::count(written.begin(), written.end(), '\n'), static_cast<long>(w.buffers.size()) + 1);
+  const testing::CliRun fits =
+      testing::run_cli("bound '" + dir.file("p.csv") + "'" + window + " --capacity " + std::to_string(opt), dir);
+  EXPECT_EQ(fits.code, 3) << fits.out << fits.err;
+  EXPECT_NE(fits.out.find("status=fits"), std::string::npos) << fits.out;
+  const testing::CliRun bad = testing::run_cli(
+      "bound '" + dir.file("p.csv") + "' --window 5:x --capacity 3 -o '" + dir.file("bad.csv") + "'", dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--window"), std::string::npos) << bad.err;
+  EXPECT_FALSE(testing::exists(dir.file("bad.csv")));
 }
 
 // With a granularity, each refutation raises the bound to the next multiple of it.
