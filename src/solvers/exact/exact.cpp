@@ -389,6 +389,27 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
     bool progress = true;
     while (progress && lb < upper() && !deadline.expired()) {
       progress = false;
+      // Stalled below the best plan for an eighth of the time limit (1 s without one): the
+      // window bound (window_bound.h), once, in a quarter of the time left. Windows are far
+      // smaller than the whole, so their searches exhaust where the whole's cannot; each
+      // refutation raises the bound. (Not earlier: small instances are proven by the ladder's
+      // own rounds, which are cheaper.)
+      if (!window_tried && proofs && lb < upper() && !deadline.expired() && deadline.elapsed_seconds() >= stalled) {
+        window_tried = true;
+        const double left = deadline.remaining_seconds();
+        const Deadline share(std::isfinite(left) ? left / 4 : 1.0, opt.cancel);
+        const exact::WindowBound wb = window_lower_bound(p, lb, g, opt, share);
+        window_note = " window_bound=" + std::to_string(wb.bound) + " windows=" + std::to_string(wb.windows) +
+                      " refuted=" + std::to_string(wb.refutations.size()) + " window_s=" +
+                      std::to_string(share.elapsed_seconds()).substr(0, 5);
+        if (!wb.refutations.empty()) {  // the strongest: `memplan bound FILE --window F:T --capacity C`
+          const exact::Refutation& last = wb.refutations.back();
+          window_note += " window_refuted=" + std::to_string(last.from) + ":" + std::to_string(last.to) + "@" +
+                         std::to_string(last.capacity) + " window_nodes=" + std::to_string(last.nodes);
+        }
+        lb = std::max(lb, wb.bound);
+      }
+      if (lb >= upper()) break;
       const int64_t ub = upper();
       const int64_t gap = ub - lb;
       // Rungs, lowest first: the bound (twice the budget: real models usually reach it),
@@ -435,26 +456,6 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
       if (opt.progress)
         opt.progress("lb=" + std::to_string(lb) + " best=" + std::to_string(upper()) +
                      " budget=" + std::to_string(budget));
-    }
-    // Stalled below the best plan for an eighth of the time limit (1 s without one): the
-    // window bound (window_bound.h), once, in a quarter of the time left. Windows are far
-    // smaller than the whole, so their searches exhaust where the whole's cannot; each
-    // refutation raises the bound. (Not earlier: small instances are proven by the ladder's
-    // own rounds, which are cheaper.)
-    if (!window_tried && proofs && lb < upper() && !deadline.expired() && deadline.elapsed_seconds() >= stalled) {
-      window_tried = true;
-      const double left = deadline.remaining_seconds();
-      const Deadline share(std::isfinite(left) ? left / 4 : 1.0, opt.cancel);
-      const exact::WindowBound wb = window_lower_bound(p, lb, g, opt, share);
-      window_note = " window_bound=" + std::to_string(wb.bound) + " windows=" + std::to_string(wb.windows) +
-                    " refuted=" + std::to_string(wb.refutations.size()) + " window_s=" +
-                    std::to_string(share.elapsed_seconds()).substr(0, 5);
-      if (!wb.refutations.empty()) {  // the strongest: `memplan bound FILE --window F:T --capacity C`
-        const exact::Refutation& last = wb.refutations.back();
-        window_note += " window_refuted=" + std::to_string(last.from) + ":" + std::to_string(last.to) + "@" +
-                       std::to_string(last.capacity) + " window_nodes=" + std::to_string(last.nodes);
-      }
-      lb = std::max(lb, wb.bound);
     }
   }
   r = result_from_plan(p, opt, best);
