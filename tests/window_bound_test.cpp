@@ -192,5 +192,32 @@ TEST(WindowBound, RoundsToTheGranularity) {
   EXPECT_EQ(wb.refutations[0].nodes, 7);
 }
 
+// Solver `peak-window-ladder`: the peak window at the bound, then a bisection of targets
+// above it. Never worse than `peak-window` (its first attempt is the same, and so is its
+// fallback), always validated by solve(), and strictly better where no window fits LOAD
+// (instances whose optimum is above LOAD: the window there is the whole, solved exactly).
+TEST(PeakWindowLadder, NeverWorseThanPeakWindowAndSometimesBetter) {
+  std::mt19937_64 rng(11);
+  int better = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    testing::RandomSpec spec;
+    spec.buffers = 6 + int(rng() % 10);
+    spec.horizon = 8 + int64_t(rng() % 12);
+    spec.max_size = 16;
+    spec.alignment = true;
+    const Problem p = testing::random_problem(rng, spec);
+    SolveOptions o;
+    o.time_limit_seconds = 5;
+    const SolveResult plain = solve(p, "peak-window", o);
+    const SolveResult ladder = solve(p, "peak-window-ladder", o);
+    ASSERT_TRUE(plain.solution && ladder.solution) << "trial " << trial;
+    ASSERT_TRUE(ladder.status == Status::kFeasible || ladder.status == Status::kOptimal) << ladder.detail;
+    EXPECT_TRUE(testing::brute_force_valid(p, ladder.solution->offsets)) << "trial " << trial;
+    EXPECT_LE(ladder.solution->peak, plain.solution->peak) << "trial " << trial;
+    better += ladder.solution->peak < plain.solution->peak;
+  }
+  EXPECT_GT(better, 0);
+}
+
 }  // namespace
 }  // namespace memplan

@@ -506,8 +506,12 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
 }
 
 // Solver `peak-window`: the peak windows alone (window.h), at the lower bound or the
-// capacity. A heuristic.
-SolveResult run_peak_window(const Problem& p, const SolveOptions& opt) {
+// capacity. A heuristic. With `ladder` (solver `peak-window-ladder`, no capacity), when no
+// window fits at the bound: a bisection of the targets between the bound and the best peak
+// known (its own, or the portfolio's), each probed by the peak windows, down to a step of
+// bound / 2^16. A window plan that does not fit the bound may still fit a little above it,
+// where first fit around the window has room (S_1: at LOAD + 0.2 %).
+SolveResult run_peak_window(const Problem& p, const SolveOptions& opt, bool ladder) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   // No overlap lists: the window reads sections only.
   std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
@@ -524,10 +528,26 @@ SolveResult run_peak_window(const Problem& p, const SolveOptions& opt) {
   if (in && opt.shared_upper_bound && in->n <= kTopDown) {
     reason = "small";
   } else if (in) {
-    const int64_t target = cap ? *cap : round_up(compute_load(p), granularity_of(p, *in));
+    const int64_t g = granularity_of(p, *in);
+    const int64_t target = cap ? *cap : round_up(compute_load(p), g);
     auto offsets = peak_windows(p, *in, target, opt, deadline);
     reason = offsets ? "window" : deadline.expired() ? "time_limit" : "no_window_fits";
     if (offsets) best = plan_of(p, std::move(*offsets));
+    int64_t lo = target;  // no window plan found at lo (a plan found there ends the ladder at once)
+    const int64_t step = std::max(g, round_up(target >> 16, g));
+    while (ladder && !cap && !deadline.expired()) {
+      int64_t hi = known_upper(best, opt);
+      if (fallback) hi = std::min(hi, fallback->peak);
+      if (hi == INT64_MAX || hi - lo <= step) break;
+      const int64_t mid = round_up(lo + (hi - lo) / 2, g);  // lo < mid
+      if (mid >= hi) break;
+      if (auto plan = peak_windows(p, *in, mid, opt, deadline)) {
+        best = plan_of(p, std::move(*plan));  // its peak <= mid < hi
+        reason = "window_ladder";
+      } else {
+        lo = mid;
+      }
+    }
   }
   if (!best) best = std::move(fallback);
   SolveResult r = result_from_plan(p, opt, best);
@@ -546,7 +566,11 @@ void register_exact(std::vector<SolverInfo>& out) {
   out.push_back({"peak-window",
                  "the time window around the peak load solved exactly, fixed, and the rest placed "
                  "around it by first fit, at the lower bound (or the capacity); heuristic",
-                 run_peak_window});
+                 [](const Problem& p, const SolveOptions& opt) { return run_peak_window(p, opt, false); }});
+  out.push_back({"peak-window-ladder",
+                 "peak-window, and when no window fits the lower bound, a bisection of targets "
+                 "between it and the best plan known, each tried by the peak windows; heuristic",
+                 [](const Problem& p, const SolveOptions& opt) { return run_peak_window(p, opt, true); }});
   out.push_back({"dive",
                  "canonical dives: the exact search's first descent without backtracking, at a "
                  "ladder of capacities from the lower bound up; heuristic, fast on large inputs",
