@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Peak/LOAD and CPU seconds per solver on real sets (default: IOPDDL's S_1 and Y_1), the
-# median over RUNS runs at a time limit: exact, peak-window and dive on one thread, auto on
-# one and on two threads. The runs alternate solver by solver, so load changes hit every
+# median over RUNS runs at a time limit: exact, peak-window, peak-window-ladder and dive on
+# one thread, auto on one and on two threads. The runs alternate solver by solver, so load changes hit every
 # row alike. Also prints each row's statuses (o: proven optimal, f: feasible).
 # Usage: scripts/real_sets_table.sh [runs=3] [limit=10] [FILE...]   (from anywhere)
 set -euo pipefail
@@ -12,7 +12,7 @@ limit=${2:-10}
 shift 2 || true
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=(benchmarks/idealloc/iopddl/S_1.csv benchmarks/idealloc/iopddl/Y_1.csv)
-configs=("exact 1" "peak-window 1" "dive 1" "auto 1" "auto 2")
+configs=("exact 1" "peak-window 1" "peak-window-ladder 1" "dive 1" "auto 1" "auto 2")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for f in "${files[@]}"; do
