@@ -48,6 +48,17 @@ struct Antichain {
 std::optional<Antichain> antichain_bound(const Problem& p, const std::function<bool()>& stop = {},
                                          int64_t max_arcs = 100'000'000);
 
+// The time window [from, to) of a problem, for window lower bounds: every buffer live in
+// it (start < to and end > from), its lifetime clipped to the window; ids, sizes,
+// alignments and pre-placed offsets kept, capacity dropped. Why its optimal peak bounds p's
+// from below: a valid plan of p, restricted to these buffers, is a valid plan of the window,
+// since two clipped lifetimes overlap only where the original ones do (and there the plan
+// keeps the buffers apart) and a pre-placed buffer keeps its offset; its peak is at most
+// p's. So if no plan of the window fits C, none of p does. Throws std::invalid_argument for
+// an empty window, explicit conflicts, or a buffer in the window with gaps, an in-place
+// link, a group or a high-end (from_top) placement: their restriction is not modelled.
+Problem window_problem(const Problem& p, int64_t from, int64_t to);
+
 struct InstanceStats {
   int64_t buffers = 0;
   int64_t time_min = 0, time_max = 0;    // span of all lifetimes

@@ -22,6 +22,7 @@
 #include "memplan/io.h"
 #include "memplan/io_json.h"
 #include "cli/bench_cmd.h"
+#include "cli/bound_cmd.h"
 #include "cli/load.h"
 #include "cli/options.h"
 #include "cli/spaces_cmd.h"
@@ -525,6 +526,8 @@ int main(int argc, char** argv) {
 #endif
   ExplainArgs explain_args;
   add_explain_command(app, explain_args);
+  BoundArgs bound_args;
+  add_bound_command(app, bound_args);
   BenchArgs bench_args;
   add_bench_commands(app, bench_args);
   try {
@@ -538,6 +541,7 @@ int main(int argc, char** argv) {
       return cmd_solve(input, algo, capacity, time_limit, seed, threads, iterations, output, lifetimes, !no_validate, svg,
                        order_out);
     if (*explain_args.cmd) return run_explain(explain_args);
+    if (*bound_args.cmd) return run_bound(bound_args);
     if (*validate_cmd) return cmd_validate(input, solution, capacity, lifetimes);
     if (*stats_cmd) return cmd_stats(input, lifetimes);
     if (*schedule_cmd) return cmd_schedule(input, schedule_time_limit, schedule_order_out);

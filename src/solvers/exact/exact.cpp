@@ -22,6 +22,7 @@
 #include "solvers/exact/dive.h"
 #include "solvers/exact/graph_dive.h"
 #include "solvers/exact/window.h"
+#include "solvers/exact/window_bound.h"
 #include "solvers/exact/search.h"
 #include "solvers/families.h"
 #include "solvers/greedy/graph_fit.h"
@@ -256,7 +257,23 @@ struct Prober {
   }
 };
 
-SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows);
+SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, int64_t* nodes_out = nullptr);
+
+// The window lower bound (window_bound.h), each window decided by this search (without
+// windows of its own, one thread) in its share of the time.
+exact::WindowBound window_lower_bound(const Problem& p, int64_t lb, int64_t g, const SolveOptions& opt,
+                                      const Deadline& deadline) {
+  const exact::DecideWindow decide = [&](const Problem& w, int64_t capacity, const Deadline& d) {
+    SolveOptions o;
+    o.capacity = capacity;
+    o.cancel = opt.cancel;
+    o.time_limit_seconds = std::max(0.001, d.remaining_seconds());
+    int64_t nodes = 0;
+    const SolveResult r = run_exact(w, o, false, &nodes);
+    return exact::WindowDecision{r.status == Status::kInfeasible, nodes};
+  };
+  return exact::window_bound(p, lb, g, decide, deadline, opt.progress);
+}
 
 // The peak windows (window.h) at `target`, half-widths 64, 256 and 1024 sections, each
 // window and completion decided by the exact search (without windows of its own) in a
@@ -286,7 +303,7 @@ std::optional<std::vector<int64_t>> peak_windows(const Problem& p, const exact::
   return std::nullopt;
 }
 
-SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
+SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, int64_t* nodes_out) {
   // Explicit conflicts: the canonical search on the conflict graph (no sections' time axis).
   if (!p.conflicts.empty()) return exact::run_exact_on_graph(p, opt);
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
@@ -309,10 +326,12 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
   const int64_t g = granularity_of(p, *in);
   int64_t lb = bound_from(lower_bound_of(p), g);
   Prober prober{*in, strategies(*in), deadline, std::max(1, opt.threads)};
+  std::string window_note;  // the window bound's part of the detail, when it ran
   auto finish = [&](SolveResult res, const char* reason) {
+    if (nodes_out) *nodes_out = prober.nodes;
     res.iterations = prober.probes;
     res.detail = std::string("reason=") + reason + " nodes=" + std::to_string(prober.nodes) +
-                 " granularity=" + std::to_string(g);
+                 " granularity=" + std::to_string(g) + window_note;
     return res;
   };
 
@@ -368,10 +387,33 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows) {
   // bert_base in 1.08n), and it ends while the time limit is still far when it fails
   // (bert_nezha: about 5 s of 10), leaving time for dives below the incumbent.
   const int64_t first_budget = in->n > kTopDown ? std::max(in->n / 8, 1) : 2 * std::max(in->n, 1);
+  bool window_tried = false;
+  const double stalled = std::isfinite(deadline.remaining_seconds()) ? deadline.remaining_seconds() / 8 : 1.0;
   for (int64_t budget = first_budget; lb < upper() && !deadline.expired(); budget = sat_mul(budget, 2)) {
     bool progress = true;
     while (progress && lb < upper() && !deadline.expired()) {
       progress = false;
+      // Stalled below the best plan for an eighth of the time limit (1 s without one): the
+      // window bound (window_bound.h), once, in a quarter of the time left. Windows are far
+      // smaller than the whole, so their searches exhaust where the whole's cannot; each
+      // refutation raises the bound. (Not earlier: small instances are proven by the ladder's
+      // own rounds, which are cheaper.)
+      if (!window_tried && proofs && lb < upper() && !deadline.expired() && deadline.elapsed_seconds() >= stalled) {
+        window_tried = true;
+        const double left = deadline.remaining_seconds();
+        const Deadline share(std::isfinite(left) ? left / 4 : 1.0, opt.cancel);
+        const exact::WindowBound wb = window_lower_bound(p, lb, g, opt, share);
+        window_note = " window_bound=" + std::to_string(wb.bound) + " windows=" + std::to_string(wb.windows) +
+                      " refuted=" + std::to_string(wb.refutations.size()) + " window_s=" +
+                      std::to_string(share.elapsed_seconds()).substr(0, 5);
+        if (!wb.refutations.empty()) {  // the strongest: `memplan bound FILE --window F:T --capacity C`
+          const exact::Refutation& last = wb.refutations.back();
+          window_note += " window_refuted=" + std::to_string(last.from) + ":" + std::to_string(last.to) + "@" +
+                         std::to_string(last.capacity) + " window_nodes=" + std::to_string(last.nodes);
+        }
+        lb = std::max(lb, wb.bound);
+      }
+      if (lb >= upper()) break;
       const int64_t ub = upper();
       const int64_t gap = ub - lb;
       // Rungs, lowest first: the bound (twice the budget: real models usually reach it),
@@ -535,8 +577,12 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
 }
 
 // Solver `peak-window`: the peak windows alone (window.h), at the lower bound or the
-// capacity. A heuristic.
-SolveResult run_peak_window(const Problem& p, const SolveOptions& opt) {
+// capacity. A heuristic. With `ladder` (solver `peak-window-ladder`, no capacity), when no
+// window fits at the bound: a bisection of the targets between the bound and the best peak
+// known (its own, or the portfolio's), each probed by the peak windows, down to a step of
+// bound / 2^16. A window plan that does not fit the bound may still fit a little above it,
+// where first fit around the window has room (S_1: at LOAD + 0.2 %).
+SolveResult run_peak_window(const Problem& p, const SolveOptions& opt, bool ladder) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   // No overlap lists: the window reads sections only.
   std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
@@ -553,10 +599,26 @@ SolveResult run_peak_window(const Problem& p, const SolveOptions& opt) {
   if (in && opt.shared_upper_bound && in->n <= kTopDown) {
     reason = "small";
   } else if (in) {
-    const int64_t target = cap ? *cap : round_up(compute_load(p), granularity_of(p, *in));
+    const int64_t g = granularity_of(p, *in);
+    const int64_t target = cap ? *cap : round_up(compute_load(p), g);
     auto offsets = peak_windows(p, *in, target, opt, deadline);
     reason = offsets ? "window" : deadline.expired() ? "time_limit" : "no_window_fits";
     if (offsets) best = plan_of(p, std::move(*offsets));
+    int64_t lo = target;  // no window plan found at lo (a plan found there ends the ladder at once)
+    const int64_t step = std::max(g, round_up(target >> 16, g));
+    while (ladder && !cap && !deadline.expired()) {
+      int64_t hi = known_upper(best, opt);
+      if (fallback) hi = std::min(hi, fallback->peak);
+      if (hi == INT64_MAX || hi - lo <= step) break;
+      const int64_t mid = round_up(lo + (hi - lo) / 2, g);  // lo < mid
+      if (mid >= hi) break;
+      if (auto plan = peak_windows(p, *in, mid, opt, deadline)) {
+        best = plan_of(p, std::move(*plan));  // its peak <= mid < hi
+        reason = "window_ladder";
+      } else {
+        lo = mid;
+      }
+    }
   }
   if (!best) best = std::move(fallback);
   SolveResult r = result_from_plan(p, opt, best);
@@ -575,7 +637,11 @@ void register_exact(std::vector<SolverInfo>& out) {
   out.push_back({"peak-window",
                  "the time window around the peak load solved exactly, fixed, and the rest placed "
                  "around it by first fit, at the lower bound (or the capacity); heuristic",
-                 run_peak_window});
+                 [](const Problem& p, const SolveOptions& opt) { return run_peak_window(p, opt, false); }});
+  out.push_back({"peak-window-ladder",
+                 "peak-window, and when no window fits the lower bound, a bisection of targets "
+                 "between it and the best plan known, each tried by the peak windows; heuristic",
+                 [](const Problem& p, const SolveOptions& opt) { return run_peak_window(p, opt, true); }});
   out.push_back({"dive",
                  "canonical dives: the exact search's first descent without backtracking, at a "
                  "ladder of capacities from the lower bound up (on the conflict graph under explicit "
