@@ -17,6 +17,14 @@
 //          (2 s, one thread), then the proof at optimum - 1 by the canonical and the lowest-cell search, with
 //          and without the alignment-aware inference (aligned_stacks_fit), under a cap of
 //          10M nodes each. Prints the node totals, medians and maxima.
+//        exact_scale_bench strategies [sizes=800,1600] [kinds=tiling,pinwheel,aligned,aligned1]
+//                                   [seeds=100-104] [budget=4]
+//          Which search finds perfect packings: each of the round robin's searches (canonical,
+//          re-ranking canonical, lowest cell by least slack, by fewest branches) under each
+//          preorder (WAT, TAW, TWA, TWO), alone, at capacity = LOAD with budget x n nodes, one
+//          thread, on the tuning seeds. Kind aligned1: the aligned instances with every
+//          alignment set to 1. Prints, per kind, size and search, how many of the seeds x 4
+//          preorders found the packing, their median nodes, and the CPU seconds spent.
 // Run from anywhere (instances are generated).
 #include <sys/resource.h>
 
@@ -180,6 +188,57 @@ int nodes(int instances, int buffers) {
 
 }  // namespace
 
+int strategies(const std::vector<std::string>& sizes, const std::vector<std::string>& kinds, int first_seed,
+               int last_seed, int64_t per_buffer) {
+  const char* names[] = {"canonical", "re-ranking", "cells, least slack", "cells, fewest branches"};
+  std::printf("| kind | buffers | search | found | median nodes when found | CPU s |\n|---|---:|---|---:|---:|---:|\n");
+  for (const std::string& kind : kinds)
+    for (const std::string& size : sizes) {
+      std::vector<double> nodes[4];
+      int found[4] = {}, runs[4] = {};
+      double cpu[4] = {};
+      for (int seed = first_seed; seed <= last_seed; ++seed) {
+        GenerateOptions g;
+        g.kind = kind == "aligned1" ? "aligned" : kind;
+        g.buffers = std::stoll(size);
+        g.seed = static_cast<uint64_t>(seed);
+        Problem p = generate(g);
+        if (kind == "aligned1")
+          for (Buffer& b : p.buffers) b.alignment = 1;
+        const exact::Instance in = *exact::prepare(p, int64_t{1} << 30, Deadline());
+        for (const char* keys : {"WAT", "TAW", "TWA", "TWO"}) {
+          const std::vector<int32_t> order = exact::preorder(in, keys);
+          for (int k = 0; k < 4; ++k) {
+            const double c0 = cpu_seconds();
+            const int64_t budget = per_buffer * g.buffers;
+            const exact::SearchResult r =
+                k < 2 ? exact::search(in, g.capacity, order, budget, Deadline(), k == 1 ? keys : "")
+                      : exact::search_cells(in, g.capacity, order,
+                                            k == 2 ? exact::CellChoice::kLeastSlack : exact::CellChoice::kFewestBranches,
+                                            budget, Deadline());
+            cpu[k] += cpu_seconds() - c0;
+            ++runs[k];
+            if (r.outcome == exact::Outcome::kFound) {
+              if (!validate(p, r.offsets).ok) {
+                std::fprintf(stderr, "invalid plan: %s n=%s seed %d\n", kind.c_str(), size.c_str(), seed);
+                return 1;
+              }
+              ++found[k];
+              nodes[k].push_back(static_cast<double>(r.nodes));
+            }
+          }
+        }
+      }
+      for (int k = 0; k < 4; ++k) {
+        std::printf("| %s | %s | %s | %d/%d | ", kind.c_str(), size.c_str(), names[k], found[k], runs[k]);
+        if (found[k] > 0) std::printf("%.0f", median(nodes[k]));
+        std::printf(" | %.2f |\n", cpu[k]);
+      }
+      std::fflush(stdout);
+    }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "table";
   auto arg = [&](int k, const char* fallback) { return std::string(argc > k ? argv[k] : fallback); };
@@ -188,6 +247,13 @@ int main(int argc, char** argv) {
                  split(arg(5, "400,800,1600,3200,6400")), split(arg(6, "tiling,pinwheel,aligned")),
                  arg(7, "cpu") == "cpu");
   if (mode == "nodes") return nodes(std::stoi(arg(2, "200")), std::stoi(arg(3, "17")));
-  std::fprintf(stderr, "usage: exact_scale_bench table|nodes ... (see the source's header)\n");
+  if (mode == "strategies") {
+    const std::string seeds = arg(4, "100-104");
+    const size_t dash = seeds.find('-');
+    return strategies(split(arg(2, "800,1600")), split(arg(3, "tiling,pinwheel,aligned,aligned1")),
+                      std::stoi(seeds.substr(0, dash)),
+                      std::stoi(dash == std::string::npos ? seeds : seeds.substr(dash + 1)), std::stoll(arg(5, "4")));
+  }
+  std::fprintf(stderr, "usage: exact_scale_bench table|nodes|strategies ... (see the source's header)\n");
   return 2;
 }

@@ -133,7 +133,13 @@ struct Strategy {
 // Without the cell search (pre-placed buffers, or long lifetimes): re-ranking TWA at 6x
 // and TWO at 2x, then the canonical search under TWA, WAT and TAW, plain, and WAT and TAW
 // re-ranking.
-std::vector<Strategy> strategies(const exact::Instance& in) {
+// When every section's total equals the tightest target (`perfect`: a perfect packing is
+// asked for, no byte of any section may be wasted), the lowest-cell search with the fewest
+// branches goes first, under TAW then WAT: on generated perfect packings it finds them in
+// about n nodes (tiling, 1,600 buffers: 1,744-3,837 nodes on seeds 100-103), where the
+// order above reached it only after 20n nodes of the others, and a node there costs ~0.1 ms.
+// No instance of A-K is perfect, so their order is unchanged.
+std::vector<Strategy> strategies(const exact::Instance& in, bool perfect = false) {
   bool fixed = false;
   for (int32_t i = 0; i < in.n; ++i) fixed = fixed || in.fixed[i];
   std::vector<std::vector<int32_t>> orders;
@@ -152,10 +158,21 @@ std::vector<Strategy> strategies(const exact::Instance& in) {
             make(Strategy::kCanonical, kTWA, 1), make(Strategy::kCanonical, kWAT, 1),
             make(Strategy::kCanonical, kTAW, 1), make(Strategy::kRestart, kWAT, 1),
             make(Strategy::kRestart, kTAW, 1)};
+  if (perfect)
+    return {make(Strategy::kCellsFewestBranches, kTAW, 1), make(Strategy::kCellsFewestBranches, kWAT, 1),
+            make(Strategy::kCellsLeastSlack, kTAW, 1),     make(Strategy::kCellsLeastSlack, kTWA, 1),
+            make(Strategy::kRestart, kTWA, 4),             make(Strategy::kRestart, kTWO, 2),
+            make(Strategy::kCanonical, kTWA, 1)};
   return {make(Strategy::kCellsLeastSlack, kTAW, 1),     make(Strategy::kCellsLeastSlack, kTWA, 1),
           make(Strategy::kRestart, kTWA, 4),             make(Strategy::kRestart, kTWO, 2),
           make(Strategy::kCanonical, kTWA, 1),           make(Strategy::kCellsFewestBranches, kWAT, 1),
           make(Strategy::kCellsFewestBranches, kTAW, 1)};
+}
+
+// Whether every section's total equals `target` (see strategies: a perfect packing).
+bool perfect_at(const exact::Instance& in, int64_t target) {
+  return in.sections > 0 &&
+         std::all_of(in.section_total.begin(), in.section_total.end(), [&](int64_t t) { return t == target; });
 }
 
 // The canonical strategies' dives at `capacity` (dive.h), in the round robin's order: the
@@ -325,7 +342,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   }
   const int64_t g = granularity_of(p, *in);
   int64_t lb = bound_from(lower_bound_of(p), g);
-  Prober prober{*in, strategies(*in), deadline, std::max(1, opt.threads)};
+  Prober prober{*in, strategies(*in, perfect_at(*in, cap ? *cap : lb)), deadline, std::max(1, opt.threads)};
   std::string window_note;  // the window bound's part of the detail, when it ran
   auto finish = [&](SolveResult res, const char* reason) {
     if (nodes_out) *nodes_out = prober.nodes;
