@@ -20,7 +20,7 @@
 // (node v over blocks [l, r) splits at m = (l + r) / 2: the boundary c = m * block between
 // slots c - 1 and c). A piece that crosses no boundary stays in its leaf block.
 // Per node: here(v), the pieces stored at v; all(v), the pieces stored in v's subtree (all of
-// which lie in v's blocks). A query uses here(v) only when c lies strictly inside it: the
+// which lie in v's blocks). A query uses here(v) only when c lies in or at the edge of it: the
 // pieces of a boundary node outside it would need filtering by their ends, and measured on
 // training traces (two segment trees per node over the pieces' first and last blocks), that
 // filtering cost more than it saved (first-fit-area at 500k: 51 s of CPU instead of 29 s).
@@ -47,7 +47,7 @@ class CrossingIndex {
   void add(int32_t a, int32_t b, int64_t lo, int64_t hi);
   // Calls f(const std::vector<AddressRun>&) for non-empty sets whose every piece is live
   // during some slot of [a, b) (a < b): all(v) for the nodes whose blocks lie in [a, b),
-  // here(v) for nodes whose split boundary lies strictly inside [a, b). O(log T) sets.
+  // here(v) for nodes whose split boundary c has a <= c <= b. O(log T) sets.
   template <class F>
   void sets(int32_t a, int32_t b, F&& f) const {
     visit(1, 0, blocks_, a, b, f);
@@ -64,9 +64,10 @@ class CrossingIndex {
     }
     if (r - l < 2) return;  // a leaf block partly covered: its pieces may miss [a, b)
     const int32_t m = (l + r) / 2;
-    // A piece here crosses boundary m * block: it is live in slots m * block - 1 and
-    // m * block, both inside [a, b) when a < m * block < b.
-    if (a < int64_t(m) * block_ && int64_t(m) * block_ < b && !here_[v].empty()) f(here_[v]);
+    // A piece here crosses boundary c = m * block: it is live in slots c - 1 and c, one of
+    // which lies in [a, b) iff a <= c <= b.
+    const int64_t c = int64_t(m) * block_;
+    if (a <= c && c <= b && !here_[v].empty()) f(here_[v]);
     visit(2 * v, l, m, a, b, f);
     visit(2 * v + 1, m, r, a, b, f);
   }
