@@ -1,16 +1,20 @@
 // Benchmark: the greedy solvers on training-shaped traces (`memplan generate --kind training`:
 // nested forward activations live until their backward step, about a quarter of the buffers
 // live at once). Prints a Markdown table: per size and solver, the median over the seeds of
-// the wall time, CPU time (all threads), peak / LOAD and the solver's iteration count (for
-// first-fit and best-fit: 1 if the pass finished, 0 if the time limit cut it and the online
-// allocator's plan was returned; for greedy: the orders finished), and seed 1's detail.
+// the wall time, CPU time (all threads), the maximum resident set size, peak / LOAD and the
+// solver's iteration count (for first-fit and best-fit: 1 if the pass finished, 0 if the time
+// limit cut it and the online allocator's plan was returned; for greedy: the orders
+// finished), and seed 1's detail. Each solve runs in a forked child, so that its CPU time
+// and RSS (which includes the instance, generated before the fork) are its own.
 //
-//   training_bench [--sizes 50000,100000,200000,1000000] [--seeds 3] [--time-limit 10]
+//   training_bench [--sizes 100000,250000,500000,1000000] [--seeds 3] [--time-limit 10]
 //                  [--threads 2] [--algos first-fit,best-fit,first-fit-area,...,auto]
 // (--time-limit 0: no limit, for the CPU time of whole passes).
-// The default solvers: first-fit in each greedy order (first-fit = first-fit-size), best-fit
-// (size order), greedy (all 16 order/fit pairs), online-best-fit and auto.
+// The default solvers: first-fit and best-fit in each greedy order (first-fit is
+// first-fit-size, best-fit is best-fit-size), greedy (all 16), online-best-fit and auto.
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -37,10 +41,46 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
+double cpu_seconds(const rusage& u) {
   return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+struct Run {
+  bool ok = false;  // a plan the validator accepts
+  double wall = 0, cpu = 0, rss_mb = 0, ratio = 0, iterations = 0;
+  char status[32] = {}, detail[200] = {};
+};
+
+// solve() in a forked child; its rusage gives the solve's own CPU time and peak RSS.
+Run run_forked(const Problem& p, int64_t load, const std::string& algo, const SolveOptions& opt) {
+  Run run;
+  int fd[2];
+  if (pipe(fd) != 0) return run;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    const auto t0 = std::chrono::steady_clock::now();
+    const SolveResult r = solve(p, algo, opt);
+    run.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    run.ok = r.solution && validate(p, r.solution->offsets).ok;
+    if (run.ok) run.ratio = double(r.solution->peak) / double(std::max<int64_t>(load, 1));
+    run.iterations = double(r.iterations);
+    std::snprintf(run.status, sizeof run.status, "%s", to_string(r.status));
+    std::snprintf(run.detail, sizeof run.detail, "%s", r.detail.c_str());
+    const ssize_t w = write(fd[1], &run, sizeof run);
+    _exit(w == ssize_t(sizeof run) ? 0 : 1);
+  }
+  close(fd[1]);
+  Run got;
+  const bool read_ok = pid > 0 && read(fd[0], &got, sizeof got) == ssize_t(sizeof got);
+  close(fd[0]);
+  int status = 0;
+  rusage u{};
+  if (pid > 0) wait4(pid, &status, 0, &u);
+  if (!read_ok) return run;  // the child died: reported as no valid plan
+  got.cpu = cpu_seconds(u);
+  got.rss_mb = double(u.ru_maxrss) / 1024.0;
+  return got;
 }
 
 double median(std::vector<double> v) {
@@ -51,11 +91,12 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> sizes = {"50000", "100000", "200000", "1000000"};
-  std::vector<std::string> algos = {"first-fit",           "first-fit-area",          "first-fit-length",
-                                    "first-fit-start",     "first-fit-conflicts",     "first-fit-conflict-size",
-                                    "first-fit-pressure",  "first-fit-wat",           "best-fit",
-                                    "greedy",              "online-best-fit",         "auto"};
+  std::vector<std::string> sizes = {"100000", "250000", "500000", "1000000"};
+  std::vector<std::string> algos;
+  for (const char* fit : {"first-fit-", "best-fit-"})
+    for (const char* order : {"size", "area", "length", "start", "conflicts", "conflict-size", "pressure", "wat"})
+      algos.push_back(std::string(fit) + order);
+  for (const char* a : {"greedy", "online-best-fit", "auto"}) algos.push_back(a);
   int seeds = 3;
   SolveOptions opt;
   opt.time_limit_seconds = 10;
@@ -77,8 +118,9 @@ int main(int argc, char** argv) {
   std::printf("training traces (generate --kind training, seeds 1..%d), time limit %s, %d threads; "
               "medians over seeds\n\n",
               seeds, limit, opt.threads);
-  std::printf("| buffers | max live | solver | wall s | CPU s | peak / LOAD | iterations | detail (seed 1) |\n");
-  std::printf("|---:|---:|---|---:|---:|---:|---:|---|\n");
+  std::printf("| buffers | max live | solver | wall s | CPU s | RSS MB | peak / LOAD | iterations | detail (seed 1) |\n");
+  std::printf("|---:|---:|---|---:|---:|---:|---:|---:|---|\n");
+  bool any_failed = false;
   for (const std::string& size : sizes) {
     std::vector<Problem> problems;
     std::vector<int64_t> loads;
@@ -94,26 +136,30 @@ int main(int argc, char** argv) {
       live.push_back(double(st.max_live_buffers));
     }
     for (const std::string& algo : algos) {
-      std::vector<double> wall, cpu, ratio, iterations;
+      std::vector<double> wall, cpu, rss, ratio, iterations;
       std::string detail;
+      bool failed = false;
       for (size_t s = 0; s < problems.size(); ++s) {
-        const double c0 = cpu_seconds();
-        const auto t0 = std::chrono::steady_clock::now();
-        const SolveResult r = solve(problems[s], algo, opt);
-        wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        cpu.push_back(cpu_seconds() - c0);
-        if (!r.solution || !validate(problems[s], r.solution->offsets).ok) {
-          std::printf("| %s | - | %s | no valid plan (%s) |\n", size.c_str(), algo.c_str(), to_string(r.status));
-          return 1;
+        const Run r = run_forked(problems[s], loads[s], algo, opt);
+        if (!r.ok) {  // reported, and the exit status says so; the table goes on
+          std::printf("| %s | - | %s | seed %zu: no valid plan (%s) |\n", size.c_str(), algo.c_str(), s + 1, r.status);
+          failed = true;
+          break;
         }
-        ratio.push_back(double(r.solution->peak) / double(std::max<int64_t>(loads[s], 1)));
-        iterations.push_back(double(r.iterations));
+        wall.push_back(r.wall);
+        cpu.push_back(r.cpu);
+        rss.push_back(r.rss_mb);
+        ratio.push_back(r.ratio);
+        iterations.push_back(r.iterations);
         if (s == 0) detail = r.detail;
       }
-      std::printf("| %s | %.0f | %s | %.2f | %.2f | %.4f | %.0f | %s |\n", size.c_str(), median(live), algo.c_str(),
-                  median(wall), median(cpu), median(ratio), median(iterations), detail.c_str());
+      any_failed |= failed;
+      if (failed) continue;
+      std::printf("| %s | %.0f | %s | %.2f | %.2f | %.0f | %.4f | %.0f | %s |\n", size.c_str(), median(live),
+                  algo.c_str(), median(wall), median(cpu), median(rss), median(ratio), median(iterations),
+                  detail.c_str());
       std::fflush(stdout);
     }
   }
-  return 0;
+  return any_failed ? 1 : 0;
 }

@@ -15,9 +15,11 @@ void OccupancyIndex::init(int32_t slots, int32_t block) {
   is_touched_.assign(2 * static_cast<size_t>(leaves_) + leaves_, 0);
   stamp_.assign(2 * static_cast<size_t>(leaves_), 0);
   touched_.clear();
+  crossing_.init(slots, block_);
 }
 
 void OccupancyIndex::clear() {
+  crossing_.clear();
   for (int32_t t : touched_) {
     if (t < 2 * leaves_) {
       here_[t].clear();
@@ -34,23 +36,6 @@ void OccupancyIndex::touch(int32_t node) {
   if (!is_touched_[node]) is_touched_[node] = 1, touched_.push_back(node);
 }
 
-// Adds [lo, hi) to a merged set: runs it meets or touches are absorbed.
-void OccupancyIndex::insert(std::vector<Run>& set, int64_t lo, int64_t hi) {
-  auto first = std::partition_point(set.begin(), set.end(), [&](const Run& r) { return r.hi < lo; });
-  auto last = first;
-  while (last != set.end() && last->lo <= hi) {
-    lo = std::min(lo, last->lo);
-    hi = std::max(hi, last->hi);
-    ++last;
-  }
-  if (first == last) {
-    set.insert(first, Run{lo, hi});
-  } else {
-    *first = {lo, hi};
-    set.erase(first + 1, last);
-  }
-}
-
 // Calls f(node) for the canonical nodes of the blocks [fa, fb) (fa < fb).
 template <class F>
 void OccupancyIndex::canonical(int32_t fa, int32_t fb, F&& f) const {
@@ -61,19 +46,20 @@ void OccupancyIndex::canonical(int32_t fa, int32_t fb, F&& f) const {
 }
 
 void OccupancyIndex::add(int32_t a, int32_t b, int64_t lo, int64_t hi) {
+  crossing_.add(a, b, lo, hi);
   const int32_t fa = (a + block_ - 1) / block_, fb = b / block_;  // fully covered blocks
   ++now_;
   auto up = [&](int32_t node) {  // below() of node and its ancestors, each once
     for (; node >= 1 && stamp_[node] != now_; node /= 2) {
       stamp_[node] = now_;
       touch(node);
-      insert(below_[node], lo, hi);
+      insert_run(below_[node], lo, hi);
     }
   };
   if (fa < fb)
     canonical(fa, fb, [&](int32_t node) {
       touch(node);
-      insert(here_[node], lo, hi);
+      insert_run(here_[node], lo, hi);
       up(node);
     });
   auto partial = [&](int32_t block) {
@@ -98,6 +84,7 @@ void OccupancyIndex::sources(int32_t a, int32_t b, int64_t ql, int64_t qh, std::
   auto add_set = [&](const std::vector<Run>& s) {
     if (!s.empty()) out.push_back({s.data(), s.data() + s.size(), ql, qh, 0, 0});
   };
+  crossing_.sets(a, b, add_set);  // first: their long runs move a walk furthest
   auto path = [&](int32_t node) {  // here() of node and its ancestors, each once
     for (; node >= 1 && stamp_[node] != now_; node /= 2) {
       stamp_[node] = now_;
