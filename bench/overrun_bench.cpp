@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
         char ratio[32] = "-";
         if (r.solution) std::snprintf(ratio, sizeof ratio, "%.4f", static_cast<double>(r.solution->peak) / load);
         rows.push_back({in.name, algo, status, ratio, in.problem.buffers.size(), limit, secs, over, cpu,
-                        over <= std::max(0.1 * limit, 0.1)});
+                        over <= memplan::time_limit_tolerance(limit)});
         std::fprintf(stderr, "\r%s %s %g s   ", in.name.c_str(), algo.c_str(), limit);
       }
     }

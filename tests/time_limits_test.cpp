@@ -168,7 +168,7 @@ TEST(EverySolver, ALimitPassingDuringTheSetUpStopsIt) {
     const double used = cpu_seconds() - c0;
     // Instrumented (ASan), the work between two polls is several times longer: dive's
     // set-up went 0.08 s past the tolerance there.
-    EXPECT_LT(used, window + std::max(0.1 * window, 0.1) * memplan::testing::sanitizer_scaled(1, 4))
+    EXPECT_LT(used, window + memplan::time_limit_tolerance(window) * memplan::testing::sanitizer_scaled(1, 4))
         << s.name << ": " << used << " s of CPU in a window of " << window << " s; the online plan " << online_cpu << " s";
     if (r.solution) EXPECT_TRUE(validate(p, r.solution->offsets).ok) << s.name;
   }

@@ -54,11 +54,13 @@ std::vector<int64_t> section_pressure(const Sections& sec) {
   return pressure;
 }
 
-std::vector<int32_t> order_by_start(const std::vector<int64_t>& start) {
+std::vector<int32_t> order_by_start(const std::vector<int64_t>& start, const std::function<bool()>& stop) {
   std::vector<int32_t> ids(start.size());
   std::iota(ids.begin(), ids.end(), 0);
-  std::sort(ids.begin(), ids.end(),
-            [&](int32_t a, int32_t b) { return start[a] != start[b] ? start[a] < start[b] : a < b; });
+  // A total order (ties by id): the stable polled sort gives the one answer.
+  if (!sort_until_stop(ids, [&](int32_t a, int32_t b) { return start[a] != start[b] ? start[a] < start[b] : a < b; },
+                       stop))
+    return {};
   return ids;
 }
 
@@ -76,13 +78,14 @@ std::vector<int32_t> overlap_degrees(const std::vector<int64_t>& start, const st
   return out;
 }
 
-int64_t overlapping_pairs(const std::vector<int64_t>& start, const std::vector<int64_t>& end) {
+int64_t overlapping_pairs(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                          const std::function<bool()>& stop) {
   std::vector<int64_t> starts(start), ends(end);
-  std::sort(starts.begin(), starts.end());
-  std::sort(ends.begin(), ends.end());
+  if (!sort_until_stop(starts, std::less<>(), stop) || !sort_until_stop(ends, std::less<>(), stop)) return -1;
   int64_t pairs = 0, live = 0;
-  size_t e = 0;
+  size_t e = 0, seen = 0;
   for (int64_t s : starts) {
+    if ((++seen & 4095) == 0 && stop && stop()) return -1;
     while (e < ends.size() && ends[e] <= s) ++e, --live;
     pairs += live;
     ++live;
@@ -192,9 +195,12 @@ bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs, const
   g = ConflictGraph{};
   std::vector<int64_t> start(n), end(n);
   for (int32_t i = 0; i < n; ++i) start[i] = p.buffers[i].start, end[i] = p.buffers[i].end;
-  if (overlapping_pairs(start, end) + static_cast<int64_t>(p.conflicts.size()) > max_pairs) return false;
+  const int64_t count = overlapping_pairs(start, end, stop);
+  if (count < 0 || count + static_cast<int64_t>(p.conflicts.size()) > max_pairs) return false;
+  const std::vector<int32_t> by_start = order_by_start(start, stop);
+  if (by_start.size() != start.size()) return false;  // stopped
   std::vector<std::pair<int32_t, int32_t>> pairs;
-  if (!overlap_pairs(start, end, order_by_start(start), pairs, stop)) return false;
+  if (!overlap_pairs(start, end, by_start, pairs, stop)) return false;
   for (auto [a, b] : p.conflicts)
     if (a != b) pairs.emplace_back(a, b);
   auto stopped = [&] { return stop && stop(); };

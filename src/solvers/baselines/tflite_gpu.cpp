@@ -181,8 +181,9 @@ Objects tflite_gpu_greedy_by_breadth(const std::vector<Rec>& recs, const Deadlin
   for (size_t k = 0; k < breadth.size(); ++k)
     if (breadth[k] > 0) tasks.push_back(static_cast<int32_t>(k));
   // Breadth descending, ties by task id ascending.
-  std::stable_sort(tasks.begin(), tasks.end(),
-                   [&](int32_t a, int32_t b) { return breadth[a] > breadth[b]; });
+  if (!sort_or_give_up(tasks, dl, o, "tflite-gpu greedy-by-breadth",
+                       [&](int32_t a, int32_t b) { return breadth[a] > breadth[b]; }))
+    return o;
   // Unassigned tensors, indexed by time, so a task profile only lists the unassigned ones
   // (the source skips assigned tensors; the visiting order among the rest is the same).
   OverlapIndex live(recs);
@@ -644,8 +645,9 @@ Plan tflite_gpu_greedy_by_size(const std::vector<Rec>& recs, int64_t base_align,
   InsertionList list(recs, plan);
   std::vector<int32_t> order = list.commit_fixed();  // pre-placed: occupied from the start
   auto commit = [&](int32_t i, int64_t off) { list.commit(i, off); };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; });
+  if (!sort_or_give_up(order, dl, plan, "tflite-gpu greedy-by-size",
+                       [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; }))
+    return plan;
   std::vector<Hit> hits;
   int64_t steps = 0;
   for (int32_t i : order) {

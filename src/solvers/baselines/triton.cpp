@@ -133,8 +133,9 @@ Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl) {
   plan.offsets.assign(n, 0);
   std::vector<int32_t> order(n);
   for (int32_t i = 0; i < n; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; });
+  if (!sort_or_give_up(order, dl, plan, "triton",
+                       [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; }))
+    return plan;
   auto live = [&](int32_t i) { return Range{recs[i].start, recs[i].end}; };
   auto give_up = [&](const char* what) {
     plan.complete = false;

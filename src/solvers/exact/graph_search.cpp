@@ -19,6 +19,7 @@
 #include <numeric>
 
 #include "core/arith.h"
+#include "memplan/bounds.h"
 #include "memplan/driver.h"
 #include "memplan/timeline.h"
 #include "solvers/greedy/graph_fit.h"
@@ -163,7 +164,7 @@ SolveResult run_exact_on_graph(const Problem& p, const SolveOptions& opt) {
   int winner = -1;
   int64_t completed = 0;
   std::optional<Solution> best = best_on_graph(p, &g, {{by_rank, Fit::kFirst}, {by_rank, Fit::kBest}}, deadline, winner, completed);
-  int64_t lb = std::max(interval_lower_bound(p), conflict_lower_bound(p, [&] { return deadline.expired(); }, &g));
+  int64_t lb = std::max(lower_bound_of(p), conflict_lower_bound(p, [&] { return deadline.expired(); }, &g));
   if (n > kMaxSearched) {
     SolveResult r = result_from_plan(p, opt, best);
     r.lower_bound = proofs ? std::min(lb, best->peak) : 0;

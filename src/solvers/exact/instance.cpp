@@ -43,9 +43,10 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
     in.section_total = std::move(sec.total);
   }
   if (deadline.expired()) return std::nullopt;
-  const std::vector<int32_t> by_start = order_by_start(in.start);
+  const auto stop = [&] { return deadline.expired(); };
+  const std::vector<int32_t> by_start = order_by_start(in.start, stop);
   if (deadline.expired()) return std::nullopt;
-  const int64_t pairs = overlapping_pairs(in.start, in.end);
+  const int64_t pairs = overlapping_pairs(in.start, in.end, stop);
   if (deadline.expired()) return std::nullopt;
   in.degree = overlap_degrees(in.start, in.end);
   if (deadline.expired()) return std::nullopt;
