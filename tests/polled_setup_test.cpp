@@ -141,6 +141,9 @@ TEST(PolledSetUp, BaselinesGiveUpInTheirFirstSort) {
                       executorch_greedy_buckets(recs, &in_bucket, dl).detail}},
       {"tflite-gpu-breadth", {tflite_gpu_greedy_by_breadth(recs, dl).complete,
                               tflite_gpu_greedy_by_breadth(recs, dl).detail}},
+      {"tflite-gpu-in-order", {tflite_gpu_greedy_in_order(recs, dl).complete, tflite_gpu_greedy_in_order(recs, dl).detail}},
+      {"tflite-gpu-equality", {tflite_gpu_equality(recs, dl).complete, tflite_gpu_equality(recs, dl).detail}},
+      {"tflite-gpu-min-cost-flow", {tflite_gpu_min_cost_flow(recs, dl).complete, tflite_gpu_min_cost_flow(recs, dl).detail}},
   };
   for (const auto& [name, run] : runs) {
     EXPECT_FALSE(run.first) << name;
@@ -149,9 +152,10 @@ TEST(PolledSetUp, BaselinesGiveUpInTheirFirstSort) {
   // Unlimited, the same calls finish.
   EXPECT_TRUE(tflite_micro_greedy(recs).complete);
   EXPECT_TRUE(tvm_greedy_by_size(recs).complete);
+  EXPECT_TRUE(tflite_gpu_greedy_in_order(recs).complete);
 }
 
-TEST(PolledSetUp, TimelineOrderAndPairCountPollTheirStop) {
+TEST(PolledSetUp, TimelineSweepsPollTheirStop) {
   std::mt19937_64 rng(5);
   const size_t n = 100'000;
   std::vector<int64_t> start(n), end(n);
@@ -166,11 +170,22 @@ TEST(PolledSetUp, TimelineOrderAndPairCountPollTheirStop) {
   calls = 0;
   EXPECT_EQ(overlapping_pairs(start, end, counting), overlapping_pairs(start, end));
   EXPECT_GE(calls, 20);
+  calls = 0;
+  EXPECT_EQ(overlap_degrees(start, end, counting), overlap_degrees(start, end));
+  EXPECT_GE(calls, 20);
+  std::vector<int64_t> size(n, 8);
+  calls = 0;
+  EXPECT_EQ(sections_of(start, end, size, counting).total, sections_of(start, end, size).total);
+  EXPECT_GE(calls, 10);
   const auto third = [&] { return ++calls >= 3; };
   calls = 0;
   EXPECT_TRUE(order_by_start(start, third).empty());
   calls = 0;
   EXPECT_EQ(overlapping_pairs(start, end, third), -1);
+  calls = 0;
+  EXPECT_TRUE(overlap_degrees(start, end, third).empty());
+  calls = 0;
+  EXPECT_TRUE(sections_of(start, end, size, third).lo.empty());
   // The conflict graph stops in them too.
   Problem p;
   for (size_t i = 0; i < n; ++i) p.buffers.push_back(testing::make_buffer("b" + std::to_string(i), start[i], end[i], 8));
