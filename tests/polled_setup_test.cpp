@@ -16,7 +16,6 @@
 #include "memplan/bounds.h"
 #include "memplan/constraints.h"
 #include "memplan/driver.h"
-#include "memplan/generate.h"
 #include "memplan/placement.h"
 #include "memplan/solver.h"
 #include "memplan/timeline.h"
@@ -27,20 +26,10 @@
 namespace memplan {
 namespace {
 
-// A deadline that has passed: its cancellation flag is set.
-struct Passed {
-  std::atomic<bool> flag{true};
-  Deadline deadline{0, &flag};
-};
+using Passed = testing::PassedDeadline;
 
 // Large enough that every polled sort really polls (more than 2^13 items).
-Problem dnn(int64_t n) {
-  GenerateOptions g;
-  g.kind = "dnn";
-  g.buffers = n;
-  g.seed = 11;
-  return generate(g);
-}
+Problem dnn(int64_t n) { return testing::generated_dnn(n, 11); }
 
 TEST(TimeLimitTolerance, IsTenPercentOrATenthOfASecond) {
   EXPECT_DOUBLE_EQ(time_limit_tolerance(0.3), 0.1);

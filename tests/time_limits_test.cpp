@@ -14,7 +14,6 @@
 #include <thread>
 
 #include "core/polled.h"
-#include "memplan/generate.h"
 #include "memplan/orders.h"
 #include "memplan/placement.h"
 #include "memplan/solver.h"
@@ -24,19 +23,9 @@
 namespace memplan {
 namespace {
 
-// A deadline that has passed: its cancellation flag is set.
-struct Passed {
-  std::atomic<bool> flag{true};
-  Deadline deadline{0, &flag};
-};
+using Passed = testing::PassedDeadline;
 
-Problem dnn(int64_t n) {
-  GenerateOptions g;
-  g.kind = "dnn";
-  g.buffers = n;
-  g.seed = 7;
-  return generate(g);
-}
+Problem dnn(int64_t n) { return testing::generated_dnn(n, 7); }
 
 double cpu_seconds() {
   rusage u{};
