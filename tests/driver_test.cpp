@@ -9,6 +9,7 @@
 #include <string>
 
 #include "conflict_brute.h"
+#include "memplan/bounds.h"
 #include "memplan/driver.h"
 #include "memplan/solver.h"
 #include "memplan/validate.h"
@@ -231,7 +232,7 @@ TEST(Driver, ProofsOnlyFromSolversThatDeclareThem) {
   EXPECT_EQ(t.lower_bound, 100);
   // The driver's own bound under conflicts: the greedy clique, above LOAD.
   EXPECT_EQ(driver_lower_bound(two_streams_no_sync()), 12);
-  EXPECT_EQ(interval_lower_bound(two_streams_no_sync()), 8);
+  EXPECT_EQ(lower_bound_of(two_streams_no_sync()), 8);
 }
 
 // `auto` skips the members that cannot serve (named in its detail) and still proves.

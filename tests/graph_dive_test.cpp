@@ -150,7 +150,7 @@ TEST(GraphDive, AutoStopsAtTheAntichain) {
   ASSERT_TRUE(antichain_bound(one));
   EXPECT_EQ(antichain_bound(one)->weight, 18);
   EXPECT_EQ(conflict_lower_bound(one), 16);
-  EXPECT_EQ(interval_lower_bound(one), 12);
+  EXPECT_EQ(lower_bound_of(one), 12);
   EXPECT_EQ(brute_opt(one), 18);
   constexpr int kCopies = 600, kOps = 8;  // the gadget's ops fit in 8 per stream
   std::vector<StreamBuffer> prog;

@@ -5,7 +5,17 @@
 #include <cstring>
 #include <functional>
 
+#include "memplan/generate.h"
+
 namespace memplan::testing {
+
+Problem generated_dnn(int64_t n, uint64_t seed) {
+  GenerateOptions g;
+  g.kind = "dnn";
+  g.buffers = n;
+  g.seed = seed;
+  return generate(g);
+}
 
 bool under_sanitizer() {
   static const bool on = [] {

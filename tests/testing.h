@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "memplan/problem.h"
+#include "memplan/solver.h"
 
 namespace memplan::testing {
 
@@ -47,6 +49,16 @@ inline int64_t sanitizer_scaled(int64_t normal, int64_t sanitized) {
 
 // A plain buffer live during [start, end).
 Buffer make_buffer(std::string id, int64_t start, int64_t end, int64_t size);
+
+// A deadline that has already passed (its cancellation flag is set): deterministic tests of
+// the time-limit polls, never a wall-clock race.
+struct PassedDeadline {
+  std::atomic<bool> flag{true};
+  Deadline deadline{0, &flag};
+};
+
+// `memplan generate --kind dnn` with n buffers.
+Problem generated_dnn(int64_t n, uint64_t seed);
 
 // idealloc's PLC trace bytes: eight big-endian u64 words per record.
 std::string plc_bytes(const std::vector<std::array<uint64_t, 8>>& records);

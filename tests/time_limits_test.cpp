@@ -14,7 +14,6 @@
 #include <thread>
 
 #include "core/polled.h"
-#include "memplan/generate.h"
 #include "memplan/orders.h"
 #include "memplan/placement.h"
 #include "memplan/solver.h"
@@ -24,19 +23,9 @@
 namespace memplan {
 namespace {
 
-// A deadline that has passed: its cancellation flag is set.
-struct Passed {
-  std::atomic<bool> flag{true};
-  Deadline deadline{0, &flag};
-};
+using Passed = testing::PassedDeadline;
 
-Problem dnn(int64_t n) {
-  GenerateOptions g;
-  g.kind = "dnn";
-  g.buffers = n;
-  g.seed = 7;
-  return generate(g);
-}
+Problem dnn(int64_t n) { return testing::generated_dnn(n, 7); }
 
 double cpu_seconds() {
   rusage u{};
@@ -168,7 +157,7 @@ TEST(EverySolver, ALimitPassingDuringTheSetUpStopsIt) {
     const double used = cpu_seconds() - c0;
     // Instrumented (ASan), the work between two polls is several times longer: dive's
     // set-up went 0.08 s past the tolerance there.
-    EXPECT_LT(used, window + std::max(0.1 * window, 0.1) * memplan::testing::sanitizer_scaled(1, 4))
+    EXPECT_LT(used, window + memplan::time_limit_tolerance(window) * memplan::testing::sanitizer_scaled(1, 4))
         << s.name << ": " << used << " s of CPU in a window of " << window << " s; the online plan " << online_cpu << " s";
     if (r.solution) EXPECT_TRUE(validate(p, r.solution->offsets).ok) << s.name;
   }

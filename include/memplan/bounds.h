@@ -23,8 +23,14 @@ int64_t compute_load(const Problem& p);
 // top, so they are left out. O(n).
 int64_t fixed_top(const Problem& p);
 
-// The lower bound solvers start from: max(LOAD, fixed_top). O(n log n).
-int64_t lower_bound_of(const Problem& p);
+class Deadline;  // solver.h
+
+// The lower bound on every plan's peak on the time axis, the one the driver, `auto` and
+// the solvers start from: max(LOAD (in-place components counted once, see compute_load),
+// fixed_top). O(n log n). With a deadline its sort and sweep poll it, and the result is -1
+// once it has passed (without one it is never negative). Under explicit conflicts the
+// driver adds a clique of the relation on top (driver.h, driver_lower_bound).
+int64_t lower_bound_of(const Problem& p, const Deadline* deadline = nullptr);
 
 // The max-weight antichain of a problem's partial order (its vector clocks, problem.h): a
 // set of buffers no two of which is dead before the other, so pairwise conflicting and

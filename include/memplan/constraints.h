@@ -22,16 +22,20 @@ namespace memplan {
 
 bool has_constraints(const Problem& p);
 
+class Deadline;  // solver.h
+
 struct Lowering {
   Problem problem;             // what solvers see
   std::vector<int32_t> rep;    // original buffer -> lowered buffer
   std::vector<int64_t> delta;  // original offset = lowered offset + delta
+  bool complete = true;        // false: the deadline passed first; the rest is unusable
 };
 
 // Throws InputError for inconsistent constraints (unknown in-place target, two buffers
 // reusing the same one, cycles, a group member that cannot be aligned, disagreeing fixed
-// offsets, gaps combined with in-place).
-Lowering lower_constraints(const Problem& p);
+// offsets, gaps combined with in-place). With a deadline it is polled throughout (O(n) hash
+// index, O(n log n) group sorts): once it has passed, the result has complete = false.
+Lowering lower_constraints(const Problem& p, const Deadline* deadline = nullptr);
 std::vector<int64_t> lift_offsets(const Lowering& l, const std::vector<int64_t>& lowered);
 
 // A lower bound on the peak of any valid plan under the constraints: LOAD after merging

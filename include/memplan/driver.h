@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "memplan/problem.h"
@@ -21,16 +22,19 @@ namespace memplan {
 // make a solver unfit.
 std::string unsupported_feature(const Problem& p, const SolverInfo& solver);
 
-// The driver's lower bound on every plan's peak: LOAD (in-place chains merged), every
-// pre-placed buffer's top and, under explicit conflicts, a clique of the conflict relation
-// (conflict_lower_bound). Sound: each is a set of buffers that must be pairwise disjoint.
+// The driver's lower bound on every plan's peak: lower_bound_of (bounds.h: LOAD with in-place
+// chains merged, every pre-placed buffer's top) and, under explicit conflicts, a clique of
+// the conflict relation (conflict_lower_bound). Sound: each is a set of buffers that must be pairwise disjoint.
 // solve() derives the clique part after the solver has run, in the time left, for solvers
 // that do not declare proves_optimal (those derive it themselves from their own graph).
 int64_t driver_lower_bound(const Problem& p, const std::function<bool()>& stop = {});
 
-// Its part on the time axis: LOAD (in-place chains merged) and the pre-placed buffers' tops.
-// O(n log n). -1 when `deadline` passed before the sweep was done (its sort polls it).
-int64_t interval_lower_bound(const Problem& p, const Deadline* deadline = nullptr);
+// Pre-placed buffers that collide with each other (or stick out of `capacity`) make every
+// plan impossible: the first collision the validator finds, or "" when there is none;
+// nullopt when `deadline` passed first (validate polls it: 1M pre-placed buffers are one
+// O(n log n) check). solve() answers kInfeasible on a collision.
+std::optional<std::string> fixed_collision(const Problem& p, std::optional<int64_t> capacity,
+                                           const Deadline* deadline = nullptr);
 
 // The bound used under explicit conflicts (Problem::conflicts non-empty): today the greedy
 // clique bound of the timeline module's conflict graph (timeline.h); 0 when the graph is

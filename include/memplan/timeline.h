@@ -30,21 +30,28 @@ struct Sections {
   std::vector<int64_t> total;          // per section: total size live in it
   int32_t count() const { return static_cast<int32_t>(total.size()); }
 };
+// `stop` is polled throughout (about every 4096 items); once it says so the result is empty
+// (lo and hi shorter than start).
 Sections sections_of(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
-                     const std::vector<int64_t>& size);
+                     const std::vector<int64_t>& size, const std::function<bool()>& stop = {});
 
 // Per buffer: the largest section total over its sections (0 for an empty lifetime).
 // O(S log S + n) by a sparse table of range maxima.
 std::vector<int64_t> section_pressure(const Sections& s);
 
-// Buffer ids sorted by start, ties by id.
-std::vector<int32_t> order_by_start(const std::vector<int64_t>& start);
+// Buffer ids sorted by start, ties by id. O(n log n). `stop` is polled throughout (about
+// every 4096 items); once it says so the result is empty (check its size against start's).
+std::vector<int32_t> order_by_start(const std::vector<int64_t>& start, const std::function<bool()>& stop = {});
 
-// Per buffer: how many other lifetimes overlap it. O(n log n), no lists.
-std::vector<int32_t> overlap_degrees(const std::vector<int64_t>& start, const std::vector<int64_t>& end);
+// Per buffer: how many other lifetimes overlap it. O(n log n), no lists. `stop` is polled
+// throughout; once it says so the result is empty.
+std::vector<int32_t> overlap_degrees(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                                     const std::function<bool()>& stop = {});
 
-// Number of overlapping pairs, by a sweep. O(n log n).
-int64_t overlapping_pairs(const std::vector<int64_t>& start, const std::vector<int64_t>& end);
+// Number of overlapping pairs, by a sweep. O(n log n). `stop` is polled throughout (about
+// every 4096 items); once it says so the result is -1.
+int64_t overlapping_pairs(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                          const std::function<bool()>& stop = {});
 
 // The overlapping pairs (a, b) as a sweep in `by_start` order emits them (a started
 // earlier, or equally early with a smaller position). Returns false when `stop` (polled

@@ -28,7 +28,12 @@ int64_t fixed_top(const Problem& p) {
   return top;
 }
 
-int64_t lower_bound_of(const Problem& p) { return std::max(compute_load(p), fixed_top(p)); }
+int64_t lower_bound_of(const Problem& p, const Deadline* deadline) {
+  // LOAD is sound under explicit conflicts too: overlapping lifetimes always conflict
+  // (timeline.h), so every instant's live set is a clique.
+  const int64_t load = interval_load(p, deadline);
+  return load < 0 ? -1 : std::max(load, fixed_top(p));
+}
 
 InstanceStats compute_stats(const Problem& p) {
   InstanceStats s;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/arith.h"
+#include "core/polled.h"
 #include "memplan/bounds.h"
 
 namespace memplan {
@@ -58,12 +59,19 @@ Buffer merge_chain(const Problem& p, const std::vector<int32_t>& members) {
 }
 
 // In-place chains in order head -> tail, every buffer in exactly one chain (most of length 1).
-std::vector<std::vector<int32_t>> inplace_chains(const Problem& p) {
+// Empty, with `stopped` set, once `poll` says the deadline has passed (1M buffers: the id
+// index alone is ~0.2 s of CPU).
+std::vector<std::vector<int32_t>> inplace_chains(const Problem& p, Poll& poll, bool& stopped) {
   const int32_t n = static_cast<int32_t>(p.buffers.size());
+  stopped = true;
   std::unordered_map<std::string, int32_t> index;
-  for (int32_t i = 0; i < n; ++i) index.emplace(p.buffers[i].id, i);
+  for (int32_t i = 0; i < n; ++i) {
+    if (poll()) return {};
+    index.emplace(p.buffers[i].id, i);
+  }
   std::vector<int32_t> pred(n, -1), succ(n, -1);
   for (int32_t i = 0; i < n; ++i) {
+    if (poll()) return {};
     const Buffer& b = p.buffers[i];
     if (b.inplace_of.empty()) continue;
     auto it = index.find(b.inplace_of);
@@ -83,6 +91,7 @@ std::vector<std::vector<int32_t>> inplace_chains(const Problem& p) {
   std::vector<std::vector<int32_t>> chains;
   std::vector<bool> seen(n, false);
   for (int32_t i = 0; i < n; ++i) {
+    if (poll()) return {};
     if (pred[i] >= 0) continue;
     std::vector<int32_t> chain;
     for (int32_t k = i; k >= 0; k = succ[k]) chain.push_back(k), seen[k] = true;
@@ -90,6 +99,7 @@ std::vector<std::vector<int32_t>> inplace_chains(const Problem& p) {
   }
   for (int32_t i = 0; i < n; ++i)
     if (!seen[i]) fail("buffer '" + p.buffers[i].id + "': in-place reuse forms a cycle");
+  stopped = false;
   return chains;
 }
 
@@ -101,21 +111,33 @@ bool has_constraints(const Problem& p) {
   return false;
 }
 
-Lowering lower_constraints(const Problem& p) {
+Lowering lower_constraints(const Problem& p, const Deadline* deadline) {
   Lowering l;
   l.problem.capacity = p.capacity;
   const size_t n = p.buffers.size();
   l.rep.assign(n, -1);
   l.delta.assign(n, 0);
-  for (const auto& chain : inplace_chains(p)) {
+  Poll poll(deadline);
+  bool stopped = false;
+  const auto stop = [&] {
+    l.complete = false;
+    return l;
+  };
+  const std::vector<std::vector<int32_t>> chains = inplace_chains(p, poll, stopped);
+  if (stopped) return stop();
+  for (const auto& chain : chains) {
+    if (poll()) return stop();
     if (chain.size() == 1 && !p.buffers[chain[0]].group.empty()) continue;  // grouped below
     for (int32_t i : chain) l.rep[i] = static_cast<int32_t>(l.problem.buffers.size());
     l.problem.buffers.push_back(merge_chain(p, chain));
   }
   std::map<std::string, std::vector<int32_t>> groups;
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < n; ++i) {
+    if (poll()) return stop();
     if (!p.buffers[i].group.empty()) groups[p.buffers[i].group].push_back(static_cast<int32_t>(i));
+  }
   for (auto& [name, members] : groups) {
+    if (poll()) return stop();
     std::stable_sort(members.begin(), members.end(), [&](int32_t a, int32_t b) {
       return p.buffers[a].group_index < p.buffers[b].group_index;
     });
@@ -161,7 +183,9 @@ std::vector<int64_t> lift_offsets(const Lowering& l, const std::vector<int64_t>&
 
 int64_t constrained_lower_bound(const Problem& p) {
   Problem merged;
-  for (const auto& chain : inplace_chains(p)) merged.buffers.push_back(merge_chain(p, chain));
+  Poll never(nullptr);
+  bool stopped = false;
+  for (const auto& chain : inplace_chains(p, never, stopped)) merged.buffers.push_back(merge_chain(p, chain));
   return compute_load(merged);
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "memplan/solver.h"
@@ -26,6 +27,43 @@ class Poll {
   uint32_t count_ = 0;
 };
 
+namespace polled_detail {
+
+// The sort behind sort_until / sort_until_stop: `expired()` is read between blocks of 2^13
+// items and every 4096 items of the merges.
+template <class T, class Less, class Expired>
+bool sort_polled(std::vector<T>& v, Less less, Expired&& expired) {
+  constexpr size_t kBlock = size_t{1} << 13;
+  const size_t n = v.size();
+  if (n <= kBlock) {
+    std::stable_sort(v.begin(), v.end(), less);
+    return true;
+  }
+  for (size_t lo = 0; lo < n; lo += kBlock) {
+    if (expired()) return false;
+    std::stable_sort(v.begin() + lo, v.begin() + std::min(n, lo + kBlock), less);
+  }
+  // Bottom-up merges of sorted runs; stable: the left run wins ties.
+  std::vector<T> tmp(n);
+  uint32_t count = 0;
+  for (size_t width = kBlock; width < n; width *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * width) {
+      const size_t mid = std::min(n, lo + width), hi = std::min(n, lo + 2 * width);
+      size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        if ((++count & 4095) == 0 && expired()) return false;
+        tmp[k++] = less(v[j], v[i]) ? std::move(v[j++]) : std::move(v[i++]);
+      }
+      std::move(v.begin() + i, v.begin() + mid, tmp.begin() + k);
+      std::move(v.begin() + j, v.begin() + hi, tmp.begin() + k + (mid - i));
+    }
+    v.swap(tmp);
+  }
+  return true;
+}
+
+}  // namespace polled_detail
+
 // Sorts v by `less` (a stable sort), checking the deadline between blocks of 2^13 items and
 // every 4096 items of its merges, so that no step between two checks takes more than about
 // a millisecond of CPU (on a machine loaded 10-15 times over, 10 ms of CPU are 0.1-0.15 s of
@@ -35,33 +73,22 @@ class Poll {
 // is std::stable_sort.
 template <class T, class Less>
 bool sort_until(std::vector<T>& v, Less less, const Deadline* deadline) {
-  constexpr size_t kBlock = size_t{1} << 13;
-  const size_t n = v.size();
-  if (!deadline || n <= kBlock) {
+  if (!deadline) {
     std::stable_sort(v.begin(), v.end(), less);
     return true;
   }
-  for (size_t lo = 0; lo < n; lo += kBlock) {
-    if (deadline->expired()) return false;
-    std::stable_sort(v.begin() + lo, v.begin() + std::min(n, lo + kBlock), less);
+  return polled_detail::sort_polled(v, less, [deadline] { return deadline->expired(); });
+}
+
+// The same, polling a stop predicate (the timeline module's `stop` callbacks) instead of a
+// deadline; an empty one never stops.
+template <class T, class Less>
+bool sort_until_stop(std::vector<T>& v, Less less, const std::function<bool()>& stop) {
+  if (!stop) {
+    std::stable_sort(v.begin(), v.end(), less);
+    return true;
   }
-  // Bottom-up merges of sorted runs; stable: the left run wins ties.
-  std::vector<T> tmp(n);
-  Poll poll(deadline);
-  for (size_t width = kBlock; width < n; width *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * width) {
-      const size_t mid = std::min(n, lo + width), hi = std::min(n, lo + 2 * width);
-      size_t i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) {
-        if (poll()) return false;
-        tmp[k++] = less(v[j], v[i]) ? std::move(v[j++]) : std::move(v[i++]);
-      }
-      std::move(v.begin() + i, v.begin() + mid, tmp.begin() + k);
-      std::move(v.begin() + j, v.begin() + hi, tmp.begin() + k + (mid - i));
-    }
-    v.swap(tmp);
-  }
-  return true;
+  return polled_detail::sort_polled(v, less, stop);
 }
 
 }  // namespace memplan

@@ -13,19 +13,22 @@
 namespace memplan {
 
 Sections sections_of(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
-                     const std::vector<int64_t>& size) {
+                     const std::vector<int64_t>& size, const std::function<bool()>& stop) {
   Sections s;
   const size_t n = start.size();
   s.times.reserve(2 * n);
   for (size_t i = 0; i < n; ++i) s.times.push_back(start[i]), s.times.push_back(end[i]);
-  std::sort(s.times.begin(), s.times.end());
+  if (!sort_until_stop(s.times, std::less<>(), stop)) return Sections{};
   s.times.erase(std::unique(s.times.begin(), s.times.end()), s.times.end());
   const int32_t count = std::max<int32_t>(static_cast<int32_t>(s.times.size()) - 1, 0);
   s.lo.resize(n), s.hi.resize(n);
   auto at = [&](int64_t t) {
     return static_cast<int32_t>(std::lower_bound(s.times.begin(), s.times.end(), t) - s.times.begin());
   };
-  for (size_t i = 0; i < n; ++i) s.lo[i] = at(start[i]), s.hi[i] = at(end[i]);
+  for (size_t i = 0; i < n; ++i) {
+    if ((i & 4095) == 4095 && stop && stop()) return Sections{};
+    s.lo[i] = at(start[i]), s.hi[i] = at(end[i]);
+  }
   // Section totals by a difference array.
   std::vector<int64_t> diff(count + 1, 0);
   for (size_t i = 0; i < n; ++i) diff[s.lo[i]] += size[i], diff[s.hi[i]] -= size[i];
@@ -54,20 +57,23 @@ std::vector<int64_t> section_pressure(const Sections& sec) {
   return pressure;
 }
 
-std::vector<int32_t> order_by_start(const std::vector<int64_t>& start) {
+std::vector<int32_t> order_by_start(const std::vector<int64_t>& start, const std::function<bool()>& stop) {
   std::vector<int32_t> ids(start.size());
   std::iota(ids.begin(), ids.end(), 0);
-  std::sort(ids.begin(), ids.end(),
-            [&](int32_t a, int32_t b) { return start[a] != start[b] ? start[a] < start[b] : a < b; });
+  // A total order (ties by id): the stable polled sort gives the one answer.
+  if (!sort_until_stop(ids, [&](int32_t a, int32_t b) { return start[a] != start[b] ? start[a] < start[b] : a < b; },
+                       stop))
+    return {};
   return ids;
 }
 
-std::vector<int32_t> overlap_degrees(const std::vector<int64_t>& start, const std::vector<int64_t>& end) {
+std::vector<int32_t> overlap_degrees(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                                     const std::function<bool()>& stop) {
   std::vector<int64_t> starts(start), ends(end);
-  std::sort(starts.begin(), starts.end());
-  std::sort(ends.begin(), ends.end());
+  if (!sort_until_stop(starts, std::less<>(), stop) || !sort_until_stop(ends, std::less<>(), stop)) return {};
   std::vector<int32_t> out(start.size());
   for (size_t i = 0; i < start.size(); ++i) {
+    if ((i & 4095) == 4095 && stop && stop()) return {};
     // Others overlapping i: start_j < end_i, less those with end_j <= start_i, less i.
     const int64_t a = std::lower_bound(starts.begin(), starts.end(), end[i]) - starts.begin();
     const int64_t b = std::upper_bound(ends.begin(), ends.end(), start[i]) - ends.begin();
@@ -76,13 +82,14 @@ std::vector<int32_t> overlap_degrees(const std::vector<int64_t>& start, const st
   return out;
 }
 
-int64_t overlapping_pairs(const std::vector<int64_t>& start, const std::vector<int64_t>& end) {
+int64_t overlapping_pairs(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                          const std::function<bool()>& stop) {
   std::vector<int64_t> starts(start), ends(end);
-  std::sort(starts.begin(), starts.end());
-  std::sort(ends.begin(), ends.end());
+  if (!sort_until_stop(starts, std::less<>(), stop) || !sort_until_stop(ends, std::less<>(), stop)) return -1;
   int64_t pairs = 0, live = 0;
-  size_t e = 0;
+  size_t e = 0, seen = 0;
   for (int64_t s : starts) {
+    if ((++seen & 4095) == 0 && stop && stop()) return -1;
     while (e < ends.size() && ends[e] <= s) ++e, --live;
     pairs += live;
     ++live;
@@ -205,8 +212,10 @@ bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs, const
   g = ConflictGraph{};
   std::vector<int64_t> start(n), end(n);
   for (int32_t i = 0; i < n; ++i) start[i] = p.buffers[i].start, end[i] = p.buffers[i].end;
-  if (overlapping_pairs(start, end) + static_cast<int64_t>(p.conflicts.size()) > max_pairs) return false;
-  const std::vector<int32_t> by_start = order_by_start(start);
+  const int64_t count = overlapping_pairs(start, end, stop);
+  if (count < 0 || count + static_cast<int64_t>(p.conflicts.size()) > max_pairs) return false;
+  const std::vector<int32_t> by_start = order_by_start(start, stop);
+  if (by_start.size() != start.size()) return false;  // stopped
   auto stopped = [&] { return stop && stop(); };
   // In-place exemption: a buffer and the one it takes over (a direct inplace_of link).
   std::unordered_map<std::string_view, int32_t> index;

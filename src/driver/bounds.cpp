@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "memplan/bounds.h"
-#include "memplan/constraints.h"
 #include "memplan/driver.h"
 #include "memplan/timeline.h"
 
@@ -24,15 +23,8 @@ int64_t conflict_lower_bound(const Problem& p, const std::function<bool()>& stop
   return greedy_clique_bound(graph ? *graph : own, size, 50'000'000, stop);
 }
 
-int64_t interval_lower_bound(const Problem& p, const Deadline* deadline) {
-  // LOAD is sound under explicit conflicts too: overlapping lifetimes always conflict
-  // (timeline.h), so every instant's live set is a clique.
-  const int64_t load = has_constraints(p) ? constrained_lower_bound(p) : interval_load(p, deadline);
-  return load < 0 ? -1 : std::max(load, fixed_top(p));
-}
-
 int64_t driver_lower_bound(const Problem& p, const std::function<bool()>& stop) {
-  const int64_t lb = interval_lower_bound(p);
+  const int64_t lb = lower_bound_of(p);
   return p.conflicts.empty() ? lb : std::max(lb, conflict_lower_bound(p, stop));
 }
 

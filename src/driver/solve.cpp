@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "core/polled.h"
 #include "memplan/bounds.h"
 #include "memplan/constraints.h"
 #include "memplan/driver.h"
@@ -19,7 +20,14 @@ namespace {
 // Solvers see the lowered problem; their bounds and infeasibility proofs hold for it only
 // (lowering restricts the plan space, see constraints.h), so both are dropped here.
 SolveResult solve_lowered(const SolverInfo& info, const Problem& problem, const SolveOptions& options) {
-  const Lowering lowered = lower_constraints(problem);
+  // Polled on the clock (1M buffers: ~0.5 s of CPU): a cancel is the solver's to answer.
+  const Deadline clock(options.time_limit_seconds);
+  const Lowering lowered = lower_constraints(problem, &clock);
+  if (!lowered.complete) {
+    SolveResult r;
+    r.detail = "reason=time_limit_in_lowering";
+    return r;
+  }
   SolveResult r = info.run(lowered.problem, options);
   if (r.solution) r.solution->offsets = lift_offsets(lowered, r.solution->offsets);
   r.lower_bound = 0;
@@ -27,31 +35,37 @@ SolveResult solve_lowered(const SolverInfo& info, const Problem& problem, const 
   return r;
 }
 
-// Pre-placed buffers that collide with each other make every plan impossible: the first
-// collision, or "" when there is none.
-std::string fixed_collision(const Problem& problem, std::optional<int64_t> cap) {
+}  // namespace
+
+// driver.h. Its copy loops poll too (1M pre-placed buffers: ~0.3 s of CPU to copy).
+std::optional<std::string> fixed_collision(const Problem& problem, std::optional<int64_t> cap,
+                                           const Deadline* deadline) {
+  Poll poll(deadline);
   Problem fixed;
   std::vector<int64_t> offs;
   std::unordered_set<std::string> fixed_ids;
   std::vector<int32_t> index_in_fixed(problem.buffers.size(), -1);
-  for (const Buffer& b : problem.buffers)
+  for (const Buffer& b : problem.buffers) {
+    if (poll()) return std::nullopt;
     if (b.offset) fixed_ids.insert(b.id);
-  for (size_t i = 0; i < problem.buffers.size(); ++i)
-    if (const Buffer& b = problem.buffers[i]; b.offset) {
-      index_in_fixed[i] = static_cast<int32_t>(fixed.buffers.size());
-      fixed.buffers.push_back(b);
-      fixed.buffers.back().group.clear();  // checked when the group is lowered
-      if (!fixed_ids.count(b.inplace_of)) fixed.buffers.back().inplace_of.clear();
-      offs.push_back(*b.offset);
-    }
+  }
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    const Buffer& b = problem.buffers[i];
+    if (poll()) return std::nullopt;
+    if (!b.offset) continue;
+    index_in_fixed[i] = static_cast<int32_t>(fixed.buffers.size());
+    fixed.buffers.push_back(b);
+    fixed.buffers.back().group.clear();  // checked when the group is lowered
+    if (!fixed_ids.count(b.inplace_of)) fixed.buffers.back().inplace_of.clear();
+    offs.push_back(*b.offset);
+  }
   // Explicit conflicts between two pre-placed buffers count too.
   for (const auto& [a, b] : problem.conflicts)
     if (index_in_fixed[a] >= 0 && index_in_fixed[b] >= 0) fixed.conflicts.emplace_back(index_in_fixed[a], index_in_fixed[b]);
-  const Validation v = validate(fixed, offs, cap, 1);
+  const Validation v = validate(fixed, offs, cap, 1, deadline);
+  if (!v.complete) return std::nullopt;
   return v.ok ? std::string() : v.errors.front();
 }
-
-}  // namespace
 
 SolveResult solve(const Problem& problem, const std::string& name, const SolveOptions& options) {
   const SolverInfo* info = find_solver(name);
@@ -75,13 +89,14 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   opt.threads = can.threads ? std::clamp(options.threads, 1, kMaxThreads) : 1;
   const auto t0 = std::chrono::steady_clock::now();
   // Every plan's peak reaches LOAD (in-place chains merged) and every pre-placed buffer's top.
-  int64_t load = whole.expired() ? -1 : interval_lower_bound(problem, &whole);
-  if (load < 0) {
+  int64_t load = whole.expired() ? -1 : lower_bound_of(problem, &whole);
+  const auto out_of_time = [] {
     SolveResult r;
     r.status = Status::kNoPlan;
     r.detail = "reason=time_limit_in_input_check";
     return r;
-  }
+  };
+  if (load < 0) return out_of_time();
   // The limit bounds the whole call: the solver gets it less a reserve for the check below
   // and what follows its last deadline check. The check (validate, O(n log n)) took 2.6-7.6
   // times as long as the LOAD sweep just done (1M buffers; 7.6 when all are live at once),
@@ -97,7 +112,9 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
     if (const auto a = antichain_bound(problem, stop); a && a->weight > load) load = a->weight, antichain_won = true;
   }
   const auto cap = capacity_of(problem, opt);
-  if (const std::string why = fixed_collision(problem, cap); !why.empty()) {
+  const std::optional<std::string> collision = fixed_collision(problem, cap, &whole);
+  if (!collision) return out_of_time();
+  if (const std::string& why = *collision; !why.empty()) {
     SolveResult r;
     r.status = Status::kInfeasible;
     r.lower_bound = load;
@@ -136,11 +153,11 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
     // The independent check (validate.h shares no code with the solvers). A plan that fails
     // it is never returned: a wrong offset would be silent memory corruption downstream.
     // The reserve above normally leaves it the time it needs; on a machine so loaded that it
-    // does not, the check stops at the limit plus half the tolerance max(10 %, 0.1 s), and
+    // does not, the check stops at the limit plus half the tolerance (time_limit_tolerance), and
     // the call returns no plan (reason=time_limit_in_check) rather than overrun or return
     // an unchecked plan.
     const Deadline check_deadline = limit > 0 && std::isfinite(limit)
-        ? Deadline(std::max(1e-9, limit + 0.5 * std::max(0.1 * limit, 0.1) - whole.elapsed_seconds()))
+        ? Deadline(std::max(1e-9, limit + 0.5 * time_limit_tolerance(limit) - whole.elapsed_seconds()))
         : Deadline();
     const Validation v = validate(problem, r.solution->offsets, cap, 1, &check_deadline);
     if (!v.complete) {

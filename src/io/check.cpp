@@ -96,7 +96,7 @@ void check_problem(const Problem& p, const std::string& name, const Deadline* de
     throw InputError(who(dup) + "id: duplicate id (also buffer #" + std::to_string(first) + ")");
   if (has_constraints(p)) {
     try {
-      lower_constraints(p);
+      lower_constraints(p, deadline);  // stopped: the caller sees the deadline passed
     } catch (const std::invalid_argument& e) {
       throw InputError(name + ": " + e.what());
     }

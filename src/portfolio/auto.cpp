@@ -101,16 +101,26 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   // A member stops at the deadline, so the check of its plan (offer) starts at or after it:
   // checked against the deadline itself, the best member's plan was dropped unchecked (D at
   // 2 s on one thread: exact's 1041408 lost, dive's 1107968 returned). The check may run a
-  // quarter of the time-limit tolerance, max(10 %, 0.1 s), past it (solve()'s own check of
+  // quarter of the time-limit tolerance (time_limit_tolerance) past it (solve()'s own check of
   // the result has half). Not cancelled by the caller: a cancelled auto returns its best.
   const double limit = opt.time_limit_seconds;
-  const Deadline check_deadline(limit > 0 && std::isfinite(limit) ? limit + 0.25 * std::max(0.1 * limit, 0.1) : 0);
+  const Deadline check_deadline(limit > 0 && std::isfinite(limit) ? limit + 0.25 * time_limit_tolerance(limit) : 0);
   const auto t0 = std::chrono::steady_clock::now();
   // (Under explicit conflicts the members that prove, exact, add a clique of the relation.)
+  // Polled (1M buffers: ~0.1-0.3 s of CPU), on the clock only: a cancelled auto still goes
+  // on to its plan of last resort below; a passed limit leaves no plan.
+  const Deadline clock = deadline.clock_only();
+  shared.lower = lower_bound_of(p, &clock);
+  if (shared.lower < 0) {
+    SolveResult r;
+    r.status = Status::kNoPlan;
+    r.detail = "reason=time_limit_in_bound";
+    return r;
+  }
   // The driver's bound (SolveOptions::proven_lower_bound: under a partial order the
   // max-weight antichain, above every clique exact finds) is a proof too: a member's plan
   // that meets it ends the run.
-  shared.lower = std::max(interval_lower_bound(p), opt.proven_lower_bound);
+  shared.lower = std::max(shared.lower, opt.proven_lower_bound);
   // A member's plan is validated after the member returns (offer): members stop that much
   // earlier, about 8 times the LOAD sweep just timed (see solve()).
   const double check_seconds = 8 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -124,7 +134,6 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   // plan (nullopt). A longer limit only gives it more time, so it cannot lose this plan.
   std::optional<Solution> fallback;
   if (p.conflicts.empty()) {
-    const Deadline clock = deadline.clock_only();  // a cancelled auto still returns it
     fallback = online_plan(p, &clock);
     if (!fallback || fallback->peak <= shared.lower) shared.stop = true;  // out of time, or optimal already
     shared.met = fallback && fallback->peak <= shared.lower;

@@ -16,8 +16,8 @@ namespace memplan::baselines {
 
 // ---- TFLite GPU delegate (§1.1) ----
 Objects tflite_gpu_naive(const std::vector<Rec>& recs);                      // §1.1.1
-Objects tflite_gpu_equality(const std::vector<Rec>& recs);                   // §1.1.2
-Objects tflite_gpu_greedy_in_order(const std::vector<Rec>& recs);            // §1.1.3
+Objects tflite_gpu_equality(const std::vector<Rec>& recs, const Deadline& dl = Deadline());                   // §1.1.2
+Objects tflite_gpu_greedy_in_order(const std::vector<Rec>& recs, const Deadline& dl = Deadline());            // §1.1.3
 Objects tflite_gpu_greedy_by_breadth(const std::vector<Rec>& recs, const Deadline& dl);  // §1.1.4
 Objects tflite_gpu_greedy_by_size_objects(const std::vector<Rec>& recs, const Deadline& dl);  // §1.1.5
 Objects tflite_gpu_min_cost_flow(const std::vector<Rec>& recs, const Deadline& dl);  // §1.1.8

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/polled.h"
 #include "memplan/problem.h"
 #include "memplan/solver.h"
 
@@ -172,6 +173,17 @@ inline bool out_of_time(const Deadline& dl, int64_t& counter, Plan& plan, const 
   plan.complete = false;
   plan.detail = std::string("time limit (") + who + ")";
   return true;
+}
+
+// A baseline's first sort of its records: stable, as the sources' sorts are, and polling the
+// deadline (1M records: ~0.1-0.2 s of CPU, the whole tolerance of a short limit). On expiry
+// marks `out` (a Plan or Objects) given up and returns false.
+template <class Out, class Less>
+bool sort_or_give_up(std::vector<int32_t>& order, const Deadline& dl, Out& out, const char* who, Less less) {
+  if (sort_until(order, less, &dl)) return true;
+  out.complete = false;
+  out.detail = std::string("time limit (") + who + " sort)";
+  return false;
 }
 
 // Wraps a Plan into a SolveResult (validating nothing; callers' tests validate).

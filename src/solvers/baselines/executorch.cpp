@@ -18,8 +18,9 @@ Objects executorch_greedy_buckets(const std::vector<Rec>& recs, std::vector<int6
   // bisect.insort (right of equals) + reverse: size desc, equal sizes in reverse order.
   std::vector<int32_t> order(n);
   for (int32_t i = 0; i < n; ++i) order[i] = n - 1 - i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; });
+  if (!sort_or_give_up(order, dl, o, "executorch greedy",
+                       [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; }))
+    return o;
   // realign(alignment): the allocated size is the size rounded up to the alignment.
   auto asize = [&](int32_t i) { return round_up(recs[i].size, recs[i].align); };
   std::vector<std::vector<int32_t>> tenants;

@@ -27,9 +27,14 @@ Plan onnxruntime_mem_pattern(const std::vector<Rec>& recs, const Deadline& dl) {
     events.push_back({recs[i].start, 1, i});
     events.push_back({recs[i].end, 0, i});
   }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-    return std::tie(a.time, a.kind, a.idx) < std::tie(b.time, b.kind, b.idx);
-  });
+  // A total order (idx breaks ties), so the stable polled sort gives std::sort's result.
+  if (!sort_until(events, [](const Event& a, const Event& b) {
+        return std::tie(a.time, a.kind, a.idx) < std::tie(b.time, b.kind, b.idx);
+      }, &dl)) {
+    plan.complete = false;
+    plan.detail = "time limit (onnxruntime mem pattern sort)";
+    return plan;
+  }
   // Pre-placed buffers are not part of ORT's model; to stay valid we treat each of them as
   // a live block for its whole lifetime *and* as an obstacle to any allocation whose
   // lifetime reaches it (so an earlier allocation cannot sit where it will appear).

@@ -119,8 +119,10 @@ Plan somas(const std::vector<Rec>& recs, int64_t threshold, const Deadline& dl, 
   // kGreaterSizeSmallerIndex: size desc, index asc (no graph outputs among our buffers).
   std::vector<int32_t> order(recs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; });
+  Plan unsorted;
+  if (!sort_or_give_up(order, dl, unsorted, "somas",
+                       [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; }))
+    return unsorted;
   // kSmallerReusePeakMemGreaterSizeSmallerIndex sorts by can_reuse_peak_mem_ first, which
   // is 0 for every tensor unless set by newer SOMAS passes, so it yields the same order:
   // its two runs per algorithm repeat the first sort's results (kept in the 8-way list).

@@ -29,12 +29,13 @@ Plan arena_best_fit(const std::vector<Rec>& recs, int64_t tensor_alignment, bool
   InsertionList list(recs, plan);
   std::vector<int32_t> order = list.commit_fixed();  // pre-placed: occupied from the start
   auto commit = [&](int32_t i, int64_t off) { list.commit(i, off); };
-  if (sort) std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+  const auto less = [&](int32_t a, int32_t b) {
     if (whole(a) != whole(b)) return whole(a);
     if (whole(a)) return false;  // by index
     if (recs[a].size != recs[b].size) return recs[a].size > recs[b].size;
     return recs[a].start < recs[b].start;
-  });
+  };
+  if (sort && !sort_or_give_up(order, dl, plan, "tflite-cpu arena", less)) return plan;
   std::vector<Hit> hits;
   int64_t steps = 0;
   for (int32_t i : order) {

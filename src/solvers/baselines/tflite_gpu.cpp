@@ -24,18 +24,27 @@ constexpr int64_t kSourceFlowEdges = 150'000;
 constexpr int64_t kFullFlowEdges = 8'000'000;
 constexpr int kNearCandidates = 128;
 
-// Record indices stably sorted by one lifetime end (ties by index).
-std::vector<int32_t> sorted_by(const std::vector<Rec>& recs, int64_t Rec::*key) {
+// Record indices stably sorted by one lifetime end (ties by index). The sort polls `dl`
+// (if any): empty once it has passed (1M records: ~0.1 s of CPU).
+std::vector<int32_t> sorted_by(const std::vector<Rec>& recs, int64_t Rec::*key, const Deadline* dl) {
   std::vector<int32_t> order(recs.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return recs[a].*key < recs[b].*key; });
+  if (!sort_until(order, [&](int32_t a, int32_t b) { return recs[a].*key < recs[b].*key; }, dl)) return {};
   return order;
+}
+
+// Marks `o` given up at the time limit.
+Objects& gave_up(Objects& o, const char* who) {
+  o.complete = false;
+  o.detail = std::string("time limit (") + who + ")";
+  return o;
 }
 
 // Records sorted by (first_task, index): the order EQUALITY / GREEDY_IN_ORDER / MINCOSTFLOW
 // assume their input is in (§1.1 spec step 3).
-std::vector<int32_t> by_first(const std::vector<Rec>& recs) { return sorted_by(recs, &Rec::start); }
+std::vector<int32_t> by_first(const std::vector<Rec>& recs, const Deadline* dl = nullptr) {
+  return sorted_by(recs, &Rec::start, dl);
+}
 
 // In-use objects keyed by (last_task of the current tenant, object id), smallest first.
 using InUse = std::priority_queue<std::pair<int64_t, int32_t>,
@@ -57,7 +66,9 @@ std::vector<int64_t> event_times(const std::vector<Rec>& recs) {
 
 // Tensors sorted by last task; for row i the source's `finished` list is the prefix of
 // those with last_task < first_task(i).
-std::vector<int32_t> by_last_task(const std::vector<Rec>& recs) { return sorted_by(recs, &Rec::end); }
+std::vector<int32_t> by_last_task(const std::vector<Rec>& recs, const Deadline* dl = nullptr) {
+  return sorted_by(recs, &Rec::end, dl);
+}
 
 // For each tensor i: how many tensors (a prefix of by_last) finished before first_task(i).
 std::vector<int32_t> finished_before(const std::vector<Rec>& recs, const std::vector<int32_t>& rows,
@@ -98,12 +109,16 @@ Objects tflite_gpu_naive(const std::vector<Rec>& recs) {
   return o;
 }
 
-Objects tflite_gpu_equality(const std::vector<Rec>& recs) {
+Objects tflite_gpu_equality(const std::vector<Rec>& recs, const Deadline& dl) {
   Objects o;
   o.ids.assign(recs.size(), -1);
   InUse in_use;
   std::unordered_map<int64_t, std::vector<int32_t>> free_by_size;  // LIFO stacks
-  for (int32_t i : by_first(recs)) {
+  const std::vector<int32_t> rows = by_first(recs, &dl);
+  if (rows.size() != recs.size()) return gave_up(o, "tflite-gpu equality sort");
+  int64_t steps = 0;
+  for (int32_t i : rows) {
+    if ((++steps & 1023) == 0 && dl.expired()) return gave_up(o, "tflite-gpu equality");
     while (!in_use.empty() && in_use.top().first < recs[i].start) {  // last < first (inclusive)
       const int32_t obj = in_use.top().second;
       in_use.pop();
@@ -124,12 +139,16 @@ Objects tflite_gpu_equality(const std::vector<Rec>& recs) {
   return o;
 }
 
-Objects tflite_gpu_greedy_in_order(const std::vector<Rec>& recs) {
+Objects tflite_gpu_greedy_in_order(const std::vector<Rec>& recs, const Deadline& dl) {
   Objects o;
   o.ids.assign(recs.size(), -1);
   InUse in_use;
   std::set<std::pair<int64_t, int32_t>> pool;  // (object size, object id)
-  for (int32_t i : by_first(recs)) {
+  const std::vector<int32_t> rows = by_first(recs, &dl);
+  if (rows.size() != recs.size()) return gave_up(o, "tflite-gpu greedy-in-order sort");
+  int64_t steps = 0;
+  for (int32_t i : rows) {
+    if ((++steps & 1023) == 0 && dl.expired()) return gave_up(o, "tflite-gpu greedy-in-order");
     while (!in_use.empty() && in_use.top().first < recs[i].start) {
       const int32_t obj = in_use.top().second;
       in_use.pop();
@@ -181,8 +200,9 @@ Objects tflite_gpu_greedy_by_breadth(const std::vector<Rec>& recs, const Deadlin
   for (size_t k = 0; k < breadth.size(); ++k)
     if (breadth[k] > 0) tasks.push_back(static_cast<int32_t>(k));
   // Breadth descending, ties by task id ascending.
-  std::stable_sort(tasks.begin(), tasks.end(),
-                   [&](int32_t a, int32_t b) { return breadth[a] > breadth[b]; });
+  if (!sort_or_give_up(tasks, dl, o, "tflite-gpu greedy-by-breadth",
+                       [&](int32_t a, int32_t b) { return breadth[a] > breadth[b]; }))
+    return o;
   // Unassigned tensors, indexed by time, so a task profile only lists the unassigned ones
   // (the source skips assigned tensors; the visiting order among the rest is the same).
   OverlapIndex live(recs);
@@ -609,7 +629,11 @@ static Objects min_cost_flow_with_candidates(const std::vector<Rec>& recs,
 
 Objects tflite_gpu_min_cost_flow_assignment(const std::vector<Rec>& recs, const Deadline& dl,
                                             int near_candidates) {
-  const std::vector<int32_t> rows = by_first(recs), by_last = by_last_task(recs);
+  const std::vector<int32_t> rows = by_first(recs, &dl), by_last = by_last_task(recs, &dl);
+  if (rows.size() != recs.size() || by_last.size() != recs.size()) {
+    Objects o;
+    return gave_up(o, "tflite-gpu min-cost flow sort");
+  }
   return min_cost_flow_with_candidates(recs, rows, by_last, finished_before(recs, rows, by_last),
                                        near_candidates, dl);
 }
@@ -618,7 +642,11 @@ Objects tflite_gpu_min_cost_flow(const std::vector<Rec>& recs, const Deadline& d
   // Small reuse graphs run the source's own solver (its tie-breaking); larger ones the
   // exact assignment solver; beyond kFullFlowEdges each row keeps near-size candidates
   // (documented departure, docs/baselines.md).
-  const std::vector<int32_t> rows = by_first(recs), by_last = by_last_task(recs);
+  const std::vector<int32_t> rows = by_first(recs, &dl), by_last = by_last_task(recs, &dl);
+  if (rows.size() != recs.size() || by_last.size() != recs.size()) {
+    Objects o;
+    return gave_up(o, "tflite-gpu min-cost flow sort");
+  }
   const std::vector<int32_t> finished = finished_before(recs, rows, by_last);
   const int64_t edges = std::accumulate(finished.begin(), finished.end(), int64_t{0});
   if (edges <= kSourceFlowEdges) return min_cost_flow_source(recs, dl);
@@ -644,8 +672,9 @@ Plan tflite_gpu_greedy_by_size(const std::vector<Rec>& recs, int64_t base_align,
   InsertionList list(recs, plan);
   std::vector<int32_t> order = list.commit_fixed();  // pre-placed: occupied from the start
   auto commit = [&](int32_t i, int64_t off) { list.commit(i, off); };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; });
+  if (!sort_or_give_up(order, dl, plan, "tflite-gpu greedy-by-size",
+                       [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; }))
+    return plan;
   std::vector<Hit> hits;
   int64_t steps = 0;
   for (int32_t i : order) {
@@ -694,13 +723,13 @@ void register_tflite_gpu(std::vector<SolverInfo>& out) {
              objects_solver(tflite_gpu_greedy_by_breadth));
   add_solver(out, "tflite-gpu-greedy-in-order",
              "TFLite GPU GREEDY_IN_ORDER shared objects, laid out back-to-back",
-             objects_solver([](const std::vector<Rec>& r, const Deadline&) {
-               return tflite_gpu_greedy_in_order(r);
+             objects_solver([](const std::vector<Rec>& r, const Deadline& dl) {
+               return tflite_gpu_greedy_in_order(r, dl);
              }));
   add_solver(out, "tflite-gpu-equality",
              "TFLite GPU EQUALITY shared objects (reuse equal sizes only), laid out",
-             objects_solver([](const std::vector<Rec>& r, const Deadline&) {
-               return tflite_gpu_equality(r);
+             objects_solver([](const std::vector<Rec>& r, const Deadline& dl) {
+               return tflite_gpu_equality(r, dl);
              }));
   add_solver(out, "tflite-gpu-naive", "TFLite GPU NAIVE: one object per tensor (no reuse)",
              objects_solver([](const std::vector<Rec>& r, const Deadline&) {

@@ -14,8 +14,9 @@ Plan tflite_micro_greedy(const std::vector<Rec>& recs, const Deadline& dl) {
   std::vector<int32_t> order = list.commit_fixed();  // offline offsets, insertion order
   auto commit = [&](int32_t i, int64_t off) { list.commit(i, off); };
   // ReverseSortInPlace is a stable bubble sort: equal sizes keep insertion order.
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; });
+  if (!sort_or_give_up(order, dl, plan, "tflite-micro greedy",
+                       [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; }))
+    return plan;
   std::vector<Hit> hits;
   int64_t steps = 0;
   for (int32_t i : order) {

@@ -133,8 +133,9 @@ Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl) {
   plan.offsets.assign(n, 0);
   std::vector<int32_t> order(n);
   for (int32_t i = 0; i < n; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; });
+  if (!sort_or_give_up(order, dl, plan, "triton",
+                       [&](int32_t a, int32_t b) { return recs[a].size > recs[b].size; }))
+    return plan;
   auto live = [&](int32_t i) { return Range{recs[i].start, recs[i].end}; };
   auto give_up = [&](const char* what) {
     plan.complete = false;
@@ -146,20 +147,26 @@ Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl) {
   auto insert = [&](int64_t offset, Range r) { triples.insert({offset, r}); };
   insert(0, Range{std::numeric_limits<int64_t>::min(), kInf});
   std::list<int32_t> remaining(order.begin(), order.end());
+  // One triple can scan every remaining buffer against every triple (all buffers live at
+  // once: 1M buffers took seconds for one), so the deadline is polled inside the scans.
+  int64_t steps = 0;
   while (!remaining.empty() && !triples.empty()) {
     if (dl.expired()) return give_up("starts");
     const auto [slot, range] = *triples.begin();
     triples.erase(triples.begin());
     auto found = remaining.end();
     for (auto it = remaining.begin(); it != remaining.end(); ++it) {
+      if ((++steps & 4095) == 0 && dl.expired()) return give_up("starts");
       const Range x = live(*it);
       if (!x.intersects(range)) continue;
       bool clear = true;
-      for (const auto& [off, other] : triples)
+      for (const auto& [off, other] : triples) {
+        if ((++steps & 4095) == 0 && dl.expired()) return give_up("starts");
         if (other.intersects(x)) {
           clear = false;
           break;
         }
+      }
       if (clear) {
         found = it;
         break;
@@ -197,6 +204,7 @@ Plan triton_shared_memory(const std::vector<Rec>& recs, const Deadline& dl) {
                  sat_add(plan.offsets[x], recs[x].size), f);
   };
   for (int32_t x = 0; x < n; ++x) {
+    if ((x & 1023) == 1023 && dl.expired()) return give_up("interference graph");
     near(x, [&](int32_t y) {
       if (interferes(x, y)) adj[x].push_back(y);
     });

@@ -26,7 +26,7 @@ Plan xla_best_fit(const std::vector<Rec>& recs, XlaOrder sort, XlaFit fit,
     else order.push_back(i);
   }
   auto length = [&](int32_t i) { return recs[i].end - recs[i].start; };
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+  const auto less = [&](int32_t a, int32_t b) {
     switch (sort) {
       case XlaOrder::kSpatial:  // size desc, duration desc, id asc
         if (recs[a].size != recs[b].size) return recs[a].size > recs[b].size;
@@ -41,7 +41,8 @@ Plan xla_best_fit(const std::vector<Rec>& recs, XlaOrder sort, XlaFit fit,
       }
     }
     return false;
-  });
+  };
+  if (!sort_or_give_up(order, dl, plan, "xla best fit", less)) return plan;
   std::vector<int32_t> hits;
   std::vector<std::pair<int64_t, int64_t>> used;
   int64_t steps = 0;

@@ -539,7 +539,7 @@ SolveResult run_dive_on_graph(const Problem& p, const SolveOptions& opt) {
     best = best_on_graph(p, &graph, fits, deadline, winner, completed);
   }
   const auto cap = capacity_of(p, opt);
-  int64_t lo = std::max(interval_lower_bound(p), opt.proven_lower_bound);
+  int64_t lo = std::max(lower_bound_of(p), opt.proven_lower_bound);
   const int64_t step = std::max<int64_t>(1, lo >> 10);
   auto hi = [&] {  // targets below it only
     const int64_t h = known_upper(best, opt);

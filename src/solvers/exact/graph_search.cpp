@@ -24,6 +24,7 @@
 #include <numeric>
 
 #include "core/arith.h"
+#include "memplan/bounds.h"
 #include "memplan/driver.h"
 #include "memplan/timeline.h"
 #include "solvers/greedy/graph_fit.h"
@@ -216,7 +217,7 @@ SolveResult search_on_graph(const Problem& p, const ConflictGraph& g, const Solv
   int winner = -1;
   int64_t completed = 0;
   std::optional<Solution> best = best_on_graph(p, &g, {{by_rank, Fit::kFirst}, {by_rank, Fit::kBest}}, deadline, winner, completed);
-  int64_t lb = std::max(interval_lower_bound(p), conflict_lower_bound(p, [&] { return deadline.expired(); }, &g));
+  int64_t lb = std::max(lower_bound_of(p), conflict_lower_bound(p, [&] { return deadline.expired(); }, &g));
   auto plan = [&] {
     Solution sol{s.off, 0};
     sol.peak = peak_of(p, sol.offsets);

@@ -35,19 +35,21 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
   // is checked between them.
   if (deadline.expired()) return std::nullopt;
 
-  // Sections, totals, degrees and the pair count from the timeline module.
+  // Sections, totals, degrees and the pair count from the timeline module, each polling the
+  // deadline (a stopped step returns short; the check after it sees the deadline passed).
+  const auto stop = [&] { return deadline.expired(); };
   {
-    Sections sec = sections_of(in.start, in.end, in.size);
+    Sections sec = sections_of(in.start, in.end, in.size, stop);
     in.sections = sec.count();
     in.sec_lo = std::move(sec.lo), in.sec_hi = std::move(sec.hi);
     in.section_total = std::move(sec.total);
   }
   if (deadline.expired()) return std::nullopt;
-  const std::vector<int32_t> by_start = order_by_start(in.start);
+  const std::vector<int32_t> by_start = order_by_start(in.start, stop);
   if (deadline.expired()) return std::nullopt;
-  const int64_t pairs = overlapping_pairs(in.start, in.end);
+  const int64_t pairs = overlapping_pairs(in.start, in.end, stop);
   if (deadline.expired()) return std::nullopt;
-  in.degree = overlap_degrees(in.start, in.end);
+  in.degree = overlap_degrees(in.start, in.end, stop);
   if (deadline.expired()) return std::nullopt;
   in.by_start = by_start;
   if (pairs > max_pairs) {

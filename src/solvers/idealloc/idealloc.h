@@ -76,10 +76,14 @@ struct Prepared {
   int32_t originals = 0;
   bool dummy = false;
   int64_t h_min = 0, h_max = 0;  // over base (dummy included)
+  std::vector<int64_t> heights;  // the distinct job heights (dummy included), increasing
+  bool complete = true;          // false: the deadline passed first; the rest is unusable
 };
 
-// Builds the base arena and applies the dummy job rule (see dummy_job_rule).
-Prepared prepare(const Problem& p);
+// Builds the base arena and applies the dummy job rule (see dummy_job_rule). With a
+// deadline its sorts and loops poll it (1M buffers: ~0.3 s of CPU in all): once it has
+// passed, the result has complete = false.
+Prepared prepare(const Problem& p, const Deadline* deadline = nullptr);
 
 inline constexpr double kPhiHat = 0.6180339887498949;  // (sqrt 5 - 1) / 2
 inline constexpr double kDummyRatio = 2216.54;

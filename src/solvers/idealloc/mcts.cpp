@@ -26,6 +26,7 @@
 #include <thread>
 
 #include "memplan/bounds.h"
+#include "memplan/timeline.h"
 #include "solvers/idealloc/idealloc.h"
 
 namespace memplan::idealloc {
@@ -155,19 +156,17 @@ struct ThreadStats {
 
 SolveResult run_idealloc_mcts(const Problem& p, const SolveOptions& opt, const MctsParams& mp) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
-  const int64_t load = compute_load(p);
+  const int64_t load = interval_load(p, &deadline);  // -1 once the deadline has passed
   const int64_t n = int64_t(p.buffers.size());
   Best best;
   best.plan = bootstrap_plan(p, opt, deadline, true);
   const int64_t bootstrap_peak = best.plan ? best.plan->peak : -1;
   const int64_t budget = opt.iterations > 0 ? opt.iterations : 1000;
   std::vector<ThreadStats> stats;
-  if (best.plan && best.plan->peak > load && n > 1 && !deadline.expired()) {
-    const Prepared prep = prepare(p);
-    std::vector<int64_t> heights;
-    heights.reserve(prep.base.jobs.size());
-    for (const Job& j : prep.base.jobs) heights.push_back(j.height);
-    const EpsilonChoice eps = epsilon_search(heights);
+  Prepared prep;
+  if (best.plan && best.plan->peak > load && n > 1 && !deadline.expired() &&
+      (prep = prepare(p, &deadline)).complete) {
+    const EpsilonChoice eps = epsilon_search(prep.heights);
     const int threads = int(std::max<int64_t>(1, std::min<int64_t>(opt.threads, budget)));
     stats.resize(size_t(threads));
     std::mutex mu;

@@ -7,6 +7,8 @@
 
 #include "solvers/idealloc/idealloc.h"
 
+#include "core/polled.h"
+
 namespace memplan::idealloc {
 
 int32_t Arena::add_box(std::span<const int32_t> members, int64_t height) {
@@ -47,10 +49,15 @@ bool dummy_job_rule(int64_t h_min, int64_t h_max) {
   return small_end(r) >= big_end(r);
 }
 
-Prepared prepare(const Problem& p) {
+Prepared prepare(const Problem& p, const Deadline* deadline) {
   Prepared out;
   const int32_t n = int32_t(p.buffers.size());
   out.originals = n;
+  Poll poll(deadline);
+  const auto stop = [&] {
+    out.complete = false;
+    return std::move(out);
+  };
   // Rank-compress the lifetime endpoints (order-preserving, so overlaps are unchanged and
   // no doubling can overflow), then double: [s, e) -> (2 rank(s), 2 rank(e)).
   std::vector<int64_t> times;
@@ -59,7 +66,7 @@ Prepared prepare(const Problem& p) {
     times.push_back(b.start);
     times.push_back(b.end);
   }
-  std::sort(times.begin(), times.end());
+  if (!sort_until(times, std::less<>(), deadline)) return stop();
   times.erase(std::unique(times.begin(), times.end()), times.end());
   auto rank = [&](int64_t t) {
     return int64_t(std::lower_bound(times.begin(), times.end(), t) - times.begin());
@@ -67,6 +74,7 @@ Prepared prepare(const Problem& p) {
   out.base.jobs.reserve(size_t(n) + 1);
   int64_t max_death = 0;
   for (int32_t i = 0; i < n; ++i) {
+    if (poll()) return stop();
     const Buffer& b = p.buffers[i];
     Job j;
     j.birth = 2 * rank(b.start);
@@ -94,6 +102,10 @@ Prepared prepare(const Problem& p) {
     out.dummy = true;
     out.h_max = std::max(out.h_max, d.height);
   }
+  out.heights.reserve(out.base.jobs.size());
+  for (const Job& j : out.base.jobs) out.heights.push_back(j.height);
+  if (!sort_until(out.heights, std::less<>(), deadline)) return stop();
+  out.heights.erase(std::unique(out.heights.begin(), out.heights.end()), out.heights.end());
   return out;
 }
 

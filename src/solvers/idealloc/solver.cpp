@@ -15,6 +15,7 @@
 
 #include "core/polled.h"
 #include "memplan/bounds.h"
+#include "memplan/timeline.h"
 #include "memplan/placement.h"
 #include "solvers/families.h"
 #include "solvers/idealloc/idealloc.h"
@@ -52,7 +53,9 @@ std::vector<int32_t> bootstrap_order(const Problem& p, const Deadline& deadline)
 
 SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze_best_fit) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
-  const int64_t load = compute_load(p);
+  // Polled: -1 once the deadline has passed (nothing below then runs but the bootstrap's
+  // plan of last resort).
+  const int64_t load = interval_load(p, &deadline);
   const int64_t n = int64_t(p.buffers.size());
   Candidate best;
   best.plan = bootstrap_plan(p, opt, deadline, squeeze_best_fit);
@@ -61,12 +64,9 @@ SolveResult run_idealloc(const Problem& p, const SolveOptions& opt, bool squeeze
   int64_t ran = 0;
   EpsilonChoice eps;
   Prepared prep;
-  if (best.plan && best.plan->peak > load && n > 1 && !deadline.expired()) {
-    prep = prepare(p);
-    std::vector<int64_t> heights;
-    heights.reserve(prep.base.jobs.size());
-    for (const Job& j : prep.base.jobs) heights.push_back(j.height);
-    eps = epsilon_search(heights);
+  if (best.plan && best.plan->peak > load && n > 1 && !deadline.expired() &&
+      (prep = prepare(p, &deadline)).complete) {
+    eps = epsilon_search(prep.heights);
 
     // Iterations run in rounds of kRound. An iteration is abandoned as soon as its running
     // peak passes the bar: the best (peak, index) of the rounds before its own, the
@@ -230,8 +230,9 @@ std::optional<Solution> bootstrap_plan(const Problem& p, const SolveOptions& opt
   // buffer fits at its row's offset, so peak <= rows * size = LOAD).
   bool equal = n > 0;
   for (const Buffer& b : p.buffers) equal = equal && b.size == p.buffers[0].size;
-  if (equal && !deadline.expired() && (!best || best->peak > compute_load(p))) {
-    Prepared prep = prepare(p);
+  if (equal && !deadline.expired() && (!best || best->peak > interval_load(p, &deadline))) {
+    const Prepared prep = prepare(p, &deadline);
+    if (!prep.complete) return best;
     std::vector<int32_t> all(static_cast<size_t>(n));
     std::iota(all.begin(), all.end(), 0);
     int32_t rows = 0;
