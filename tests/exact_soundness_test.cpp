@@ -189,8 +189,9 @@ TEST(Exact, SamePlanOnOneAndTwoThreads) {
   RecordProperty("searched", searched);
   EXPECT_LE(timed_out, 5);
   // Not vacuous: enough runs needed more than one probe (16 of the 300 here; the perfect
-  // tilings this test used before gave 15 of 200, and 14 under ASan+UBSan, issue 20).
-  EXPECT_GE(searched, testing::sanitizer_scaled(15, 10));
+  // tilings this test used before gave 15 of 200, and 14 under ASan+UBSan, issue 20). The
+  // floor leaves room for a few hard trials cut by the clock on a loaded machine.
+  EXPECT_GE(searched, testing::sanitizer_scaled(12, 10));
 }
 
 }  // namespace

@@ -34,6 +34,11 @@ class Diver {
       if (twin[i] >= 0) twin_[pos_[i]] = pos_[twin[i]];
     reach_.assign(2 * static_cast<size_t>(live_), INT64_MIN);
     for (int32_t p = 0; p < n_; ++p) {
+      // The set-up is O(n log n) (1M buffers: ~0.5 s); a passed limit leaves the dive empty.
+      if ((p & 4095) == 4095 && deadline_.expired()) {
+        stopped_ = true;
+        return;
+      }
       if (in.fixed[buf_[p]]) {
         placed_[p] = 1, offset_[p] = in.fixed_offset[buf_[p]];
         continue;
@@ -48,6 +53,7 @@ class Diver {
   }
 
   std::optional<std::vector<int64_t>> run() {
+    if (stopped_) return std::nullopt;
     for (int32_t p = 0; p < n_; ++p)
       if (placed_[p] && offset_[p] + size_[p] > cap_) return std::nullopt;
     split(0, n_, 0, -1, false);  // the search's root: parts, ranks as given
@@ -225,6 +231,7 @@ class Diver {
   std::vector<int64_t> mo_, floor_, offset_;
   std::vector<char> placed_;
   std::vector<int32_t> cross_;       // per section boundary: unplaced buffers across it
+  bool stopped_ = false;             // the limit passed during the set-up
   std::vector<int64_t> pressure_;    // per buffer: rerank's T key
   SectionMax remaining_;             // per section: the sizes still unplaced
   // As long as unplaced: (minimum offset, rank) while a candidate, and the end at the
