@@ -244,7 +244,9 @@ TEST(Cli, TimeLimitCoversConflictDerivation) {
   EXPECT_NE(r.out.find("reason=time_limit_in_conflict_derivation"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("deriving the conflicts"), std::string::npos) << r.err;
   EXPECT_FALSE(std::ifstream(plan).good());
-  const auto ok = testing::run_cli("solve '" + gen + "' -a conflict-greedy --threads 1 --time-limit 3 -o '" + plan + "'", dir);
+  // Enough time: the derivation and the plan take well under a second (ASan+UBSan: several).
+  const std::string enough = std::to_string(testing::sanitizer_scaled(3, 60));
+  const auto ok = testing::run_cli("solve '" + gen + "' -a conflict-greedy --threads 1 --time-limit " + enough + " -o '" + plan + "'", dir);
   EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
   EXPECT_TRUE(std::ifstream(plan).good());
 }
