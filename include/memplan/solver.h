@@ -16,6 +16,7 @@
 namespace memplan {
 
 struct Explanation;  // explain.h
+struct ConflictGraph;  // timeline.h
 
 // A wall-clock budget plus an optional cancellation flag, checked cheaply by solvers.
 class Deadline {
@@ -78,6 +79,13 @@ struct SolveOptions {
   // time limit (1 s when there is none), so the limit still bounds the whole call.
   // false: no explanation (solve()'s inner calls: subsets, memories, swap rounds).
   bool explain = true;
+  // The conflict graph (timeline.h) of exactly the problem the solver is given, built once
+  // by a caller that runs several solvers on it (auto, under explicit conflicts: 12.6M pairs
+  // at 8 streams x 62k buffers, which each member built for itself). Read only; a solver
+  // that plans on the graph uses it instead of building its own (conflict_graph_of). null:
+  // the solver builds it. A caller that does not run the solver on that same problem must
+  // not pass it (the driver's lowering and two-ended split make new problems: see solve()).
+  std::shared_ptr<const ConflictGraph> conflict_graph;
 };
 
 enum class Status {

@@ -82,6 +82,12 @@ struct ConflictGraph {
 bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs,
                     const std::function<bool()>& stop = {});
 
+// p's conflict graph for a solver: `given` when a caller built it already
+// (SolveOptions::conflict_graph, the same problem), else built into `own` as conflict_graph
+// does. nullptr when it cannot be had (above `max_pairs` pairs, or `stop`).
+const ConflictGraph* conflict_graph_of(const Problem& p, const ConflictGraph* given, ConflictGraph& own,
+                                       int64_t max_pairs, const std::function<bool()>& stop = {});
+
 }  // namespace memplan
 
 namespace memplan {

@@ -274,6 +274,12 @@ bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs, const
   return true;
 }
 
+const ConflictGraph* conflict_graph_of(const Problem& p, const ConflictGraph* given, ConflictGraph& own,
+                                       int64_t max_pairs, const std::function<bool()>& stop) {
+  if (given) return given;
+  return conflict_graph(p, own, max_pairs, stop) ? &own : nullptr;
+}
+
 }  // namespace memplan
 
 namespace memplan {

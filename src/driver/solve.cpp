@@ -128,6 +128,10 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   // Sound for the lowered problem too (lowering only restricts the plan space); each end of
   // a two-ended pool is a new solve() with its own bound.
   opt.proven_lower_bound = has_two_ends(problem) && !can.two_ended ? 0 : load;
+  // A caller's conflict graph is of `problem`: the lowered problem and the two ends are
+  // new problems, whose solvers build their own.
+  if ((has_two_ends(problem) && !can.two_ended) || (has_constraints(problem) && !can.inplace_groups))
+    opt.conflict_graph.reset();
   SolveResult r = has_two_ends(problem) && !can.two_ended             ? solve_two_ended(problem, solver, opt)
                   : has_constraints(problem) && !can.inplace_groups ? solve_lowered(solver, problem, opt)
                                                                       : solver.run(problem, opt);

@@ -182,15 +182,15 @@ SolveResult run_somas(const Problem& p, const SolveOptions& opt, int64_t thresho
     r.detail = "time limit (records)";
     return r;
   }
-  ConflictGraph g;
+  ConflictGraph own;
   MayShare share;
   if (!p.conflicts.empty()) {
-    if (!conflict_graph(p, g, 40'000'000, [&] { return deadline.expired(); })) {
+    share.graph = conflict_graph_of(p, opt.conflict_graph.get(), own, 40'000'000, [&] { return deadline.expired(); });
+    if (!share.graph) {
       SolveResult r;
       r.detail = "reason=\"conflict graph above 40M pairs or time limit\"";
       return r;
     }
-    share.graph = &g;
     for (size_t i = 0; i < recs.size(); ++i)  // the records with_fixed_below passes on
       if (recs[i].fixed < 0) share.graph_id.push_back(static_cast<int32_t>(i));
   }

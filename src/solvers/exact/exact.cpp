@@ -518,12 +518,15 @@ int64_t climb(const Problem& p, const SolveOptions& opt, int64_t lb, int64_t g, 
 // Alone, the first-fit plans on the graph first.
 SolveResult run_dive_on_graph(const Problem& p, const SolveOptions& opt) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
-  ConflictGraph graph;
-  if (!conflict_graph(p, graph, kMaxConflictPairs, [&] { return deadline.expired(); })) {
+  ConflictGraph own;
+  const ConflictGraph* shared =
+      conflict_graph_of(p, opt.conflict_graph.get(), own, kMaxConflictPairs, [&] { return deadline.expired(); });
+  if (!shared) {
     SolveResult r = result_from_plan(p, opt, opt.shared_upper_bound ? std::nullopt : std::optional(stacked_plan(p)));
     r.detail = "reason=\"conflict graph above 40M pairs or time limit\" graph_mode=1";
     return r;
   }
+  const ConflictGraph& graph = *shared;
   const exact::GraphDiveInput in(p, graph);
   const std::vector<std::vector<int32_t>> ranks = exact::graph_dive_ranks(p, graph);
   std::optional<Solution> best;

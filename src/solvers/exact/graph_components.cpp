@@ -69,8 +69,10 @@ void restrict_to(const Problem& p, const ConflictGraph& g, const std::vector<int
 SolveResult run_exact_on_graph(const Problem& p, const SolveOptions& opt) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   const int32_t n = static_cast<int32_t>(p.buffers.size());
-  ConflictGraph g;
-  if (auto stacked = conflict_graph_or_stacked(p, opt, deadline, g)) return *stacked;
+  ConflictGraph own;
+  const ConflictGraph* graph = nullptr;
+  if (auto stacked = conflict_graph_or_stacked(p, opt, deadline, own, graph)) return *stacked;
+  const ConflictGraph& g = *graph;
   std::vector<int32_t> comp;
   const int32_t count = conflict_components(g, comp);
   // Links between buffers by id (in-place, groups) and several memories are not split.
@@ -93,8 +95,10 @@ SolveResult run_exact_on_graph(const Problem& p, const SolveOptions& opt) {
   for (int32_t c = 0; c < count; ++c) restrict_to(p, g, members[c], local, std::move(conflicts[c]), subs[c], graphs[c]);
   std::vector<SolveResult> res(count);
   int64_t iterations = 0;
+  SolveOptions sub_opt = opt;  // the components are new problems: the whole's graph is not theirs
+  sub_opt.conflict_graph.reset();
   auto run = [&](int32_t c, const Deadline& d, int64_t enough) {
-    res[c] = search_on_graph(subs[c], graphs[c], opt, d, enough);
+    res[c] = search_on_graph(subs[c], graphs[c], sub_opt, d, enough);
     iterations = sat_add(iterations, res[c].iterations);
   };
   // Pass 1, no search: every component's first-fit plan and bound (linear in the input).

@@ -19,8 +19,10 @@ namespace {
 SolveResult run(const Problem& p, const SolveOptions& opt) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   const int32_t n = static_cast<int32_t>(p.buffers.size());
-  ConflictGraph g;
-  if (auto stacked = conflict_graph_or_stacked(p, opt, deadline, g)) return *stacked;
+  ConflictGraph own;
+  const ConflictGraph* graph = nullptr;
+  if (auto stacked = conflict_graph_or_stacked(p, opt, deadline, own, graph)) return *stacked;
+  const ConflictGraph& g = *graph;
   std::vector<int64_t> weighted(n);
   for (int32_t i = 0; i < n; ++i) {
     if ((i & 1023) == 0 && deadline.expired()) break;  // the passes below then stop at once

@@ -67,8 +67,9 @@ std::optional<Solution> fit_on_graph(const Problem& p, const ConflictGraph& g, c
 }
 
 std::optional<SolveResult> conflict_graph_or_stacked(const Problem& p, const SolveOptions& opt, const Deadline& deadline,
-                                                     ConflictGraph& g) {
-  if (conflict_graph(p, g, kMaxConflictPairs, [&] { return deadline.expired(); })) return std::nullopt;
+                                                     ConflictGraph& own, const ConflictGraph*& g) {
+  g = conflict_graph_of(p, opt.conflict_graph.get(), own, kMaxConflictPairs, [&] { return deadline.expired(); });
+  if (g) return std::nullopt;
   SolveResult r = result_from_plan(p, opt, stacked_plan(p));
   r.detail = "reason=\"conflict graph above 40M pairs or time limit\" winner=stacked";
   return r;

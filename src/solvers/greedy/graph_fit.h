@@ -25,11 +25,12 @@ constexpr int64_t kMaxConflictPairs = 40'000'000;
 std::optional<Solution> fit_on_graph(const Problem& p, const ConflictGraph& g, const std::vector<int32_t>& order,
                                      Fit fit, const Deadline& deadline);
 
-// Builds p's conflict graph into `g`, polling `deadline`; when it cannot (above
-// kMaxConflictPairs pairs, or the deadline passed), returns instead the result to give: the
-// stacked plan, with the reason in its detail.
+// Points `g` at p's conflict graph: the caller's (opt.conflict_graph), else one built into
+// `own`, polling `deadline`; when it cannot be had (above kMaxConflictPairs pairs, or the
+// deadline passed), returns instead the result to give: the stacked plan, with the reason
+// in its detail.
 std::optional<SolveResult> conflict_graph_or_stacked(const Problem& p, const SolveOptions& opt, const Deadline& deadline,
-                                                     ConflictGraph& g);
+                                                     ConflictGraph& own, const ConflictGraph*& g);
 
 // Every movable buffer stacked above the pre-placed ones, each at its own bytes: valid
 // under any conflict relation; O(n). The plan of last resort.

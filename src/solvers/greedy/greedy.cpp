@@ -24,8 +24,10 @@ std::string variant_name(Order order, Fit fit) {
 // gives a valid plan. Plan of last resort: the stacked one.
 SolveResult run_on_graph(const Problem& p, const SolveOptions& opt, const std::vector<std::pair<Order, Fit>>& variants) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
-  ConflictGraph g;
-  const bool built = conflict_graph(p, g, kMaxConflictPairs, [&] { return deadline.expired(); });
+  ConflictGraph own;
+  const ConflictGraph* g =
+      conflict_graph_of(p, opt.conflict_graph.get(), own, kMaxConflictPairs, [&] { return deadline.expired(); });
+  const bool built = g != nullptr;
   std::vector<GraphVariant> orders;
   for (const auto& [order, fit] : variants) {
     if (!built || deadline.expired()) break;
@@ -33,7 +35,7 @@ SolveResult run_on_graph(const Problem& p, const SolveOptions& opt, const std::v
   }
   int winner = -1;
   int64_t completed = 0;
-  SolveResult r = result_from_plan(p, opt, best_on_graph(p, built ? &g : nullptr, orders, deadline, winner, completed));
+  SolveResult r = result_from_plan(p, opt, best_on_graph(p, g, orders, deadline, winner, completed));
   r.iterations = completed;
   r.detail = winner >= 0 ? "winner=" + variant_name(variants[winner].first, variants[winner].second)
                          : "reason=time_limit winner=stacked";
