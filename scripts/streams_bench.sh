@@ -28,7 +28,8 @@ field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 timed() {
   /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "${bin:-$cli}" "$@" >"$tmp/out" 2>"$tmp/err" || true
   out=$(cat "$tmp/out")
-  read -r wall user sys rss_kb <"$tmp/time"
+  # The last line: a run that exits nonzero (no plan: exit 1) gets a line before it.
+  read -r wall user sys rss_kb < <(tail -n 1 "$tmp/time")
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u + s}')
   rss=$((rss_kb / 1024))
 }

@@ -542,7 +542,8 @@ SolveResult run_dive_on_graph(const Problem& p, const SolveOptions& opt) {
     best = best_on_graph(p, &graph, fits, deadline, winner, completed);
   }
   const auto cap = capacity_of(p, opt);
-  int64_t lo = std::max(lower_bound_of(p), opt.proven_lower_bound);
+  const int64_t proven = std::max(lower_bound_of(p), opt.proven_lower_bound);
+  int64_t lo = proven;
   const int64_t step = std::max<int64_t>(1, lo >> 10);
   auto hi = [&] {  // targets below it only
     const int64_t h = known_upper(best, opt);
@@ -560,10 +561,16 @@ SolveResult run_dive_on_graph(const Problem& p, const SolveOptions& opt) {
     }
     if (!found) lo = target + 1;  // not a proof: only where the next targets go
   }
+  // The ladder done, the time left goes to a local search over first-fit orders from the
+  // best plan (graph_fit.h; 8 streams x 500 buffers: 5-7 % above the antichain after the
+  // ladder, which ends in 0.05 s).
+  int64_t moves = 0;
+  if (best && !deadline.expired())
+    best = improve_on_graph(p, graph, std::move(*best), opt.seed, proven, deadline, moves);
   SolveResult r = result_from_plan(p, opt, best);
-  r.iterations = dives;
+  r.iterations = dives + moves;
   r.detail = std::string("reason=") + (deadline.expired() ? "time_limit" : "ladder_done") +
-             " graph_mode=1 landed_order=" + std::to_string(landed);
+             " graph_mode=1 landed_order=" + std::to_string(landed) + " search_moves=" + std::to_string(moves);
   return r;
 }
 

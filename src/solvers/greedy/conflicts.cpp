@@ -23,12 +23,8 @@ SolveResult run(const Problem& p, const SolveOptions& opt) {
   const ConflictGraph* graph = nullptr;
   if (auto stacked = conflict_graph_or_stacked(p, opt, deadline, own, graph)) return *stacked;
   const ConflictGraph& g = *graph;
-  std::vector<int64_t> weighted(n);
-  for (int32_t i = 0; i < n; ++i) {
-    if ((i & 1023) == 0 && deadline.expired()) break;  // the passes below then stop at once
-    weighted[i] = p.buffers[i].size;
-    for (int64_t k = g.begin[i]; k < g.begin[i + 1]; ++k) weighted[i] = sat_add(weighted[i], p.buffers[g.adj[k]].size);
-  }
+  std::vector<int64_t> weighted = weighted_degrees(p, g, deadline);
+  weighted.resize(n);  // out of time: the passes below then stop at once
   std::vector<int32_t> base(n);
   std::iota(base.begin(), base.end(), 0);
   auto by = [&](auto key) {

@@ -107,4 +107,15 @@ Solution best_on_graph(const Problem& p, const ConflictGraph* g, const std::vect
   return best ? std::move(*best) : stacked_plan(p);
 }
 
+std::vector<int64_t> weighted_degrees(const Problem& p, const ConflictGraph& g, const Deadline& deadline) {
+  const int32_t n = static_cast<int32_t>(p.buffers.size());
+  std::vector<int64_t> weighted(n);
+  for (int32_t i = 0; i < n; ++i) {
+    if ((i & 1023) == 0 && deadline.expired()) return {};
+    weighted[i] = p.buffers[i].size;
+    for (int64_t k = g.begin[i]; k < g.begin[i + 1]; ++k) weighted[i] = sat_add(weighted[i], p.buffers[g.adj[k]].size);
+  }
+  return weighted;
+}
+
 }  // namespace memplan

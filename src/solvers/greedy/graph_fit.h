@@ -46,4 +46,16 @@ struct GraphVariant {
 Solution best_on_graph(const Problem& p, const ConflictGraph* g, const std::vector<GraphVariant>& variants,
                        const Deadline& deadline, int& winner, int64_t& completed);
 
+// Per buffer: its size plus its neighbours' sizes (saturating); the first-fit order that
+// wins most often on the streams family (conflict-greedy). Empty when `deadline` passed.
+std::vector<int64_t> weighted_degrees(const Problem& p, const ConflictGraph& g, const Deadline& deadline);
+
+// A local search over first-fit orders from `start` (graph_local_search.cpp): moves a
+// buffer whose top is the peak earlier in the plan's offset order and re-fits, keeping a
+// plan no worse by (peak, buffers at the peak). Ends at `lower`, the deadline, or 1,000 +
+// 50 n moves in a row without a lower peak; returns the best plan seen (never above
+// `start`'s peak), the number of moves in `moves`. Deterministic in `seed`.
+Solution improve_on_graph(const Problem& p, const ConflictGraph& g, Solution start, uint64_t seed, int64_t lower,
+                          const Deadline& deadline, int64_t& moves);
+
 }  // namespace memplan
