@@ -3,7 +3,9 @@
 # same inputs (MiniMalloc's A-K at capacity 1048576 with `exact`, then A-K and the real sets
 # in benchmarks/idealloc with `auto`, `greedy` and `somas`), threads=1, seed 1, and prints
 # peak, status, iterations (exact's search nodes), the plan's hash and the time per side.
-# A row is "same" when peak, status, iterations and plan hash agree.
+# A row is "same" when peak, status, iterations and plan hash agree. Then the held-out style
+# generated perfect packings (`memplan generate --kind tiling|pinwheel|aligned -n 400|800
+# --seed 1-3`, written once by AFTER_CLI, optimum = capacity 2^20) with the same algorithms.
 #
 # Usage: scripts/regress.sh BEFORE_CLI AFTER_CLI [--time-limit S] [--quick] [--algos "A B"]
 #   --quick  A-K only (skips the real sets)
@@ -39,4 +41,13 @@ for f in $ak; do for a in $algos; do row "$(basename "$f" .1048576.csv)" "$f" $a
 [[ $quick == 1 ]] && exit 0
 for f in "$root"/benchmarks/idealloc/somas_tensors/*.csv "$root"/benchmarks/idealloc/iopddl/*.csv "$root"/benchmarks/idealloc/iree/*.csv; do
   for a in $algos; do row "$(basename "$f" .csv)" "$f" $a; done
+done
+for kind in tiling pinwheel aligned; do
+  for n in 400 800; do
+    for seed in 1 2 3; do
+      f=$tmp/$kind.$n.$seed.csv
+      "$after" generate --kind "$kind" -n "$n" --seed "$seed" -o "$f"
+      for a in $algos; do row "$kind-$n-s$seed" "$f" $a; done
+    done
+  done
 done
