@@ -77,14 +77,17 @@ int64_t ref_offset(const Problem& p, const std::vector<int64_t>& off, int32_t i,
 // order through place_in_order. Returns the number of placements checked.
 // With `index_block` > 0 the engine answers from its occupancy index (blocks of that many
 // time slots) wherever the instance allows it.
+// With `crossing` too, its crossing sets are switched on from the start (the engine
+// otherwise switches them on only once its walks grow long).
 int check_instance(const Problem& p, Fit fit, std::mt19937_64& rng, int trial, int64_t probe,
-                   int32_t index_block = 0) {
+                   int32_t index_block = 0, bool crossing = false) {
   const int32_t n = static_cast<int32_t>(p.buffers.size());
   std::vector<int32_t> order(n);
   for (int32_t k = 0; k < n; ++k) order[k] = k;
   std::shuffle(order.begin(), order.end(), rng);
   PlacementEngine engine(p);
-  if (index_block > 0) engine.use_occupancy_index(index_block);
+  if (index_block > 0 && engine.use_occupancy_index(index_block) && crossing)
+    EXPECT_TRUE(engine.use_crossing_index() && engine.crossing_index_in_use());
   std::vector<int64_t> off(n, -1);
   int checked = 0;
   // Pre-placed buffers first (the reference treats them like any placed buffer).
@@ -150,7 +153,7 @@ TEST(PlacementDiff, OccupancyIndexMatchesReference) {
     const int32_t blocks[] = {1, 2, 3, 32};
     PlacementEngine probe(p);
     indexed += probe.use_occupancy_index(1);
-    checked += check_instance(p, fit, rng, trial, INT64_MAX, blocks[trial % 4]);
+    checked += check_instance(p, fit, rng, trial, INT64_MAX, blocks[trial % 4], trial % 8 < 4);
     if (::testing::Test::HasFailure()) return;
   }
   EXPECT_GT(checked, 20000);
@@ -253,6 +256,7 @@ TEST(PlacementDiff, IndexWalkMatchesSweepOnFragmentedManyLiveInstances) {
     const int32_t blocks[] = {1, 4, 32};
     PlacementEngine engine(p);
     ASSERT_TRUE(engine.use_occupancy_index(blocks[trial % 3]));
+    if (trial < 3) ASSERT_TRUE(engine.use_crossing_index());  // else as the engine decides
     const std::vector<int64_t> off = place_against_sweep(p, engine, order, fit, trial);
     ASSERT_EQ(off.size(), static_cast<size_t>(n));
     checked += n;
@@ -260,6 +264,49 @@ TEST(PlacementDiff, IndexWalkMatchesSweepOnFragmentedManyLiveInstances) {
     EXPECT_TRUE(validate(p, off).ok) << "trial " << trial;
   }
   EXPECT_EQ(checked, 6 * 2400 + 300 * 15);
+}
+
+// The crossing index is switched on only where walks grow long (occupancy_index.h): on a
+// training trace placed by size (nested activations scattered over the stack) the engine
+// switches it on by itself, and in start order (walks of a few steps) it stays off; either
+// way the offsets are the sweep's, and clear() switches it off again. Switched on midway,
+// it is filled with the pieces placed so far (a wrong one would change the answers).
+TEST(PlacementDiff, CrossingIndexOnlyWhereWalksGrowLong) {
+  GenerateOptions o;
+  o.kind = "training";
+  o.buffers = 4000;
+  o.seed = 3;
+  const Problem p = generate(o);
+  const int32_t n = static_cast<int32_t>(p.buffers.size());
+  std::vector<int32_t> by_start(n), by_size(n);
+  for (int32_t k = 0; k < n; ++k) by_start[k] = by_size[k] = k;
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](int32_t a, int32_t b) { return p.buffers[a].start < p.buffers[b].start; });
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](int32_t a, int32_t b) { return p.buffers[a].size > p.buffers[b].size; });
+  for (const Fit fit : {Fit::kFirst, Fit::kBest}) {
+    PlacementEngine engine(p);
+    ASSERT_EQ(place_against_sweep(p, engine, by_size, fit, 0).size(), static_cast<size_t>(n));
+    EXPECT_TRUE(engine.occupancy_index_in_use());
+    EXPECT_TRUE(engine.crossing_index_in_use()) << "size order";
+    engine.clear();
+    EXPECT_FALSE(engine.crossing_index_in_use());
+    ASSERT_EQ(place_against_sweep(p, engine, by_start, fit, 1).size(), static_cast<size_t>(n));
+    EXPECT_TRUE(engine.occupancy_index_in_use());
+    EXPECT_FALSE(engine.crossing_index_in_use()) << "start order";
+    // Switched on with half of the buffers placed: the rest still get the sweep's offsets.
+    engine.clear();
+    std::vector<int64_t> off(n, -1);
+    for (int32_t k = 0; k < n; ++k) {
+      if (k == n / 2) ASSERT_TRUE(engine.use_crossing_index());
+      const int32_t i = by_size[k];
+      const int64_t want = sweep_offset(p, off, i, fit);
+      ASSERT_EQ(engine.find_offset(i, fit), want) << "buffer " << i;
+      engine.place(i, want);
+      off[i] = want;
+    }
+    EXPECT_TRUE(engine.crossing_index_in_use());
+  }
 }
 
 // Larger gap-free instances, sparse (long horizon) and dense: the engine's small-instance

@@ -60,6 +60,11 @@ class PlacementEngine {
   // tests. False if the instance cannot use it (list mode; a piece of zero size or length).
   bool use_occupancy_index(int32_t block_slots = 32);
   bool occupancy_index_in_use() const { return index_usable(); }
+  // Switches the occupancy index's crossing sets on now (the engine normally does it once
+  // first-fit walks grow long; clear() switches them off again); for tests. False if the
+  // occupancy index is not in use.
+  bool use_crossing_index();
+  bool crossing_index_in_use() const;
 
   bool is_placed(int32_t i) const { return offsets_[i] >= 0; }
   int64_t offset(int32_t i) const { return offsets_[i]; }
@@ -131,6 +136,7 @@ class PlacementEngine {
   bool index_usable() const { return index_on_ && index_valid_; }
   void index_start(int32_t block_slots);
   void index_add(int32_t i);
+  void index_tune();  // switches the crossing index on when walks grow long
   void index_sources(int32_t i) const;  // into the state's scratch
   int64_t index_settle(int64_t x, int64_t align) const;
   int64_t index_find(int32_t i, Fit fit) const;

@@ -16,10 +16,16 @@ void OccupancyIndex::init(int32_t slots, int32_t block) {
   stamp_.assign(2 * static_cast<size_t>(leaves_), 0);
   touched_.clear();
   crossing_.init(slots, block_);
+  crossing_on_ = false;
+}
+
+void OccupancyIndex::set_crossing(bool on) {
+  crossing_.clear();
+  crossing_on_ = on;
 }
 
 void OccupancyIndex::clear() {
-  crossing_.clear();
+  set_crossing(false);
   for (int32_t t : touched_) {
     if (t < 2 * leaves_) {
       here_[t].clear();
@@ -46,7 +52,7 @@ void OccupancyIndex::canonical(int32_t fa, int32_t fb, F&& f) const {
 }
 
 void OccupancyIndex::add(int32_t a, int32_t b, int64_t lo, int64_t hi) {
-  crossing_.add(a, b, lo, hi);
+  if (crossing_on_) crossing_.add(a, b, lo, hi);
   const int32_t fa = (a + block_ - 1) / block_, fb = b / block_;  // fully covered blocks
   ++now_;
   auto up = [&](int32_t node) {  // below() of node and its ancestors, each once
@@ -84,7 +90,7 @@ void OccupancyIndex::sources(int32_t a, int32_t b, int64_t ql, int64_t qh, std::
   auto add_set = [&](const std::vector<Run>& s) {
     if (!s.empty()) out.push_back({s.data(), s.data() + s.size(), ql, qh, 0, 0});
   };
-  crossing_.sets(a, b, add_set);  // first: their long runs move a walk furthest
+  if (crossing_on_) crossing_.sets(a, b, add_set);  // first: their long runs move a walk furthest
   auto path = [&](int32_t node) {  // here() of node and its ancestors, each once
     for (; node >= 1 && stamp_[node] != now_; node /= 2) {
       stamp_[node] = now_;
