@@ -1,9 +1,10 @@
 // The exact search at scale, and alignment-aware inference. Prints Markdown tables.
 //
 // Usage: exact_scale_bench table [seconds=10] [seeds=5] [threads=2] [sizes=400,800,1600,3200,6400]
-//                              [kinds=tiling,pinwheel,aligned] [budget=cpu|wall]
+//                              [kinds=tiling,pinwheel,aligned] [budget=cpu|wall] [first_seed=1]
 //          Perfect packings (memplan generate --kind tiling|pinwheel|aligned, capacity 2^20,
-//          horizon 2^20, seeds 1..seeds, never chosen): the `exact` solver on `threads`
+//          horizon 2^20, seeds first_seed..first_seed+seeds-1, never chosen; the tuning seeds
+//          are 100 and up): the `exact` solver on `threads`
 //          threads. A run is solved when it returns a plan at the known optimum (= capacity
 //          = LOAD; every plan checked by the validator). budget=wall: the time limit is
 //          `seconds` of wall time. budget=cpu (for a shared, loaded machine): the run is
@@ -71,13 +72,13 @@ double median(std::vector<double> v) {
 }
 
 int table(double seconds, int seeds, int threads, const std::vector<std::string>& sizes,
-          const std::vector<std::string>& kinds, bool cpu_budget) {
+          const std::vector<std::string>& kinds, bool cpu_budget, int first_seed) {
   std::printf("| kind | buffers | solved | median wall s | median CPU s |\n|---|---:|---:|---:|---:|\n");
   for (const std::string& kind : kinds)
     for (const std::string& size : sizes) {
       int solved = 0;
       std::vector<double> wall, cpu;
-      for (int seed = 1; seed <= seeds; ++seed) {
+      for (int seed = first_seed; seed < first_seed + seeds; ++seed) {
         GenerateOptions g;
         g.kind = kind;
         g.buffers = std::stoll(size);
@@ -245,7 +246,7 @@ int main(int argc, char** argv) {
   if (mode == "table")
     return table(std::stod(arg(2, "10")), std::stoi(arg(3, "5")), std::stoi(arg(4, "2")),
                  split(arg(5, "400,800,1600,3200,6400")), split(arg(6, "tiling,pinwheel,aligned")),
-                 arg(7, "cpu") == "cpu");
+                 arg(7, "cpu") == "cpu", std::stoi(arg(8, "1")));
   if (mode == "nodes") return nodes(std::stoi(arg(2, "200")), std::stoi(arg(3, "17")));
   if (mode == "strategies") {
     const std::string seeds = arg(4, "100-104");
