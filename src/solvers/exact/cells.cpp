@@ -192,7 +192,8 @@ class CellDfs {
       if (key < best) best = key, cell = s;
       // One branch and no slack: only key 0 (no branch at all, a dead cell) is lower, and
       // inference has refuted any node with a dead cell (its section's lowest release lies
-      // above the floor with no room to waste), so no later section can win.
+      // above the floor with no room to waste), so no later section can win (and any
+      // section at floor h keeps the search complete either way).
       if (choice_ == CellChoice::kFewestBranches && best <= int64_t{1} << 42) break;
     }
     return cell;
