@@ -1,9 +1,10 @@
 // The exact search at scale, and alignment-aware inference. Prints Markdown tables.
 //
 // Usage: exact_scale_bench table [seconds=10] [seeds=5] [threads=2] [sizes=400,800,1600,3200,6400]
-//                              [kinds=tiling,pinwheel,aligned] [budget=cpu|wall]
+//                              [kinds=tiling,pinwheel,aligned] [budget=cpu|wall] [first_seed=1]
 //          Perfect packings (memplan generate --kind tiling|pinwheel|aligned, capacity 2^20,
-//          horizon 2^20, seeds 1..seeds, never chosen): the `exact` solver on `threads`
+//          horizon 2^20, seeds first_seed..first_seed+seeds-1, never chosen; the tuning seeds
+//          are 100 and up): the `exact` solver on `threads`
 //          threads. A run is solved when it returns a plan at the known optimum (= capacity
 //          = LOAD; every plan checked by the validator). budget=wall: the time limit is
 //          `seconds` of wall time. budget=cpu (for a shared, loaded machine): the run is
@@ -18,10 +19,10 @@
 //          and without the alignment-aware inference (aligned_stacks_fit), under a cap of
 //          10M nodes each. Prints the node totals, medians and maxima.
 //        exact_scale_bench strategies [sizes=800,1600] [kinds=tiling,pinwheel,aligned,aligned1]
-//                                   [seeds=100-104] [budget=4]
+//                                   [seeds=100-104] [budget=4] [orders=WAT,TAW,TWA,TWO]
 //          Which search finds perfect packings: each of the round robin's searches (canonical,
 //          re-ranking canonical, lowest cell by least slack, by fewest branches) under each
-//          preorder (WAT, TAW, TWA, TWO), alone, at capacity = LOAD with budget x n nodes, one
+//          preorder (WAT, TAW, TWA, TWO; Rk = random_order seeded k), alone, at capacity = LOAD with budget x n nodes, one
 //          thread, on the tuning seeds. Kind aligned1: the aligned instances with every
 //          alignment set to 1. Prints, per kind, size and search, how many of the seeds x 4
 //          preorders found the packing, their median nodes, and the CPU seconds spent.
@@ -43,6 +44,7 @@
 #include "memplan/generate.h"
 #include "memplan/solver.h"
 #include "memplan/validate.h"
+#include "solvers/exact/deep_threads.h"
 #include "solvers/exact/search.h"
 #include "solvers/exact/stacking.h"
 
@@ -71,13 +73,13 @@ double median(std::vector<double> v) {
 }
 
 int table(double seconds, int seeds, int threads, const std::vector<std::string>& sizes,
-          const std::vector<std::string>& kinds, bool cpu_budget) {
+          const std::vector<std::string>& kinds, bool cpu_budget, int first_seed) {
   std::printf("| kind | buffers | solved | median wall s | median CPU s |\n|---|---:|---:|---:|---:|\n");
   for (const std::string& kind : kinds)
     for (const std::string& size : sizes) {
       int solved = 0;
       std::vector<double> wall, cpu;
-      for (int seed = 1; seed <= seeds; ++seed) {
+      for (int seed = first_seed; seed < first_seed + seeds; ++seed) {
         GenerateOptions g;
         g.kind = kind;
         g.buffers = std::stoll(size);
@@ -189,7 +191,7 @@ int nodes(int instances, int buffers) {
 }  // namespace
 
 int strategies(const std::vector<std::string>& sizes, const std::vector<std::string>& kinds, int first_seed,
-               int last_seed, int64_t per_buffer) {
+               int last_seed, int64_t per_buffer, const std::vector<std::string>& orders) {
   const char* names[] = {"canonical", "re-ranking", "cells, least slack", "cells, fewest branches"};
   std::printf("| kind | buffers | search | found | median nodes when found | CPU s |\n|---|---:|---|---:|---:|---:|\n");
   for (const std::string& kind : kinds)
@@ -206,16 +208,22 @@ int strategies(const std::vector<std::string>& sizes, const std::vector<std::str
         if (kind == "aligned1")
           for (Buffer& b : p.buffers) b.alignment = 1;
         const exact::Instance in = *exact::prepare(p, int64_t{1} << 30, Deadline());
-        for (const char* keys : {"WAT", "TAW", "TWA", "TWO"}) {
-          const std::vector<int32_t> order = exact::preorder(in, keys);
+        for (const std::string& name : orders) {
+          const bool random = name[0] == 'R';
+          const char* keys = random ? "" : name.c_str();
+          const std::vector<int32_t> order = random ? exact::random_order(in.n, std::stoull(name.substr(1)))
+                                                    : exact::preorder(in, keys);
           for (int k = 0; k < 4; ++k) {
             const double c0 = cpu_seconds();
             const int64_t budget = per_buffer * g.buffers;
-            const exact::SearchResult r =
-                k < 2 ? exact::search(in, g.capacity, order, budget, Deadline(), k == 1 ? keys : "")
-                      : exact::search_cells(in, g.capacity, order,
-                                            k == 2 ? exact::CellChoice::kLeastSlack : exact::CellChoice::kFewestBranches,
-                                            budget, Deadline());
+            exact::SearchResult r;
+            // On a thread whose stack holds n levels, as in the solver (else a deep search stops).
+            exact::run_deep(1, in.n + 2, [&] {
+              r = k < 2 ? exact::search(in, g.capacity, order, budget, Deadline(), k == 1 ? keys : "")
+                        : exact::search_cells(in, g.capacity, order,
+                                              k == 2 ? exact::CellChoice::kLeastSlack : exact::CellChoice::kFewestBranches,
+                                              budget, Deadline());
+            });
             cpu[k] += cpu_seconds() - c0;
             ++runs[k];
             if (r.outcome == exact::Outcome::kFound) {
@@ -245,14 +253,15 @@ int main(int argc, char** argv) {
   if (mode == "table")
     return table(std::stod(arg(2, "10")), std::stoi(arg(3, "5")), std::stoi(arg(4, "2")),
                  split(arg(5, "400,800,1600,3200,6400")), split(arg(6, "tiling,pinwheel,aligned")),
-                 arg(7, "cpu") == "cpu");
+                 arg(7, "cpu") == "cpu", std::stoi(arg(8, "1")));
   if (mode == "nodes") return nodes(std::stoi(arg(2, "200")), std::stoi(arg(3, "17")));
   if (mode == "strategies") {
     const std::string seeds = arg(4, "100-104");
     const size_t dash = seeds.find('-');
     return strategies(split(arg(2, "800,1600")), split(arg(3, "tiling,pinwheel,aligned,aligned1")),
                       std::stoi(seeds.substr(0, dash)),
-                      std::stoi(dash == std::string::npos ? seeds : seeds.substr(dash + 1)), std::stoll(arg(5, "4")));
+                      std::stoi(dash == std::string::npos ? seeds : seeds.substr(dash + 1)), std::stoll(arg(5, "4")),
+                      split(arg(6, "WAT,TAW,TWA,TWO")));
   }
   std::fprintf(stderr, "usage: exact_scale_bench table|nodes|strategies ... (see the source's header)\n");
   return 2;

@@ -3,11 +3,13 @@
 // finds generated tilings in about n nodes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "memplan/generate.h"
 #include "memplan/solver.h"
 #include "memplan/validate.h"
+#include "solvers/exact/search.h"
 
 namespace memplan {
 namespace {
@@ -38,6 +40,50 @@ TEST(ExactPerfect, TilingsAreFoundInAboutOneNodePerBuffer) {
     EXPECT_GT(nodes, 0) << r.detail;
     EXPECT_LE(nodes, 2 * g.buffers) << "seed " << seed << ": " << r.detail;
   }
+}
+
+TEST(ExactPerfect, RandomOrdersArePermutationsFixedBySeed) {
+  // The restarts' orders (strategies): each a permutation, the same for the same seed (so
+  // the same plan for the same seed and thread count), different across seeds.
+  const std::vector<int32_t> a = exact::random_order(1000, 7), b = exact::random_order(1000, 7),
+                             c = exact::random_order(1000, 8);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  std::vector<int32_t> sorted = a;
+  std::sort(sorted.begin(), sorted.end());
+  for (int32_t k = 0; k < 1000; ++k) ASSERT_EQ(sorted[k], k);
+  int fixed_points = 0;  // a uniform permutation has about one
+  for (int32_t k = 0; k < 1000; ++k) fixed_points += a[k] == k;
+  EXPECT_LT(fixed_points, 10);
+}
+
+TEST(ExactPerfect, CellSearchUnderRandomOrdersKeepsPlansValid) {
+  // Every kind of generated packing, small (capacity 64), under random orders: the cell
+  // search keeps minimum offsets incrementally (raised per placement, restored from the
+  // trail); a stale one would place a buffer over another (an invalid plan) or refute a
+  // packing that exists.
+  int solved = 0;
+  for (const char* kind : {"tiling", "pinwheel", "aligned"})
+    for (uint64_t seed = 1; seed <= 30; ++seed) {
+      GenerateOptions g;
+      g.kind = kind;
+      g.buffers = 10 + static_cast<int>(seed % 25);
+      g.capacity = 64;
+      g.horizon = 40;
+      g.seed = seed;
+      const Problem p = generate(g);
+      const exact::Instance in = *exact::prepare(p, int64_t{1} << 30, Deadline());
+      for (uint64_t order_seed = 1; order_seed <= 3; ++order_seed) {
+        const exact::SearchResult r = exact::search_cells(in, 64, exact::random_order(in.n, order_seed),
+                                                          exact::CellChoice::kFewestBranches, 100000, Deadline());
+        ASSERT_NE(r.outcome, exact::Outcome::kInfeasible) << kind << " seed " << seed;
+        if (r.outcome != exact::Outcome::kFound) continue;
+        ASSERT_TRUE(validate(p, r.offsets).ok) << kind << " seed " << seed;
+        ASSERT_LE(peak_of(p, r.offsets), 64) << kind << " seed " << seed;
+        ++solved;
+      }
+    }
+  EXPECT_GT(solved, 200);  // of 270
 }
 
 }  // namespace

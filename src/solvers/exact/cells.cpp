@@ -39,7 +39,6 @@ class CellDfs {
     placed_.assign(n, 0);
     offset_.assign(n, 0);
     mo_.assign(n, 0);  // every floor is 0, and so every minimum offset
-    stamp_.assign(n, 0);
     floor_.assign(in.sections, 0);
     // The memo key's parts (state_key): one per buffer, one per section and floor.
     hb_.resize(n);
@@ -60,6 +59,13 @@ class CellDfs {
     std::vector<int32_t> fill(live_begin_.begin(), live_begin_.end() - 1);
     for (int32_t i : order)
       for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) live_[fill[s]++] = i;
+    // Buffers by first section (CSR): with live_, the buffers overlapping a span, each once.
+    starts_begin_.assign(in.sections + 1, 0);
+    for (int32_t i = 0; i < n; ++i) ++starts_begin_[in.sec_lo[i] + 1];
+    for (int32_t s = 0; s < in.sections; ++s) starts_begin_[s + 1] += starts_begin_[s];
+    starts_.resize(n);
+    fill.assign(starts_begin_.begin(), starts_begin_.end() - 1);
+    for (int32_t i = 0; i < n; ++i) starts_[fill[in.sec_lo[i]]++] = i;
   }
 
   SearchResult run() {
@@ -68,9 +74,6 @@ class CellDfs {
   }
 
  private:
-  // Lowest aligned offset at or above every floor of i's sections.
-  int64_t min_offset(int32_t i) const { return align_up(span_max(in_, i, floor_), in_.align[i]); }
-
   // Dynamic decomposition (for_each_part), then each part on its own.
   int solve(int32_t a, int32_t b) {
     return for_each_part(in_, placed_, a, b,
@@ -129,23 +132,22 @@ class CellDfs {
     if (result != kFail) return result;
 
     // Waste the cell: raise the floor to the lowest offset an unplaced buffer of the
-    // section could take with this cell empty.
+    // section could take with this cell empty: align_up(max(h + granularity, its other
+    // floors)), which is max(align_up(h + granularity), mo_) as the cell's floor h is the
+    // lowest (align_up commutes with max). The floor rises by a granularity at least, so a
+    // section without that much room to waste fails at once.
+    if (h + in_.granularity + remaining_[cell] > cap_) return kFail;
     int64_t next = INT64_MAX;
     for (int32_t k = live_begin_[cell]; k < live_begin_[cell + 1]; ++k) {
       const int32_t i = live_[k];
-      if (placed_[i]) continue;
-      int64_t x = h + in_.granularity;
-      for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s)
-        if (s != cell) x = std::max(x, floor_[s]);
-      next = std::min(next, align_up(x, in_.align[i]));
+      if (!placed_[i]) next = std::min(next, std::max(align_up(h + in_.granularity, in_.align[i]), mo_[i]));
     }
     if (next == INT64_MAX || next + remaining_[cell] > cap_) return kFail;
     const size_t mark = trail_.size(), placed_mark = stack_.size();
     trail_.push_back({cell, h});
     floor_[cell] = next;
     rehash(cell);
-    ++epoch_;
-    refresh_min_offsets(cell);
+    raise_min_offsets(cell, cell + 1, next);
     result = solve(a, b);
     if (result != kSolved) undo_to(mark, placed_mark);
     return result;
@@ -188,6 +190,11 @@ class CellDfs {
         key = std::min<int64_t>(branches, 1 << 20) << 42 | std::min<int64_t>(slack, (int64_t{1} << 42) - 1);
       }
       if (key < best) best = key, cell = s;
+      // One branch and no slack: only key 0 (no branch at all, a dead cell) is lower, and
+      // inference has refuted any node with a dead cell (its section's lowest release lies
+      // above the floor with no room to waste), so no later section can win (and any
+      // section at floor h keeps the search complete either way).
+      if (choice_ == CellChoice::kFewestBranches && best <= int64_t{1} << 42) break;
     }
     return cell;
   }
@@ -231,32 +238,41 @@ class CellDfs {
       rehash(s);
       remaining_[s] -= in_.size[i];
     }
-    ++epoch_;
-    for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) refresh_min_offsets(s);
+    raise_min_offsets(in_.sec_lo[i], in_.sec_hi[i], top);
   }
 
   // mo_ is kept exact for every unplaced buffer (not recomputed per node over the whole
-  // part, which on 3,200 buffers was about a fifth of the search's time): a floor change
-  // in section s changes only the minimum offsets of the buffers live in s. Each is
-  // recomputed once per epoch (one placement, waste or undo).
-  void refresh_min_offsets(int32_t s) {
-    for (int32_t k = live_begin_[s]; k < live_begin_[s + 1]; ++k) {
-      const int32_t j = live_[k];
-      if (placed_[j] || stamp_[j] == epoch_) continue;
-      stamp_[j] = epoch_;
-      mo_[j] = min_offset(j);
-    }
+  // part, which on 3,200 buffers was about a fifth of the search's time). Floors only rise
+  // going down the tree, and every floor of sections [lo, hi) was raised to `to` (at most:
+  // a floor is never lowered here), so an overlapping buffer's minimum offset becomes
+  // max(old, align_up(to)) (align_up is monotone and commutes with max): O(1) per buffer,
+  // not a maximum over its span. The old values go on the trail (as entries -(j + 1)), so
+  // undoing restores them without recomputing. The overlapping buffers are enumerated once
+  // each: those live in section lo, then those starting in (lo, hi).
+  void raise_min_offsets(int32_t lo, int32_t hi, int64_t to) {
+    auto raise = [&](int32_t j) {
+      if (placed_[j]) return;
+      const int64_t m = align_up(to, in_.align[j]);
+      if (m <= mo_[j]) return;
+      trail_.push_back({-(j + 1), mo_[j]});
+      mo_[j] = m;
+    };
+    for (int32_t k = live_begin_[lo]; k < live_begin_[lo + 1]; ++k) raise(live_[k]);
+    for (int32_t k = starts_begin_[lo + 1]; k < starts_begin_[hi]; ++k) raise(starts_[k]);
   }
 
   // Undoes every floor change and placement made after the marks (a failed node also
   // undoes the sub-problems its decomposition had already solved).
   void undo_to(size_t mark, size_t placed_mark) {
-    changed_.clear();
     while (trail_.size() > mark) {
-      floor_[trail_.back().first] = trail_.back().second;
-      rehash(trail_.back().first);
-      changed_.push_back(trail_.back().first);
+      const auto [what, before] = trail_.back();
       trail_.pop_back();
+      if (what < 0) {
+        mo_[-what - 1] = before;
+        continue;
+      }
+      floor_[what] = before;
+      rehash(what);
     }
     while (stack_.size() > placed_mark) {
       const int32_t i = stack_.back();
@@ -264,10 +280,6 @@ class CellDfs {
       placed_[i] = 0;
       for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) remaining_[s] += in_.size[i];
     }
-    // Every section of an unplaced buffer had its floor entry on the trail (place), so
-    // the restored sections cover it.
-    ++epoch_;
-    for (int32_t s : changed_) refresh_min_offsets(s);
   }
 
   const Instance& in_;
@@ -275,13 +287,12 @@ class CellDfs {
   const CellChoice choice_;
   const int64_t budget_;
   const Deadline& deadline_;
-  std::vector<int32_t> twin_prev_, live_begin_, live_, scratch_, stack_, changed_;
-  std::vector<int64_t> stamp_;  // per buffer: the epoch its mo_ was last refreshed in
-  int64_t epoch_ = 0;
+  std::vector<int32_t> twin_prev_, live_begin_, live_, starts_begin_, starts_, scratch_, stack_;
   ReleaseSorter sorter_;
   std::vector<char> placed_;
   std::vector<int64_t> offset_, mo_, floor_, remaining_, low_;
-  std::vector<std::pair<int32_t, int64_t>> trail_;  // (section, floor before)
+  // (section, floor before), or (-(buffer + 1), minimum offset before)
+  std::vector<std::pair<int32_t, int64_t>> trail_;
   std::vector<StackItem> items_, rounded_;
   std::vector<int64_t> tree_;
   std::vector<FailureMemo::Key> hb_, hs_;  // memo key parts per buffer and per section

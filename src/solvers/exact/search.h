@@ -148,6 +148,10 @@ inline bool fits_above(const Instance& in, int32_t i, int64_t at, const std::vec
 // section total during the lifetime, Z = size, L = start, U = end, O = number of
 // overlapping buffers, C = sections spanned. All descending except L.
 std::vector<int32_t> preorder(const Instance& in, const std::string& keys);
+// A uniformly random order of the n buffers, a function of `seed` alone (splitmix64 and
+// Fisher-Yates, so the same on every platform): the lowest-cell search's tie-break among a
+// cell's candidates, for restarts that go wrong in different places (see strategies).
+std::vector<int32_t> random_order(int32_t n, uint64_t seed);
 // Sorts `ids` by those keys, with T read from `pressure` (indexed by buffer); ties by index.
 void sort_by_keys(const Instance& in, const std::string& keys, const std::vector<int64_t>& pressure,
                   std::vector<int32_t>& ids);
