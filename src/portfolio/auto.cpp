@@ -150,8 +150,9 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     return s;
   };
   // Members run side by side, one worker thread each.
-  auto member_options = [&](double share) {
+  auto member_options = [&](double share, int64_t iterations) {
     SolveOptions o = opt;
+    if (iterations > 0) o.iterations = iterations;
     o.threads = 1;
     o.cancel = &shared.stop;
     o.shared_upper_bound = &shared.upper;
@@ -165,11 +166,12 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     const SolverInfo* solver;  // the handle; nullptr: not available or cannot serve
     double share;
     const char* role;          // the name it was looked up by (the detail reports it)
+    int64_t iterations = 0;    // > 0: its --iterations (else the caller's)
   };
   auto run = [&](const Member& m) {
     if (!m.solver || shared.stop || deadline.expired()) return;
     try {
-      shared.offer(p, cap, m.solver->run(p, member_options(m.share)), m.role, check_deadline);
+      shared.offer(p, cap, m.solver->run(p, member_options(m.share, m.iterations)), m.role, check_deadline);
     } catch (...) {
       shared.fail(std::current_exception());
     }
@@ -242,8 +244,12 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     // of CPU. (Under explicit conflicts it cannot serve and was skipped above.)
     const auto window = std::find_if(heuristics.begin(), heuristics.end(),
                                      [](const Member& m) { return std::string(m.role) == "peak-window"; });
+    // Only its narrowest window (iterations = 1: 129 sections), which is what proves every
+    // bundled model it proves; the wider ones cost S_1 ~0.8 s of CPU before anything else
+    // could run (since their decisions are capped by nodes, not by a share of the clock),
+    // and peak-window-ladder tries them beside the exact search.
     if (window != heuristics.end()) {
-      const Member first{window->solver, 1.0, window->role};
+      const Member first{window->solver, 1.0, window->role, 1};
       heuristics.erase(window);
       run_all({first}, 1);
     }

@@ -343,12 +343,13 @@ exact::WindowBound window_lower_bound(const Problem& p, int64_t lb, int64_t g, c
   return exact::window_bound(p, lb, g, decide, deadline, opt.progress);
 }
 
-// The peak windows (window.h) at `target`, half-widths 64, 256 and 1024 sections, each
+// The peak windows (window.h) at `target`, half-widths 64, 256 and 1024 sections (the
+// first `widths` of them), each
 // window decided by the exact search (without windows of its own) within its node cap
 // (kPeakWindowWork): the windows that work are solved at once (bert_large's in 0.01 s), and
 // the search proper needs the rest.
 std::optional<std::vector<int64_t>> peak_windows(const Problem& p, const exact::Instance& in, int64_t target,
-                                                 const SolveOptions& opt, const Deadline& deadline) {
+                                                 const SolveOptions& opt, const Deadline& deadline, int64_t widths = 3) {
   const exact::Decide decide = [&](const Problem& sub, int64_t capacity, const Deadline& d)
       -> std::optional<std::vector<int64_t>> {
     const int64_t n = std::max<int64_t>(static_cast<int64_t>(sub.buffers.size()), 1);
@@ -356,8 +357,9 @@ std::optional<std::vector<int64_t>> peak_windows(const Problem& p, const exact::
     if (!r.solution) return std::nullopt;
     return std::move(r.solution->offsets);
   };
+  int64_t tried = 0;
   for (int32_t half : {64, 256, 1024}) {
-    if (deadline.expired()) break;
+    if (deadline.expired() || tried++ == widths) break;
     if (auto offsets = exact::window_plan(p, in, target, half, decide, deadline)) return offsets;
     if (2 * half + 1 >= in.sections) break;  // the window was the whole
   }
@@ -398,7 +400,8 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
 
   // --iterations N: stop after the round in which the search's settled nodes reach N (the
   // same count whatever the threads' timing, so a node-limited run is reproducible).
-  auto out_of_nodes = [&] { return opt.iterations > 0 && prober.settled >= opt.iterations; };
+  // (Not in a portfolio, whose --iterations are meant for its heuristic search.)
+  auto out_of_nodes = [&] { return !shared && opt.iterations > 0 && prober.settled >= opt.iterations; };
 
   if (cap) {  // Decision: is there a plan within the capacity?
     if (best && best->peak <= *cap) return finish(result_from_plan(p, opt, best), "heuristic");
@@ -676,7 +679,9 @@ SolveResult run_peak_window(const Problem& p, const SolveOptions& opt, bool ladd
   } else if (in) {
     const int64_t g = granularity_of(p, *in);
     const int64_t target = cap ? *cap : round_up(compute_load(p), g);
-    auto offsets = peak_windows(p, *in, target, opt, deadline);
+    // --iterations K: only the K narrowest windows (auto's first, solo run: K = 1).
+    const int64_t widths = opt.iterations > 0 ? opt.iterations : 3;
+    auto offsets = peak_windows(p, *in, target, opt, deadline, widths);
     reason = offsets ? "window" : deadline.expired() ? "time_limit" : "no_window_fits";
     if (offsets) best = plan_of(p, std::move(*offsets));
     // No window plan found at `target` (a plan found there ends the ladder at once).
@@ -688,7 +693,7 @@ SolveResult run_peak_window(const Problem& p, const SolveOptions& opt, bool ladd
     };
     if (ladder && !cap)
       bisect_targets(target, step, g, false, true, hi, [&](int64_t mid) {
-        auto plan = peak_windows(p, *in, mid, opt, deadline);
+        auto plan = peak_windows(p, *in, mid, opt, deadline, widths);
         if (!plan) return false;
         best = plan_of(p, std::move(*plan));  // its peak <= mid < hi
         reason = "window_ladder";
