@@ -37,6 +37,8 @@ std::vector<Problem> subproblems(const Problem& p, const std::vector<std::vector
       }
     }
     // An in-place link names a buffer by id: to one outside the part it would name nothing.
+    if (std::none_of(sub.buffers.begin(), sub.buffers.end(), [](const Buffer& b) { return !b.inplace_of.empty(); }))
+      continue;
     std::unordered_set<std::string> here;
     for (const Buffer& b : sub.buffers) here.insert(b.id);
     for (Buffer& b : sub.buffers)

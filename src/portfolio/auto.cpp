@@ -239,8 +239,8 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     // set-up and dives it got half the CPU, so under load (a quarter of a core per
     // thread) Y_1 stayed unproven within 10 s. Alone it is bounded by the whole budget,
     // not a share of it: a share of wall time is what the load takes away (at 0.6, Y_1
-    // still failed in 3 of 3 runs with 1 s of CPU); its own windows take at most 1/4,
-    // 3/16 and 9/64 of it (peak_windows), and on every bundled input it ends within 0.3 s
+    // still failed in 3 of 3 runs with 1 s of CPU); its window's decision is capped by
+    // nodes (exact.cpp, kPeakWindowWork), and on every bundled input it ends within 0.6 s
     // of CPU. (Under explicit conflicts it cannot serve and was skipped above.)
     const auto window = std::find_if(heuristics.begin(), heuristics.end(),
                                      [](const Member& m) { return std::string(m.role) == "peak-window"; });
