@@ -1,24 +1,62 @@
 #!/usr/bin/env bash
-# Before/after no-regression table for a refactor: runs two memplan CLIs alternately on the
-# same inputs (MiniMalloc's A-K at capacity 1048576 with `exact`, then A-K and the real sets
-# in benchmarks/idealloc with `auto`, `greedy` and `somas`), threads=1, seed 1, and prints
-# peak, status, iterations (exact's search nodes), the plan's hash and the time per side.
-# A row is "same" when peak, status, iterations and plan hash agree. Then the held-out style
-# generated perfect packings (`memplan generate --kind tiling|pinwheel|aligned -n 400|800
-# --seed 1-3`, written once by AFTER_CLI, optimum = capacity 2^20) with the same algorithms.
+# Two memplan CLIs side by side on the same inputs, alternating runs (so that the machine's
+# load falls on both alike). Two uses:
 #
-# Usage: scripts/regress.sh BEFORE_CLI AFTER_CLI [--time-limit S] [--quick] [--algos "A B"]
-#   --quick  A-K only (skips the real sets)
-#   --algos  these algorithms instead of auto, greedy and somas, and no `exact` rows (e.g.
-#            --algos dive: the interval dive before/after carrying it over to conflicts)
+# 1. No-regression table for a refactor (default): MiniMalloc's A-K at capacity 1048576 with
+#    `exact`, then A-K and the real sets in benchmarks/idealloc with `auto`, `greedy` and
+#    `somas`, threads=1, seed 1; prints peak, status, iterations (exact's search nodes), the
+#    plan's hash and the time per side. A row is "same" when peak, status, iterations and
+#    plan hash agree. Then the held-out style generated perfect packings (`memplan generate
+#    --kind tiling|pinwheel|aligned -n 400|800 --seed 1-3`, written once by AFTER_CLI,
+#    optimum = capacity 2^20) with the same algorithms.
+#
+#      scripts/regress.sh BEFORE_CLI AFTER_CLI [--time-limit S] [--quick] [--algos "A B"]
+#      --quick  A-K only (skips the real sets)
+#      --algos  these algorithms instead of auto, greedy and somas, and no `exact` rows (e.g.
+#               --algos dive: the interval dive before/after carrying it over to conflicts)
+#
+# 2. CPU and plan identity per input and algorithm (--cpu): each run without a time limit;
+#    prints the median CPU s (user + sys) of each CLI over ROUNDS runs (default 3) and "same"
+#    or "DIFFERENT" by the md5 of the plans (e.g. the training-trace placement figures in
+#    README.md, "Many buffers live at once").
+#      scripts/regress.sh OLD_CLI NEW_CLI --cpu "ALGO..." [--rounds R] INPUT...
 set -euo pipefail
 before=$1 after=$2; shift 2
-tl=5 quick=0 algos="auto greedy somas" exact_rows=1
+tl=5 quick=0 algos="auto greedy somas" exact_rows=1 cpu_algos="" rounds=3 inputs=()
 while [[ $# -gt 0 ]]; do
-  case $1 in --time-limit) tl=$2; shift 2;; --quick) quick=1; shift;; --algos) algos=$2; exact_rows=0; shift 2;; *) echo "unknown $1" >&2; exit 2;; esac
+  case $1 in
+    --time-limit) tl=$2; shift 2;; --quick) quick=1; shift;; --algos) algos=$2; exact_rows=0; shift 2;;
+    --cpu) cpu_algos=$2; shift 2;; --rounds) rounds=$2; shift 2;;
+    -*) echo "unknown $1" >&2; exit 2;; *) inputs+=("$1"); shift;;
+  esac
 done
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+if [[ -n $cpu_algos ]]; then  # use 2
+  [[ ${#inputs[@]} -gt 0 ]] || { echo "--cpu needs INPUT files" >&2; exit 2; }
+  median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+  cpu() {  # cli input algo out -> CPU seconds
+    /usr/bin/time -f "%U %S" -o "$tmp/t" "$1" solve "$2" -a "$3" --time-limit 0 -o "$4" > /dev/null
+    awk '{print $1 + $2}' "$tmp/t"
+  }
+  echo "| input | algorithm | old CPU s | new CPU s | plans |"
+  echo "|---|---|---:|---:|---|"
+  for f in "${inputs[@]}"; do
+    for a in $cpu_algos; do
+      : > "$tmp/o"; : > "$tmp/n"
+      for ((r = 0; r < rounds; ++r)); do
+        cpu "$before" "$f" "$a" "$tmp/old.csv" >> "$tmp/o"
+        cpu "$after" "$f" "$a" "$tmp/new.csv" >> "$tmp/n"
+      done
+      same=DIFFERENT
+      [[ "$(md5sum < "$tmp/old.csv")" == "$(md5sum < "$tmp/new.csv")" ]] && same=same
+      echo "| $(basename "$f") | $a | $(median < "$tmp/o") | $(median < "$tmp/n") | $same |"
+    done
+  done
+  exit 0
+fi
+[[ ${#inputs[@]} -eq 0 ]] || { echo "input files are for --cpu only" >&2; exit 2; }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 run() {  # cli file algo extra... -> "peak status iterations hash time"
   local cli=$1 file=$2 algo=$3; shift 3

@@ -110,4 +110,15 @@ std::vector<Piece> pieces_of(const Buffer& b);
 // max(offset + size) over all buffers (0 for none). Offsets must match the problem.
 int64_t peak_of(const Problem& p, const std::vector<int64_t>& offsets);
 
+// The buffers `ids` of `p` (distinct indices, in this order) as a problem of their own: the
+// capacity kept, memories dropped; the explicit conflicts between two of them and their
+// vector clocks kept, renumbered; in-place links to buffers outside dropped. A plan of `p`
+// restricted to them is a plan of it (so its optimum bounds p's from below). Throws
+// std::invalid_argument for an index out of range or repeated.
+Problem subproblem(const Problem& p, const std::vector<int32_t>& ids);
+
+// subproblem() of each of the disjoint `parts` at once: O(n + conflicts) in all, where one
+// call per part would be that much per part.
+std::vector<Problem> subproblems(const Problem& p, const std::vector<std::vector<int32_t>>& parts);
+
 }  // namespace memplan

@@ -36,14 +36,8 @@ bool present_at(const Buffer& b, int64_t t) {
 // solver only failed to find a plan.
 bool does_not_fit(const Problem& p, const std::vector<size_t>& subset, int64_t capacity,
                   const SolverInfo& algo, SolveOptions opt, double seconds, bool* proven) {
-  Problem sub;
+  Problem sub = subproblem(p, std::vector<int32_t>(subset.begin(), subset.end()));
   sub.capacity = capacity;
-  for (size_t i : subset) sub.buffers.push_back(p.buffers[i]);
-  // In-place links and groups to buffers outside the subset would name missing buffers.
-  std::map<std::string, int> ids;
-  for (const Buffer& b : sub.buffers) ids[b.id] = 1;
-  for (Buffer& b : sub.buffers)
-    if (!b.inplace_of.empty() && !ids.count(b.inplace_of)) b.inplace_of.clear();
   opt.capacity = capacity;
   opt.explain = false;
   opt.time_limit_seconds = std::max(seconds, 0.001);

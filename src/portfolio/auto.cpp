@@ -162,9 +162,10 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     if (conflict_graph(p, *g, 40'000'000, [&] { return deadline.expired(); })) graph = std::move(g);
   }
   // Members run side by side, one worker thread each.
-  auto member_options = [&](double share) {
+  auto member_options = [&](double share, int64_t iterations) {
     SolveOptions o = opt;
     o.conflict_graph = graph;
+    if (iterations > 0) o.iterations = iterations;
     o.threads = 1;
     o.cancel = &shared.stop;
     o.shared_upper_bound = &shared.upper;
@@ -178,11 +179,12 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     const SolverInfo* solver;  // the handle; nullptr: not available or cannot serve
     double share;
     const char* role;          // the name it was looked up by (the detail reports it)
+    int64_t iterations = 0;    // > 0: its --iterations (else the caller's)
   };
   auto run = [&](const Member& m) {
     if (!m.solver || shared.stop || deadline.expired()) return;
     try {
-      shared.offer(p, cap, m.solver->run(p, member_options(m.share)), m.role, check_deadline);
+      shared.offer(p, cap, m.solver->run(p, member_options(m.share, m.iterations)), m.role, check_deadline);
     } catch (...) {
       shared.fail(std::current_exception());
     }
@@ -250,13 +252,17 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     // set-up and dives it got half the CPU, so under load (a quarter of a core per
     // thread) Y_1 stayed unproven within 10 s. Alone it is bounded by the whole budget,
     // not a share of it: a share of wall time is what the load takes away (at 0.6, Y_1
-    // still failed in 3 of 3 runs with 1 s of CPU); its own windows take at most 1/4,
-    // 3/16 and 9/64 of it (peak_windows), and on every bundled input it ends within 0.3 s
+    // still failed in 3 of 3 runs with 1 s of CPU); its window's decision is capped by
+    // nodes (exact.cpp, kPeakWindowWork), and on every bundled input it ends within 0.6 s
     // of CPU. (Under explicit conflicts it cannot serve and was skipped above.)
     const auto window = std::find_if(heuristics.begin(), heuristics.end(),
                                      [](const Member& m) { return std::string(m.role) == "peak-window"; });
+    // Only its narrowest window (iterations = 1: 129 sections), which is what proves every
+    // bundled model it proves; the wider ones cost S_1 ~0.8 s of CPU before anything else
+    // could run (since their decisions are capped by nodes, not by a share of the clock),
+    // and peak-window-ladder tries them beside the exact search.
     if (window != heuristics.end()) {
-      const Member first{window->solver, 1.0, window->role};
+      const Member first{window->solver, 1.0, window->role, 1};
       heuristics.erase(window);
       run_all({first}, 1);
     }

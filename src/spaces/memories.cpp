@@ -26,20 +26,13 @@ std::vector<int> allowed_spaces(const Problem& p, const Buffer& b) {
 
 Problem memory_subproblem(const Problem& p, const std::vector<int>& space, int m,
                           std::vector<size_t>* index) {
-  Problem sub;
+  std::vector<int32_t> ids;
+  for (size_t i = 0; i < p.buffers.size(); ++i)
+    if (space[i] == m) ids.push_back(static_cast<int32_t>(i)), index->push_back(i);
+  Problem sub = subproblem(p, ids);
   const Memory& mem = p.memories[static_cast<size_t>(m)];
   sub.capacity = mem.capacity;
-  std::unordered_set<std::string> here;
-  for (size_t i = 0; i < p.buffers.size(); ++i)
-    if (space[i] == m) {
-      index->push_back(i);
-      sub.buffers.push_back(p.buffers[i]);
-      Buffer& b = sub.buffers.back();
-      b.alignment = std::max(b.alignment, mem.alignment);
-      here.insert(b.id);
-    }
-  for (Buffer& b : sub.buffers)
-    if (!b.inplace_of.empty() && !here.count(b.inplace_of)) b.inplace_of.clear();
+  for (Buffer& b : sub.buffers) b.alignment = std::max(b.alignment, mem.alignment);
   return sub;
 }
 

@@ -211,7 +211,15 @@ struct Prober {
   std::vector<Strategy> strategies;
   const Deadline& deadline;
   int threads = 1;
+  // > 0: the rounds stop starting probes once `nodes` reaches it, and a probe's budget is cut
+  // to what is left (on one thread the probes run in list order, so this is deterministic).
+  int64_t max_nodes = 0;
   int64_t nodes = 0, probes = 0;
+  // The nodes of the probes up to each round's first decisive one: those every thread count
+  // runs, so (unlike `nodes`) the same whatever the threads' timing. Phases triggered by
+  // the search's progress count these, not the clock (a proof's plan must not depend on
+  // the load).
+  int64_t settled = 0;
   // Failure memos by (strategy, capacity), kept across rounds (see round()).
   std::map<std::pair<size_t, int64_t>, std::unique_ptr<exact::FailureMemo>> memo_of = {};
 
@@ -253,9 +261,13 @@ struct Prober {
         const size_t k = next.fetch_add(1);
         if (k >= count || k > decided.load() || deadline.expired()) return;
         const Target& target = targets[list[k].first];
-        exact::SearchResult r =
-            strategies[list[k].second].run(in, target.capacity, sat_mul(target.budget, strategies[list[k].second].weight),
-                                           deadline, memos[k]);
+        int64_t budget = sat_mul(target.budget, strategies[list[k].second].weight);
+        if (max_nodes > 0) {  // the probes in list order: deterministic on one thread
+          const int64_t allowed = max_nodes - nodes - node_sum.load();
+          if (allowed <= 0) return;
+          budget = std::min(budget, allowed);
+        }
+        exact::SearchResult r = strategies[list[k].second].run(in, target.capacity, budget, deadline, memos[k]);
         node_sum += r.nodes;
         ++probe_sum;
         if (r.outcome != exact::Outcome::kBudget)
@@ -273,6 +285,8 @@ struct Prober {
     // threads' timing; its memo is dropped either way, so later rounds do not depend on it.
     for (size_t k = decided.load() + 1; k < count; ++k)
       memo_of.erase({list[k].second, targets[list[k].first].capacity});
+    for (size_t k = 0; k < count && k <= decided.load(); ++k)
+      if (ran[k]) settled = sat_add(settled, results[k].nodes);
     // Every probe before the first decisive one ran to its budget (or the deadline).
     for (size_t k = 0; k < count; ++k) {
       if (!ran[k]) return exact::Outcome::kBudget;
@@ -285,53 +299,85 @@ struct Prober {
   }
 };
 
-SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, int64_t* nodes_out = nullptr);
+// `max_nodes` > 0: a decision stops (status unknown) after the round in which its nodes
+// reach that many. A sub-search given a node cap instead of a share of the clock decides the same
+// way under any load: with one thread its node count does not depend on timing.
+SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, int64_t max_nodes = 0,
+                      int64_t* nodes_out = nullptr);
+
+// Node caps of the sub-searches (the windows' decisions), in place of the shares of the time
+// left they had: a share of wall time is what load takes away (Y_1's first peak window ran
+// out of it before its 0.1 s of CPU), and a decision cut by the clock made the plan depend on
+// the machine. A node's cost grows about as the square of the window's buffers (measured on
+// the real sets' peak windows: 0.12 ms a node at 470 buffers, 1.5 ms at 1,862), so the caps
+// are in units of nodes x buffers^2. A peak window's decision gets at most 32 nodes a buffer
+// (the windows that work take about 5: 703 for bert_large's 140 buffers, 3,522 for S_1's 704
+// at LOAD) and at most kPeakWindowWork (4,333 nodes at 704 buffers, 450 at 2,184); the window
+// bound's decisions kWindowBoundWork in all (about 1.7M nodes on A-K's windows of ~100
+// buffers), each at most a quarter of what is left.
+constexpr int64_t kPeakWindowWork = int64_t{1} << 31;
+constexpr int64_t kWindowBoundWork = int64_t{1} << 34;
+int64_t node_cap(int64_t work, size_t buffers) {
+  const int64_t n = std::max<int64_t>(static_cast<int64_t>(buffers), 1);
+  return std::max<int64_t>(work / n / n, 1);
+}
+// The ladder's nodes (Prober::settled) after which the window bound runs, once: about the
+// eighth of a 10 s limit it used to wait for, at A-K's rate of nodes. Not earlier: small
+// instances are proven by the ladder's own rounds, which are cheaper.
+constexpr int64_t kWindowBoundAfter = int64_t{1} << 20;
+
+// The sub-searches' options: a capacity, the caller's cancel flag and the deadline's time
+// left (never a share of it), one thread.
+SolveOptions sub_options(int64_t capacity, const SolveOptions& opt, const Deadline& d) {
+  SolveOptions o;
+  o.capacity = capacity;
+  o.cancel = opt.cancel;
+  const double left = d.remaining_seconds();
+  o.time_limit_seconds = std::isfinite(left) ? std::max(0.001, left) : 0;  // 0: no limit
+  return o;
+}
 
 // The window lower bound (window_bound.h), each window decided by this search (without
-// windows of its own, one thread) in its share of the time.
+// windows of its own, one thread) within its node cap (kWindowBoundWork).
 exact::WindowBound window_lower_bound(const Problem& p, int64_t lb, int64_t g, const SolveOptions& opt,
                                       const Deadline& deadline) {
+  int64_t left = kWindowBoundWork;
   const exact::DecideWindow decide = [&](const Problem& w, int64_t capacity, const Deadline& d) {
-    SolveOptions o;
-    o.capacity = capacity;
-    o.cancel = opt.cancel;
-    o.time_limit_seconds = std::max(0.001, d.remaining_seconds());
+    const int64_t cap = node_cap(left / 4, w.buffers.size());
+    if (left <= 0) return exact::WindowDecision{false, 0};
     int64_t nodes = 0;
-    const SolveResult r = run_exact(w, o, false, &nodes);
+    const SolveResult r = run_exact(w, sub_options(capacity, opt, d), false, cap, &nodes);
+    const int64_t n = static_cast<int64_t>(w.buffers.size());
+    left -= sat_mul(sat_mul(nodes, n), n);
     return exact::WindowDecision{r.status == Status::kInfeasible, nodes};
   };
   return exact::window_bound(p, lb, g, decide, deadline, opt.progress);
 }
 
-// The peak windows (window.h) at `target`, half-widths 64, 256 and 1024 sections, each
-// window and completion decided by the exact search (without windows of its own) in a
-// sixteenth of the time left (1 s without a limit): the windows that work are solved at
-// once (bert_large's in 0.01 s), and the search proper needs the rest.
+// The peak windows (window.h) at `target`, half-widths 64, 256 and 1024 sections (the
+// first `widths` of them), each
+// window decided by the exact search (without windows of its own) within its node cap
+// (kPeakWindowWork): the windows that work are solved at once (bert_large's in 0.01 s), and
+// the search proper needs the rest.
 std::optional<std::vector<int64_t>> peak_windows(const Problem& p, const exact::Instance& in, int64_t target,
-                                                 const SolveOptions& opt, const Deadline& deadline) {
+                                                 const SolveOptions& opt, const Deadline& deadline, int64_t widths = 3) {
   const exact::Decide decide = [&](const Problem& sub, int64_t capacity, const Deadline& d)
       -> std::optional<std::vector<int64_t>> {
-    SolveOptions o;
-    o.capacity = capacity;
-    o.cancel = opt.cancel;
-    // A quarter of the time left (it was a sixteenth: under load, with a fraction of a core,
-    // Y_1's first window then ran out of wall time before its 0.1 s of CPU and auto stayed
-    // at 1.02); the three windows together still leave over 40 % for the first fit around.
-    const double left = d.remaining_seconds();
-    o.time_limit_seconds = std::isfinite(left) ? std::max(0.001, left / 4) : 1;  // never unbounded
-    SolveResult r = run_exact(sub, o, false);
+    const int64_t n = std::max<int64_t>(static_cast<int64_t>(sub.buffers.size()), 1);
+    SolveResult r = run_exact(sub, sub_options(capacity, opt, d), false, std::min(node_cap(kPeakWindowWork, sub.buffers.size()), 32 * n));
     if (!r.solution) return std::nullopt;
     return std::move(r.solution->offsets);
   };
+  int64_t tried = 0;
   for (int32_t half : {64, 256, 1024}) {
-    if (deadline.expired()) break;
+    if (deadline.expired() || tried++ == widths) break;
     if (auto offsets = exact::window_plan(p, in, target, half, decide, deadline)) return offsets;
     if (2 * half + 1 >= in.sections) break;  // the window was the whole
   }
   return std::nullopt;
 }
 
-SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, int64_t* nodes_out) {
+SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, int64_t max_nodes, int64_t* nodes_out) {
   // Explicit conflicts: the canonical search on the conflict graph (no sections' time axis).
   if (!p.conflicts.empty()) return exact::run_exact_on_graph(p, opt);
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
@@ -353,7 +399,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   }
   const int64_t g = granularity_of(p, *in);
   int64_t lb = bound_from(lower_bound_of(p), g);
-  Prober prober{*in, strategies(*in, perfect_at(*in, cap ? *cap : lb)), deadline, std::max(1, opt.threads)};
+  Prober prober{*in, strategies(*in, perfect_at(*in, cap ? *cap : lb)), deadline, std::max(1, opt.threads), max_nodes};
   std::string window_note;  // the window bound's part of the detail, when it ran
   auto finish = [&](SolveResult res, const char* reason) {
     if (nodes_out) *nodes_out = prober.nodes;
@@ -362,6 +408,11 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
                  " granularity=" + std::to_string(g) + window_note;
     return res;
   };
+
+  // --iterations N: stop after the round in which the search's settled nodes reach N (the
+  // same count whatever the threads' timing, so a node-limited run is reproducible).
+  // (Not in a portfolio, whose --iterations are meant for its heuristic search.)
+  auto out_of_nodes = [&] { return !shared && opt.iterations > 0 && prober.settled >= opt.iterations; };
 
   if (cap) {  // Decision: is there a plan within the capacity?
     if (best && best->peak <= *cap) return finish(result_from_plan(p, opt, best), "heuristic");
@@ -389,6 +440,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
         return finish(r, "proven_infeasible");
       }
       if (deadline.expired()) return finish(r, "time_limit");
+      if ((max_nodes > 0 && prober.nodes >= max_nodes) || out_of_nodes()) return finish(r, "node_limit");
     }
   }
 
@@ -416,24 +468,22 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   // (bert_nezha: about 5 s of 10), leaving time for dives below the incumbent.
   const int64_t first_budget = in->n > kTopDown ? std::max(in->n / 8, 1) : 2 * std::max(in->n, 1);
   bool window_tried = false;
-  const double stalled = std::isfinite(deadline.remaining_seconds()) ? deadline.remaining_seconds() / 8 : 1.0;
   for (int64_t budget = first_budget; lb < upper() && !deadline.expired(); budget = sat_mul(budget, 2)) {
     bool progress = true;
     while (progress && lb < upper() && !deadline.expired()) {
       progress = false;
-      // Stalled below the best plan for an eighth of the time limit (1 s without one): the
-      // window bound (window_bound.h), once, in a quarter of the time left. Windows are far
-      // smaller than the whole, so their searches exhaust where the whole's cannot; each
-      // refutation raises the bound. (Not earlier: small instances are proven by the ladder's
-      // own rounds, which are cheaper.)
-      if (!window_tried && proofs && lb < upper() && !deadline.expired() && deadline.elapsed_seconds() >= stalled) {
+      // Unproven after kWindowBoundAfter of the ladder's nodes: the window bound
+      // (window_bound.h), once. Windows are far smaller than the whole, so their searches
+      // exhaust where the whole's cannot; each refutation raises the bound. Triggered by
+      // node counts, not by the clock: a run that ends in a proof returns the same plan
+      // under any load.
+      if (!window_tried && proofs && lb < upper() && !deadline.expired() && prober.settled >= kWindowBoundAfter) {
         window_tried = true;
-        const double left = deadline.remaining_seconds();
-        const Deadline share(std::isfinite(left) ? left / 4 : 1.0, opt.cancel);
-        const exact::WindowBound wb = window_lower_bound(p, lb, g, opt, share);
+        const Deadline::Clock::time_point start = Deadline::Clock::now();
+        const exact::WindowBound wb = window_lower_bound(p, lb, g, opt, deadline);
         window_note = " window_bound=" + std::to_string(wb.bound) + " windows=" + std::to_string(wb.windows) +
                       " refuted=" + std::to_string(wb.refutations.size()) + " window_s=" +
-                      std::to_string(share.elapsed_seconds()).substr(0, 5);
+                      std::to_string(std::chrono::duration<double>(Deadline::Clock::now() - start).count()).substr(0, 5);
         if (!wb.refutations.empty()) {  // the strongest: `memplan bound FILE --window F:T --capacity C`
           const exact::Refutation& last = wb.refutations.back();
           window_note += " window_refuted=" + std::to_string(last.from) + ":" + std::to_string(last.to) + "@" +
@@ -488,34 +538,32 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
       if (opt.progress)
         opt.progress("lb=" + std::to_string(lb) + " best=" + std::to_string(upper()) +
                      " budget=" + std::to_string(budget));
+      if (out_of_nodes()) break;
     }
+    if (out_of_nodes()) break;
   }
   r = result_from_plan(p, opt, best);
   // The bound may prove another member's plan optimal (lb >= shared bound).
   r.lower_bound = proofs ? std::min(lb, upper()) : 0;
-  return finish(r, lb >= upper() ? "proven_optimal" : "time_limit");
+  return finish(r, lb >= upper() ? "proven_optimal" : out_of_nodes() ? "node_limit" : "time_limit");
 }
 
-// The dives' ladder: rungs lb, lb + s, lb + 2s, lb + 4s, ... (s: lb / 2^24, at least the
-// granularity g: finer rungs hardly change a dive's choices), up to the best peak known, or
-// to the capacity, which is then a rung itself; the first rung whose dive lands sets `best`.
-// Returns the number of dives.
-int64_t climb(const Problem& p, const SolveOptions& opt, int64_t lb, int64_t g, std::optional<Solution>& best,
-              const Deadline& deadline,
-              const std::function<std::optional<std::vector<int64_t>>(int64_t)>& dive_at) {
-  auto upper = [&] { return known_upper(best, opt); };
-  const auto cap = capacity_of(p, opt);
-  int64_t dives = 0;
-  const int64_t last = cap ? std::min(*cap, upper() - 1) : upper() - 1;
-  int64_t delta = std::max(g, round_up(lb >> 24, g));
-  for (int64_t target = lb; target <= std::min(last, upper() - 1) && !deadline.expired();) {
-    ++dives;
-    if (auto offsets = dive_at(target)) best = plan_of(p, std::move(*offsets));
-    if (target == last) break;
-    target = delta >= last - lb ? last : lb + delta;
-    delta = delta > (last - lb) / 2 ? last - lb : 2 * delta;  // no overflow
+// A bisection of the targets in [lo, hi()): each target is tried by `lands` (true when it
+// found a plan there, which lowers hi()), down to a step of `step`. Midpoints are rounded up
+// to a multiple of g. With `top_first`, the first target is just below hi() (a dive there
+// nearly always lands, often far below it). A failed target moves lo to it (`lo_tried`: lo
+// itself is known to fail) or just above it. Shared by the dives on the conflict graph and
+// peak-window-ladder.
+void bisect_targets(int64_t lo, int64_t step, int64_t g, bool top_first, bool lo_tried,
+                    const std::function<int64_t()>& hi, const std::function<bool(int64_t)>& lands,
+                    const Deadline& deadline) {
+  for (bool first = top_first; !deadline.expired(); first = false) {
+    const int64_t h = hi();
+    if (h - lo <= (first ? 0 : step)) break;
+    const int64_t target = first ? h - 1 : round_up(lo + (h - lo) / 2, g);
+    if (target >= h) break;
+    if (!lands(target)) lo = lo_tried ? target : target + 1;  // not a proof: only where the next targets go
   }
-  return dives;
 }
 
 // Solver `dive` under explicit conflicts: the dives on the conflict graph (graph_dive.h),
@@ -562,16 +610,16 @@ SolveResult run_dive_on_graph(const Problem& p, const SolveOptions& opt) {
   };
   int64_t dives = 0;
   int landed = -1;  // the order of the last dive that landed
-  for (bool first = true; hi() - lo > (first ? 0 : step) && !deadline.expired(); first = false) {
-    const int64_t target = first ? hi() - 1 : lo + (hi() - lo) / 2;
-    bool found = false;
-    for (size_t k = 0; k < ranks.size() && !found && !deadline.expired(); ++k) {
+  bisect_targets(lo, step, 1, true, false, hi, [&](int64_t target) {
+    for (size_t k = 0; k < ranks.size() && !deadline.expired(); ++k) {
       ++dives;
-      if (auto offsets = exact::graph_dive(in, target, ranks[k], deadline))
-        best = plan_of(p, std::move(*offsets)), found = true, landed = static_cast<int>(k);
+      if (auto offsets = exact::graph_dive(in, target, ranks[k], deadline)) {
+        best = plan_of(p, std::move(*offsets)), landed = static_cast<int>(k);
+        return true;
+      }
     }
-    if (!found) lo = target + 1;  // not a proof: only where the next targets go
-  }
+    return false;
+  }, deadline);
   // The ladder done, the time left goes to a local search over first-fit orders from the
   // best plan (graph_fit.h; 8 streams x 500 buffers: 5-7 % above the antichain after the
   // ladder, which ends in 0.05 s).
@@ -606,8 +654,21 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
   if (!opt.shared_upper_bound) best = online_plan(p, &clock);
   const int64_t g = granularity_of(p, *in);
   const int64_t lb = round_up(compute_load(p), g);
-  const int64_t dives = climb(p, opt, lb, g, best, deadline,
-                              [&](int64_t target) { return first_dive(*in, all, target, deadline); });
+  // The ladder: rungs lb, lb + s, lb + 2s, lb + 4s, ... (s: lb / 2^24, at least the
+  // granularity g: finer rungs hardly change a dive's choices), up to the best peak known, or
+  // to the capacity, which is then a rung itself; the first rung whose dive lands sets `best`.
+  auto upper = [&] { return known_upper(best, opt); };
+  const auto cap = capacity_of(p, opt);
+  int64_t dives = 0;
+  const int64_t last = cap ? std::min(*cap, upper() - 1) : upper() - 1;
+  int64_t delta = std::max(g, round_up(lb >> 24, g));
+  for (int64_t target = lb; target <= std::min(last, upper() - 1) && !deadline.expired();) {
+    ++dives;
+    if (auto offsets = first_dive(*in, all, target, deadline)) best = plan_of(p, std::move(*offsets));
+    if (target == last) break;
+    target = delta >= last - lb ? last : lb + delta;
+    delta = delta > (last - lb) / 2 ? last - lb : 2 * delta;  // no overflow
+  }
   r = result_from_plan(p, opt, best);
   r.iterations = dives;
   r.detail = std::string("reason=") + (deadline.expired() ? "time_limit" : "ladder_done");
@@ -639,24 +700,26 @@ SolveResult run_peak_window(const Problem& p, const SolveOptions& opt, bool ladd
   } else if (in) {
     const int64_t g = granularity_of(p, *in);
     const int64_t target = cap ? *cap : round_up(compute_load(p), g);
-    auto offsets = peak_windows(p, *in, target, opt, deadline);
+    // --iterations K: only the K narrowest windows (auto's first, solo run: K = 1).
+    const int64_t widths = opt.iterations > 0 ? opt.iterations : 3;
+    auto offsets = peak_windows(p, *in, target, opt, deadline, widths);
     reason = offsets ? "window" : deadline.expired() ? "time_limit" : "no_window_fits";
     if (offsets) best = plan_of(p, std::move(*offsets));
-    int64_t lo = target;  // no window plan found at lo (a plan found there ends the ladder at once)
+    // No window plan found at `target` (a plan found there ends the ladder at once).
     const int64_t step = std::max(g, round_up(target >> 16, g));
-    while (ladder && !cap && !deadline.expired()) {
-      int64_t hi = known_upper(best, opt);
-      if (fallback) hi = std::min(hi, fallback->peak);
-      if (hi == INT64_MAX || hi - lo <= step) break;
-      const int64_t mid = round_up(lo + (hi - lo) / 2, g);  // lo < mid
-      if (mid >= hi) break;
-      if (auto plan = peak_windows(p, *in, mid, opt, deadline)) {
+    auto hi = [&] {
+      int64_t h = known_upper(best, opt);
+      if (fallback) h = std::min(h, fallback->peak);
+      return h == INT64_MAX ? target : h;  // no plan known: nothing to bisect
+    };
+    if (ladder && !cap)
+      bisect_targets(target, step, g, false, true, hi, [&](int64_t mid) {
+        auto plan = peak_windows(p, *in, mid, opt, deadline, widths);
+        if (!plan) return false;
         best = plan_of(p, std::move(*plan));  // its peak <= mid < hi
         reason = "window_ladder";
-      } else {
-        lo = mid;
-      }
-    }
+        return true;
+      }, deadline);
   }
   if (!best) best = std::move(fallback);
   SolveResult r = result_from_plan(p, opt, best);

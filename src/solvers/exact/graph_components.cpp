@@ -40,27 +40,14 @@ int32_t conflict_components(const ConflictGraph& g, std::vector<int32_t>& compon
 
 namespace {
 
-// The component `ids` (increasing) of `p` as a problem of its own, with its part of `g`.
-// `conflicts`: the explicit conflicts within it, already remapped.
-void restrict_to(const Problem& p, const ConflictGraph& g, const std::vector<int32_t>& ids, const std::vector<int32_t>& local,
-                 std::vector<std::pair<int32_t, int32_t>> conflicts, Problem& sub, ConflictGraph& sg) {
-  const size_t S = static_cast<size_t>(std::max(p.clock_dim, 0));
-  const bool clocks = S > 0 && p.clock_lower.size() == p.buffers.size() * S && p.clock_upper.size() == p.clock_lower.size();
-  sub = Problem{};
-  sub.capacity = p.capacity;
-  sub.conflicts = std::move(conflicts);
-  sub.buffers.reserve(ids.size());
+// The part of `g` between the buffers `ids` (increasing), renumbered by `local`.
+void restrict_to(const ConflictGraph& g, const std::vector<int32_t>& ids, const std::vector<int32_t>& local,
+                 ConflictGraph& sg) {
   sg.begin.assign(1, 0);
   sg.adj.clear();
-  if (clocks) sub.clock_dim = p.clock_dim;
   for (const int32_t i : ids) {
-    sub.buffers.push_back(p.buffers[i]);
     for (int64_t k = g.begin[i]; k < g.begin[i + 1]; ++k) sg.adj.push_back(local[g.adj[k]]);  // stays increasing
     sg.begin.push_back(static_cast<int64_t>(sg.adj.size()));
-    if (clocks) {
-      sub.clock_lower.insert(sub.clock_lower.end(), p.clock_lower.begin() + i * S, p.clock_lower.begin() + (i + 1) * S);
-      sub.clock_upper.insert(sub.clock_upper.end(), p.clock_upper.begin() + i * S, p.clock_upper.begin() + (i + 1) * S);
-    }
   }
 }
 
@@ -87,12 +74,10 @@ SolveResult run_exact_on_graph(const Problem& p, const SolveOptions& opt) {
     members[comp[i]].push_back(i);
     weight[comp[i]] = sat_add(weight[comp[i]], p.buffers[i].size);
   }
-  std::vector<std::vector<std::pair<int32_t, int32_t>>> conflicts(count);
-  for (auto [a, b] : p.conflicts)  // an explicit conflict joins its ends: one component
-    if (a != b) conflicts[comp[a]].emplace_back(local[a], local[b]);
-  std::vector<Problem> subs(count);
+  // An explicit conflict joins its ends: each lands in one component's problem.
+  std::vector<Problem> subs = subproblems(p, members);
   std::vector<ConflictGraph> graphs(count);
-  for (int32_t c = 0; c < count; ++c) restrict_to(p, g, members[c], local, std::move(conflicts[c]), subs[c], graphs[c]);
+  for (int32_t c = 0; c < count; ++c) restrict_to(g, members[c], local, graphs[c]);
   std::vector<SolveResult> res(count);
   int64_t iterations = 0;
   SolveOptions sub_opt = opt;  // the components are new problems: the whole's graph is not theirs

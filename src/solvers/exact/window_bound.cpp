@@ -48,9 +48,7 @@ WindowBound window_bound(const Problem& p, int64_t start, int64_t granularity, c
       const Problem w = window_problem(p, from, to);
       ++out.windows;
       while (!deadline.expired()) {
-        const double left = deadline.remaining_seconds();
-        const Deadline share(std::isfinite(left) ? std::max(0.001, left / 4) : 1.0, deadline.cancel_flag());
-        const WindowDecision d = decide(w, out.bound, share);
+        const WindowDecision d = decide(w, out.bound, deadline);  // `decide` bounds its own work
         if (!d.refuted) break;
         out.refutations.push_back({from, to, out.bound, d.nodes});
         if (log)

@@ -39,8 +39,9 @@ struct WindowBound {
 // each run of largest total, at most four), h = 1, 2, 4, ... while the window is not the
 // whole problem, each decided at the bound so far until it is not refuted; a refutation of
 // C raises the bound to round_up(C + 1, granularity), sound when every optimal peak of `p`
-// is a multiple of `granularity` (exact.cpp, bound_from). Each decision gets a quarter of
-// the time left (1 s without a limit). With gaps, conflicts, in-place links, groups or
+// is a multiple of `granularity` (exact.cpp, bound_from). Each decision gets `deadline`
+// itself: `decide` bounds its own work (exact.cpp: by node counts, so that the bound does not
+// depend on the load). With gaps, conflicts, in-place links, groups or
 // high-end buffers (window_problem refuses them) the bound stays `start`. `log` (may be empty) receives one line per refutation.
 WindowBound window_bound(const Problem& p, int64_t start, int64_t granularity, const DecideWindow& decide,
                          const Deadline& deadline, const std::function<void(const std::string&)>& log = {});
