@@ -71,6 +71,7 @@ class Diver {
         const Part done = part;
         parts_.pop_back();
         split(done.first, done.last, done.x_cur, done.last_rank, !keys_.empty());
+        if (stopped_) return std::nullopt;  // in a re-ranking sort
       }
     }
     std::vector<int64_t> offsets(n_);
@@ -208,7 +209,11 @@ class Diver {
       pressure_[buf_[k]] = remaining_.max(slo_[k], shi_[k]);
       ids_.push_back(buf_[k]);
     }
-    sort_by_keys(in_, keys_, pressure_, ids_);  // buffer ids, as the search ranks them
+    // Buffer ids, as the search ranks them; a passed deadline stops the dive.
+    if (!sort_by_keys(in_, keys_, pressure_, ids_, &deadline_)) {
+      stopped_ = true;
+      return;
+    }
     for (size_t r = 0; r < ids_.size(); ++r) {
       const int32_t p = pos_[ids_[r]];
       rank_[p] = static_cast<int32_t>(r);
