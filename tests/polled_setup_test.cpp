@@ -277,5 +277,23 @@ TEST(PolledSetUp, ExactKeySortStopsAtAPassedDeadline) {
   }
 }
 
+// The dive's and the searches' twin map (an ordered map of n keys) polls too.
+TEST(PolledSetUp, ExactTwinsStopAtAPassedDeadline) {
+  Problem p = dnn(30'000);
+  for (size_t i = 1; i < p.buffers.size(); i += 3) {  // identical to the one before: twins
+    p.buffers[i].start = p.buffers[i - 1].start, p.buffers[i].end = p.buffers[i - 1].end;
+    p.buffers[i].size = p.buffers[i - 1].size, p.buffers[i].alignment = p.buffers[i - 1].alignment;
+  }
+  const exact::Instance in = testing::exact_instance(p);
+  std::vector<int32_t> order(in.n);
+  std::iota(order.begin(), order.end(), 0);
+  const Passed passed;
+  EXPECT_TRUE(exact::twins(in, order, &passed.deadline).empty());
+  const Deadline unlimited;
+  const std::vector<int32_t> want = exact::twins(in, order);
+  EXPECT_EQ(exact::twins(in, order, &unlimited), want);
+  EXPECT_GE(std::count_if(want.begin(), want.end(), [](int32_t t) { return t >= 0; }), 10'000);
+}
+
 }  // namespace
 }  // namespace memplan

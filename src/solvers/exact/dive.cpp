@@ -29,7 +29,11 @@ class Diver {
       slo_[p] = in.sec_lo[i], shi_[p] = in.sec_hi[i];
     }
     for (int32_t k = 0; k < n_; ++k) rank_[pos_[order[k]]] = k;
-    const std::vector<int32_t> twin = twins(in, order);
+    const std::vector<int32_t> twin = twins(in, order, &deadline_);
+    if (twin.size() != static_cast<size_t>(n_)) {  // the limit passed in it
+      stopped_ = true;
+      return;
+    }
     for (int32_t i = 0; i < n_; ++i)
       if (twin[i] >= 0) twin_[pos_[i]] = pos_[twin[i]];
     reach_.assign(2 * static_cast<size_t>(live_), INT64_MIN);

@@ -103,10 +103,12 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
   return in;
 }
 
-std::vector<int32_t> twins(const Instance& in, const std::vector<int32_t>& order) {
+std::vector<int32_t> twins(const Instance& in, const std::vector<int32_t>& order, const Deadline* deadline) {
   std::vector<int32_t> prev(in.n, -1);
   std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, int32_t> last;
+  Poll poll(deadline);
   for (int32_t i : order) {
+    if (poll()) return {};
     if (in.fixed[i]) continue;
     auto key = std::tuple(in.start[i], in.end[i], in.size[i], in.align[i]);
     if (auto it = last.find(key); it != last.end()) prev[i] = it->second;

@@ -45,7 +45,10 @@ enum class Outcome { kFound, kInfeasible, kBudget };
 // Identical movable buffers (same lifetime, size and alignment): for each buffer, the one
 // before it in `order`, or -1. Searches place such a buffer only after its predecessor
 // (any plan can swap identical buffers into that order).
-std::vector<int32_t> twins(const Instance& in, const std::vector<int32_t>& order);
+// With a deadline it polls it (an ordered map of n keys: 1M buffers take ~0.5 s of CPU):
+// empty once it has passed.
+std::vector<int32_t> twins(const Instance& in, const std::vector<int32_t>& order,
+                           const Deadline* deadline = nullptr);
 
 // Failed sub-problem states, remembered so a search that meets the same state again
 // (reached through other decisions elsewhere) fails it at once. A state is hashed twice,
