@@ -124,6 +124,19 @@ TEST(ValidateBrute, VerdictUnchangedWhenTheSweepSortsPackedKeys) {
   }
   EXPECT_GT(valid, 30);
   EXPECT_GT(invalid, 30);
+  // Times from INT64_MIN to INT64_MAX (their span overflows 64 bits): the comparison sort.
+  Problem wide;
+  std::vector<int64_t> off;
+  for (int i = 0; i < 3000; ++i) {
+    wide.buffers.push_back(make_buffer("w" + std::to_string(i), INT64_MIN + i, INT64_MIN + i + 1, 1));
+    off.push_back(0);
+  }
+  wide.buffers.push_back(make_buffer("last", INT64_MAX - 2, INT64_MAX - 1, 1));
+  off.push_back(0);
+  EXPECT_TRUE(validate(wide, off).ok);
+  wide.buffers.back().start = INT64_MIN + 5;  // now live with w5 at the same byte
+  wide.buffers.back().end = INT64_MIN + 6;
+  EXPECT_FALSE(validate(wide, off).ok);
 }
 
 TEST(ValidateBrute, CapacityArgumentOverridesTheProblems) {
