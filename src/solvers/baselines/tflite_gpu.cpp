@@ -294,11 +294,13 @@ Objects tflite_gpu_greedy_by_size_objects(const std::vector<Rec>& recs, const De
     o.detail = "time limit (greedy-by-size objects)";
     return o;
   }
+  // PM is non-increasing (each task's sizes are sorted decreasing, and a maximum of
+  // non-increasing sequences is one), so the first p with PM[p] < size is a binary search:
+  // the source's scan is O(n * |PM|), 1M buffers all live at once took 142 s of CPU.
   std::vector<int64_t> position(n);
   for (int32_t i = 0; i < n; ++i) {
-    size_t p = 0;
-    while (p < pm.size() && pm[p] >= recs[i].size) ++p;  // first p with PM[p] < size
-    position[i] = static_cast<int64_t>(p) - 1;
+    const auto first_below = std::partition_point(pm.begin(), pm.end(), [&](int64_t v) { return v >= recs[i].size; });
+    position[i] = static_cast<int64_t>(first_below - pm.begin()) - 1;
   }
   // Temporal distance between disjoint intervals (inclusive source terms); kInf if they
   // overlap.
