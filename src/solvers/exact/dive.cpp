@@ -75,7 +75,9 @@ class Diver {
         const Part done = part;
         parts_.pop_back();
         split(done.first, done.last, done.x_cur, done.last_rank, !keys_.empty());
-        if (stopped_) return std::nullopt;  // in a re-ranking sort
+        // A split scans its part (up to n positions) and re-ranks it: 256 steps with one
+        // each can take most of a second on 1M buffers, so the deadline is read after each.
+        if (stopped_ || deadline_.expired()) return std::nullopt;
       }
     }
     std::vector<int64_t> offsets(n_);
