@@ -4,10 +4,11 @@
 // wall clock against the tolerance max(10 %, 0.1 s). The first table has one row per input
 // and limit: runs, runs over the tolerance, and the largest overrun with its solver and the
 // CPU seconds that run used; runs over the tolerance (or, with --verbose, every run) are
-// listed after it. Then `auto` runs at every --auto-limits limit (default: --limits), and the
+// listed after it. Then `auto` runs at every --auto-limits limit (default: --limits) with
+// --auto-threads threads (default: --threads; 1 makes auto's members run in a fixed order), and the
 // last table checks that a longer limit never gave a worse peak.
 //
-//   overrun_bench [--limits 2,5] [--auto-limits 2,5] [--threads 2] [--algos a,b,...]
+//   overrun_bench [--limits 2,5] [--auto-limits 2,5] [--threads 2] [--auto-threads 1] [--algos a,b,...]
 //                 [--verbose] [--generate KIND:N:SEED]... [--overlap N] [--free FILE]... [FILE...]
 //
 // FILE: a CSV (MiniMalloc's or memplan's columns) or a .plc trace; --free FILE reads a CSV
@@ -88,7 +89,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 int main(int argc, char** argv) {
   std::vector<double> limits = {2, 5}, auto_limits;
-  int threads = 2;
+  int threads = 2, auto_threads = 0;  // 0: --threads
   bool verbose = false;
   std::vector<std::string> algos;
   std::vector<Input> inputs;
@@ -116,6 +117,8 @@ int main(int argc, char** argv) {
       auto_limits = parse_limits(next());
     } else if (a == "--threads") {
       threads = std::stoi(next());
+    } else if (a == "--auto-threads") {
+      auto_threads = std::stoi(next());
     } else if (a == "--algos") {
       algos = split(next());
     } else if (a == "--verbose") {
@@ -143,6 +146,7 @@ int main(int argc, char** argv) {
     }
   }
   if (auto_limits.empty()) auto_limits = limits;
+  if (auto_threads <= 0) auto_threads = threads;
   if (algos.empty())
     for (const SolverInfo& s : all_solvers()) algos.push_back(s.name);
   std::printf("threads=%d; time = wall time of memplan::solve (its check of the plan included); over = time - "
@@ -235,7 +239,7 @@ int main(int argc, char** argv) {
                   r.ratio.c_str());
   // Monotonicity of auto in the limit: each limit's plan is no worse than the shorter one's
   // (no plan counts as the worst).
-  std::printf("\n| input | auto: peak/LOAD (winner) at limits");
+  std::printf("\n| input | auto (%d thread%s): peak/LOAD (winner) at limits", auto_threads, auto_threads == 1 ? "" : "s");
   for (double l : auto_limits) std::printf(" %g s", l);
   std::printf(" | monotone |\n|---|---|---|\n");
   int worse = 0;
@@ -247,7 +251,7 @@ int main(int argc, char** argv) {
     for (double limit : auto_limits) {
       SolveOptions o;
       o.time_limit_seconds = limit;
-      o.threads = threads;
+      o.threads = auto_threads;
       const SolveResult r = solve(in.problem, "auto", o);
       const int64_t peak = r.solution ? r.solution->peak : INT64_MAX;
       monotone = monotone && peak <= prev;

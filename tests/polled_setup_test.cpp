@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <string>
@@ -20,7 +21,9 @@
 #include "memplan/solver.h"
 #include "memplan/timeline.h"
 #include "solvers/baselines/baselines.h"
+#include "solvers/exact/search.h"
 #include "solvers/idealloc/idealloc.h"
+#include "exact_testing.h"
 #include "testing.h"
 
 namespace memplan {
@@ -134,9 +137,16 @@ TEST(PolledSetUp, BaselinesGiveUpInTheirFirstSort) {
       {"tflite-gpu-equality", {tflite_gpu_equality(recs, dl).complete, tflite_gpu_equality(recs, dl).detail}},
       {"tflite-gpu-min-cost-flow", {tflite_gpu_min_cost_flow(recs, dl).complete, tflite_gpu_min_cost_flow(recs, dl).detail}},
   };
+  // The first set-up step each reaches: its first sort, or what comes before it (the index
+  // of placed records, TVM's conflict counts, TFLite GPU's event times).
+  const auto in_set_up = [](const std::string& d) {
+    for (const char* step : {" sort)", " index)", " conflict counts)", " event times)"})
+      if (d.size() >= std::string(step).size() && d.ends_with(step)) return true;
+    return false;
+  };
   for (const auto& [name, run] : runs) {
     EXPECT_FALSE(run.first) << name;
-    EXPECT_NE(run.second.find(" sort)"), std::string::npos) << name << ": " << run.second;
+    EXPECT_TRUE(in_set_up(run.second)) << name << ": " << run.second;
   }
   // Unlimited, the same calls finish.
   EXPECT_TRUE(tflite_micro_greedy(recs).complete);
@@ -183,6 +193,106 @@ TEST(PolledSetUp, TimelineSweepsPollTheirStop) {
   EXPECT_FALSE(conflict_graph(p, g, INT64_MAX, third));
   EXPECT_LE(calls, 3);  // stopped in the pair count, the first step
   EXPECT_TRUE(conflict_graph(p, g, INT64_MAX));
+}
+
+// Issue 20 point 4, the last set-up steps: the baselines' index of placed records, TVM's
+// conflict counts and memory pressure, TFLite GPU's event times each poll the deadline.
+TEST(PolledSetUp, BaselineIndexCountsAndEventTimesStopAtAPassedDeadline) {
+  using namespace baselines;
+  const std::vector<Rec> recs = records_of(dnn(30'000));
+  const Passed passed;
+  EXPECT_FALSE(OverlapIndex(recs, &passed.deadline).complete());
+  EXPECT_TRUE(conflict_counts(recs, &passed.deadline).empty());
+  EXPECT_EQ(live_peak(recs, &passed.deadline), -1);
+  // The solvers name the step they stopped in.
+  EXPECT_EQ(xla_best_fit(recs, XlaOrder::kSpatial, XlaFit::kBestFit, 1, passed.deadline).detail,
+            "time limit (xla index)");
+  EXPECT_EQ(tvm_greedy_by_size(recs, passed.deadline).detail, "time limit (tvm conflict counts)");
+  EXPECT_EQ(tflite_gpu_greedy_by_breadth(recs, passed.deadline).detail,
+            "time limit (greedy-by-breadth event times)");
+  // Unlimited: the same answers as before (a brute force on a prefix for the counts; the
+  // index finds exactly the overlapping records).
+  const Deadline unlimited;
+  const std::vector<Rec> few(recs.begin(), recs.begin() + 2'000);
+  const std::vector<int64_t> counts = conflict_counts(few, &unlimited);
+  ASSERT_EQ(counts.size(), few.size());
+  OverlapIndex index(few, &unlimited);
+  ASSERT_TRUE(index.complete());
+  index.insert_all();
+  for (size_t i = 0; i < few.size(); i += 97) {
+    int64_t want = 0;
+    std::vector<int32_t> overlapping;
+    for (size_t j = 0; j < few.size(); ++j)
+      if (overlap(few[i], few[j])) {
+        want += j != i;
+        overlapping.push_back(static_cast<int32_t>(j));
+      }
+    EXPECT_EQ(counts[i], want) << i;
+    std::vector<int32_t> got = index.query(few[i].start, few[i].end);
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, overlapping) << i;
+  }
+  EXPECT_EQ(live_peak(recs, &unlimited), live_peak(recs));
+  EXPECT_EQ(live_peak(recs), compute_load(dnn(30'000)));
+}
+
+// idealloc's equal-size special case colours every buffer (1M all live: O(n^2 / 64) word
+// reads in the lowest-free-row scan); the colouring polls its deadline.
+TEST(PolledSetUp, IdeallocEqualSizeColouringStopsAtAPassedDeadline) {
+  Problem p = dnn(30'000);
+  for (Buffer& b : p.buffers) b.size = 64;
+  const idealloc::Prepared prep = idealloc::prepare(p);
+  ASSERT_TRUE(prep.complete);
+  std::vector<int32_t> all(p.buffers.size());
+  std::iota(all.begin(), all.end(), 0);
+  const Passed passed;
+  int32_t rows = 0;
+  EXPECT_TRUE(idealloc::interval_colouring(prep.base, all, rows, &passed.deadline).empty());
+  EXPECT_EQ(rows, -1);
+  const Deadline unlimited;
+  int32_t rows_unpolled = 0;
+  const std::vector<int32_t> want = idealloc::interval_colouring(prep.base, all, rows_unpolled);
+  EXPECT_EQ(idealloc::interval_colouring(prep.base, all, rows, &unlimited), want);
+  EXPECT_EQ(rows, rows_unpolled);
+  EXPECT_GT(rows, 1);
+}
+
+// The dive's re-ranking sorts parts of up to n buffers by the preorder keys; that sort polls.
+TEST(PolledSetUp, ExactKeySortStopsAtAPassedDeadline) {
+  const Problem p = dnn(30'000);
+  const exact::Instance in = testing::exact_instance(p);
+  std::vector<int64_t> pressure(in.n);
+  for (int32_t i = 0; i < in.n; ++i) pressure[i] = (i * 7919) % 1000;
+  for (const std::string keys : {"TWZ", "TWZLU"}) {  // the packed rows, and the comparison
+    std::vector<int32_t> ids(in.n);
+    std::iota(ids.begin(), ids.end(), 0);
+    std::vector<int32_t> want = ids, polled = ids;
+    const Passed passed;
+    EXPECT_FALSE(exact::sort_by_keys(in, keys, pressure, ids, &passed.deadline)) << keys;
+    EXPECT_TRUE(exact::sort_by_keys(in, keys, pressure, want)) << keys;
+    const Deadline unlimited;
+    EXPECT_TRUE(exact::sort_by_keys(in, keys, pressure, polled, &unlimited)) << keys;
+    EXPECT_EQ(polled, want) << keys;
+    EXPECT_FALSE(std::is_sorted(want.begin(), want.end())) << keys;  // it did reorder
+  }
+}
+
+// The dive's and the searches' twin map (an ordered map of n keys) polls too.
+TEST(PolledSetUp, ExactTwinsStopAtAPassedDeadline) {
+  Problem p = dnn(30'000);
+  for (size_t i = 1; i < p.buffers.size(); i += 3) {  // identical to the one before: twins
+    p.buffers[i].start = p.buffers[i - 1].start, p.buffers[i].end = p.buffers[i - 1].end;
+    p.buffers[i].size = p.buffers[i - 1].size, p.buffers[i].alignment = p.buffers[i - 1].alignment;
+  }
+  const exact::Instance in = testing::exact_instance(p);
+  std::vector<int32_t> order(in.n);
+  std::iota(order.begin(), order.end(), 0);
+  const Passed passed;
+  EXPECT_TRUE(exact::twins(in, order, &passed.deadline).empty());
+  const Deadline unlimited;
+  const std::vector<int32_t> want = exact::twins(in, order);
+  EXPECT_EQ(exact::twins(in, order, &unlimited), want);
+  EXPECT_GE(std::count_if(want.begin(), want.end(), [](int32_t t) { return t >= 0; }), 10'000);
 }
 
 }  // namespace

@@ -97,6 +97,48 @@ TEST(ValidateBrute, VerdictEqualsBruteForceOnRandomFeaturedPlans) {
   EXPECT_GT(invalid, 2000);
 }
 
+// Above 4,096 events the sweep's events are sorted as packed integer keys (a radix sort):
+// the verdict must not change. The featured problem is padded with a chain of buffers that
+// touch in time at offset 0 (each ends when the next starts: ends must come before starts),
+// far before it in time; every other trial spans more than the keys can pack (the comparison
+// sort). Trials with a two-ended pool are not padded (the padding would be a low-end buffer).
+TEST(ValidateBrute, VerdictUnchangedWhenTheSweepSortsPackedKeys) {
+  std::mt19937_64 rng(21);
+  int valid = 0, invalid = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const Problem p = random_featured(rng, trial % 3 == 0, trial % 17 == 0);
+    std::vector<int64_t> off = random_offsets(rng, p);
+    bool two_ends = false;
+    for (const Buffer& b : p.buffers) two_ends = two_ends || b.from_top;
+    if (two_ends) continue;
+    const bool expect = brute::valid(p, off);
+    Problem big = p;
+    const int64_t base = trial % 2 == 0 ? -(int64_t{1} << 40) : -(int64_t{1} << 62);
+    for (int i = 0; i < 3000; ++i) {
+      big.buffers.push_back(make_buffer("pad" + std::to_string(i), base + i, base + i + 1, 1));
+      off.push_back(0);
+    }
+    const Validation v = validate(big, off);
+    ASSERT_EQ(v.ok, expect) << "trial " << trial << (v.errors.empty() ? "" : ": " + v.errors[0]);
+    (expect ? valid : invalid)++;
+  }
+  EXPECT_GT(valid, 30);
+  EXPECT_GT(invalid, 30);
+  // Times from INT64_MIN to INT64_MAX (their span overflows 64 bits): the comparison sort.
+  Problem wide;
+  std::vector<int64_t> off;
+  for (int i = 0; i < 3000; ++i) {
+    wide.buffers.push_back(make_buffer("w" + std::to_string(i), INT64_MIN + i, INT64_MIN + i + 1, 1));
+    off.push_back(0);
+  }
+  wide.buffers.push_back(make_buffer("last", INT64_MAX - 2, INT64_MAX - 1, 1));
+  off.push_back(0);
+  EXPECT_TRUE(validate(wide, off).ok);
+  wide.buffers.back().start = INT64_MIN + 5;  // now live with w5 at the same byte
+  wide.buffers.back().end = INT64_MIN + 6;
+  EXPECT_FALSE(validate(wide, off).ok);
+}
+
 TEST(ValidateBrute, CapacityArgumentOverridesTheProblems) {
   std::mt19937_64 rng(21);
   for (int trial = 0; trial < 3000; ++trial) {

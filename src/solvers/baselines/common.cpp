@@ -98,26 +98,39 @@ Plan with_fixed_below(const std::vector<Rec>& recs,
   return plan;
 }
 
-std::vector<int64_t> conflict_counts(const std::vector<Rec>& recs) {
-  std::vector<int64_t> start, end, size;
-  for (const Rec& r : recs) start.push_back(r.start), end.push_back(r.end), size.push_back(r.size);
-  const std::vector<int32_t> d = overlap_degrees(start, end);
+namespace {
+
+// The timeline module's stop callback for a deadline (empty: never stops).
+std::function<bool()> stop_of(const Deadline* deadline) {
+  if (!deadline) return {};
+  return [deadline] { return deadline->expired(); };
+}
+
+}  // namespace
+
+std::vector<int64_t> conflict_counts(const std::vector<Rec>& recs, const Deadline* deadline) {
+  std::vector<int64_t> start, end;
+  for (const Rec& r : recs) start.push_back(r.start), end.push_back(r.end);
+  const std::vector<int32_t> d = overlap_degrees(start, end, stop_of(deadline));
   return std::vector<int64_t>(d.begin(), d.end());
 }
 
-int64_t live_peak(const std::vector<Rec>& recs) {
+int64_t live_peak(const std::vector<Rec>& recs, const Deadline* deadline) {
   std::vector<int64_t> start, end, size;
   for (const Rec& r : recs) start.push_back(r.start), end.push_back(r.end), size.push_back(r.size);
-  const Sections s = sections_of(start, end, size);
+  const Sections s = sections_of(start, end, size, stop_of(deadline));
+  if (!recs.empty() && s.lo.empty()) return -1;  // stopped
   return s.total.empty() ? 0 : std::max<int64_t>(0, *std::max_element(s.total.begin(), s.total.end()));
 }
 
-OverlapIndex::OverlapIndex(const std::vector<Rec>& recs) : recs_(&recs) {
+OverlapIndex::OverlapIndex(const std::vector<Rec>& recs, const Deadline* deadline) : recs_(&recs) {
   const int32_t n = static_cast<int32_t>(recs.size());
   by_start_.resize(n);
   for (int32_t i = 0; i < n; ++i) by_start_[i] = i;
-  std::stable_sort(by_start_.begin(), by_start_.end(),
-                   [&](int32_t a, int32_t b) { return recs[a].start < recs[b].start; });
+  if (!sort_until(by_start_, [&](int32_t a, int32_t b) { return recs[a].start < recs[b].start; }, deadline)) {
+    complete_ = false;
+    return;
+  }
   pos_of_.resize(n);
   starts_.resize(n);
   for (int32_t k = 0; k < n; ++k) {
@@ -135,6 +148,10 @@ void OverlapIndex::set(int32_t pos, int64_t value) {
 }
 
 void OverlapIndex::insert(int32_t i) { set(pos_of_[i], (*recs_)[i].end); }
+void OverlapIndex::insert_all() {
+  for (size_t k = 0; k < by_start_.size(); ++k) tree_[leaves_ + k] = (*recs_)[by_start_[k]].end;
+  for (int32_t k = leaves_ - 1; k >= 1; --k) tree_[k] = std::max(tree_[2 * k], tree_[2 * k + 1]);
+}
 void OverlapIndex::erase(int32_t i) { set(pos_of_[i], std::numeric_limits<int64_t>::min()); }
 void OverlapIndex::clear() { std::fill(tree_.begin(), tree_.end(), std::numeric_limits<int64_t>::min()); }
 
@@ -191,9 +208,10 @@ void add_solver(std::vector<SolverInfo>& out, const std::string& name,
                  }});
 }
 
-InsertionList::InsertionList(const std::vector<Rec>& r, Plan& p)
-    : recs(r), plan(p), placed(r), seq(r.size(), -1) {
+InsertionList::InsertionList(const std::vector<Rec>& r, Plan& p, const Deadline& dl, const char* who)
+    : recs(r), plan(p), placed(r, &dl), seq(r.size(), -1) {
   plan.offsets.assign(r.size(), -1);
+  index_or_give_up(placed, plan, who);
 }
 
 void InsertionList::commit(int32_t i, int64_t offset) {

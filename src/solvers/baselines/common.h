@@ -79,11 +79,13 @@ Plan objects_to_offsets(const std::vector<Rec>& recs, const Objects& obj, int64_
 Plan with_fixed_below(const std::vector<Rec>& recs,
                       const std::function<Plan(const std::vector<Rec>&)>& algo);
 
-// Per record: how many other records' lifetimes overlap it. O(n log n).
-std::vector<int64_t> conflict_counts(const std::vector<Rec>& recs);
+// Per record: how many other records' lifetimes overlap it. O(n log n); its sweep polls the
+// deadline (if any): empty once it has passed (for non-empty `recs`).
+std::vector<int64_t> conflict_counts(const std::vector<Rec>& recs, const Deadline* deadline = nullptr);
 
-// Max over time of the summed live sizes (TVM's memory_pressure, LOAD). O(n log n).
-int64_t live_peak(const std::vector<Rec>& recs);
+// Max over time of the summed live sizes (TVM's memory_pressure, LOAD). O(n log n); -1 once
+// the deadline (if any) has passed.
+int64_t live_peak(const std::vector<Rec>& recs, const Deadline* deadline = nullptr);
 
 // Time-indexed set of "placed" records: enumerates placed records whose lifetime overlaps
 // a query interval in O((k + 1) log n) (segment tree over records sorted by start holding
@@ -91,8 +93,12 @@ int64_t live_peak(const std::vector<Rec>& recs);
 // which skip the non-overlapping ones anyway, so the visited set is the same.
 class OverlapIndex {
  public:
-  explicit OverlapIndex(const std::vector<Rec>& recs);
+  // Its sort by start polls the deadline (if any; 1M records: ~0.1-0.2 s of CPU). Once it
+  // has passed the index is left incomplete: check complete() before any use.
+  explicit OverlapIndex(const std::vector<Rec>& recs, const Deadline* deadline = nullptr);
+  bool complete() const { return complete_; }
   void insert(int32_t i);
+  void insert_all();  // every record, in O(n)
   void erase(int32_t i);
   void clear();
   // Calls f(j) for every placed j with start_j < end && end_j > start (any order).
@@ -113,6 +119,7 @@ class OverlapIndex {
   std::vector<int64_t> starts_;     // sorted starts
   std::vector<int64_t> tree_;
   int32_t leaves_ = 1;
+  bool complete_ = true;
 };
 
 template <class F>
@@ -150,8 +157,10 @@ void hits_by_offset(const OverlapIndex& index, int64_t start, int64_t end,
 
 // The TFLite planners' list of placed tensors: placements in insertion order (the sequence
 // breaks offset ties in their offset-ordered lists) over an OverlapIndex.
+// Its index is built under the deadline: when that passed, `plan` is marked given up
+// ("time limit (<who> index)"): check plan.complete before using the list.
 struct InsertionList {
-  InsertionList(const std::vector<Rec>& recs, Plan& plan);
+  InsertionList(const std::vector<Rec>& recs, Plan& plan, const Deadline& dl, const char* who);
   void commit(int32_t i, int64_t offset);
   // Commits every pre-placed record first (they are occupied from the start) and returns
   // the others in index order.
@@ -173,6 +182,16 @@ inline bool out_of_time(const Deadline& dl, int64_t& counter, Plan& plan, const 
   plan.complete = false;
   plan.detail = std::string("time limit (") + who + ")";
   return true;
+}
+
+// An OverlapIndex built under `dl`: false, with `out` (a Plan or Objects) marked given up,
+// when the deadline passed before it was done.
+template <class Out>
+bool index_or_give_up(const OverlapIndex& index, Out& out, const char* who) {
+  if (index.complete()) return true;
+  out.complete = false;
+  out.detail = std::string("time limit (") + who + " index)";
+  return false;
 }
 
 // A baseline's first sort of its records: stable, as the sources' sorts are, and polling the

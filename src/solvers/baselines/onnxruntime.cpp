@@ -38,7 +38,8 @@ Plan onnxruntime_mem_pattern(const std::vector<Rec>& recs, const Deadline& dl) {
   // Pre-placed buffers are not part of ORT's model; to stay valid we treat each of them as
   // a live block for its whole lifetime *and* as an obstacle to any allocation whose
   // lifetime reaches it (so an earlier allocation cannot sit where it will appear).
-  OverlapIndex fixed(recs);
+  OverlapIndex fixed(recs, &dl);
+  if (!index_or_give_up(fixed, plan, "onnxruntime")) return plan;
   for (int32_t i = 0; i < n; ++i)
     if (recs[i].fixed >= 0) fixed.insert(i);
   std::set<std::tuple<int64_t, int64_t, int32_t>> blocks;  // (offset, size, idx), live

@@ -35,7 +35,8 @@ Plan footprint_run(const std::vector<Rec>& recs, const std::vector<int32_t>& ord
   Plan plan;
   plan.offsets.assign(recs.size(), -1);
   std::vector<Footprint> fps(1);  // the last one is always the empty tail
-  OverlapIndex placed(recs);
+  OverlapIndex placed(recs, &dl);
+  if (!index_or_give_up(placed, plan, "somas")) return plan;
   // Explicit conflicts: record of each graph vertex (-1: not among the records).
   std::vector<int32_t> record_of;
   if (share.graph) {

@@ -26,7 +26,8 @@ Plan arena_best_fit(const std::vector<Rec>& recs, int64_t tensor_alignment, bool
   // Order: tensors living for the whole inference (allocated at the first node, never
   // deallocated) first by index; then size desc, then allocation node asc, then index.
   auto whole = [&](int32_t i) { return recs[i].start == t_min && recs[i].end == t_max; };
-  InsertionList list(recs, plan);
+  InsertionList list(recs, plan, dl, "tflite-cpu");
+  if (!plan.complete) return plan;
   std::vector<int32_t> order = list.commit_fixed();  // pre-placed: occupied from the start
   auto commit = [&](int32_t i, int64_t off) { list.commit(i, off); };
   const auto less = [&](int32_t a, int32_t b) {

@@ -52,14 +52,15 @@ using InUse = std::priority_queue<std::pair<int64_t, int32_t>,
 
 // Elementary time segments: distinct event times t_k; segment k is [t_k, t_{k+1}). All
 // integer tasks inside a segment have the same profile, so the segment stands for them
-// (task id = t_k, its first task).
-std::vector<int64_t> event_times(const std::vector<Rec>& recs) {
+// (task id = t_k, its first task). Its sort polls the deadline (2M times for 1M tensors:
+// ~0.1 s of CPU): empty once it has passed.
+std::vector<int64_t> event_times(const std::vector<Rec>& recs, const Deadline& dl) {
   std::vector<int64_t> t;
   for (const Rec& r : recs) {
     t.push_back(r.start);
     t.push_back(r.end);
   }
-  std::sort(t.begin(), t.end());
+  if (!sort_until(t, std::less<int64_t>(), &dl)) return {};
   t.erase(std::unique(t.begin(), t.end()), t.end());
   return t;
 }
@@ -182,12 +183,23 @@ Objects tflite_gpu_greedy_in_order(const std::vector<Rec>& recs, const Deadline&
 Objects tflite_gpu_greedy_by_breadth(const std::vector<Rec>& recs, const Deadline& dl) {
   Objects o;
   o.ids.assign(recs.size(), -1);
-  const std::vector<int64_t> times = event_times(recs);
+  const std::vector<int64_t> times = event_times(recs, dl);
+  if (times.empty() && !recs.empty()) {
+    o.complete = false;
+    o.detail = "time limit (greedy-by-breadth event times)";
+    return o;
+  }
   // Breadth of every segment by a sweep (ends before starts at equal times).
   std::vector<int64_t> breadth(times.empty() ? 0 : times.size() - 1, 0);
   {
     std::vector<int64_t> delta(times.size() + 1, 0);
+    Poll poll(&dl);  // two binary searches a tensor (1M: ~0.2 s of CPU)
     for (const Rec& r : recs) {
+      if (poll()) {
+        o.complete = false;
+        o.detail = "time limit (greedy-by-breadth sweep)";
+        return o;
+      }
       const size_t a = std::lower_bound(times.begin(), times.end(), r.start) - times.begin();
       const size_t b = std::lower_bound(times.begin(), times.end(), r.end) - times.begin();
       delta[a] += r.size;
@@ -205,8 +217,9 @@ Objects tflite_gpu_greedy_by_breadth(const std::vector<Rec>& recs, const Deadlin
     return o;
   // Unassigned tensors, indexed by time, so a task profile only lists the unassigned ones
   // (the source skips assigned tensors; the visiting order among the rest is the same).
-  OverlapIndex live(recs);
-  for (size_t i = 0; i < recs.size(); ++i) live.insert(static_cast<int32_t>(i));
+  OverlapIndex live(recs, &dl);
+  if (!index_or_give_up(live, o, "greedy-by-breadth")) return o;
+  live.insert_all();
   std::vector<std::map<int64_t, int64_t>> schedule;  // per object: tenant start -> end
   int64_t steps = 0;
   for (int32_t k : tasks) {
@@ -255,9 +268,10 @@ std::vector<int64_t> tflite_gpu_positional_maximums(const std::vector<Rec>& recs
   // PM[k] = max over tasks of the k-th largest live size. Between consecutive events the
   // profile is constant, so one sweep over segments suffices.
   std::vector<int64_t> pm;
-  const std::vector<int64_t> times = event_times(recs);
-  OverlapIndex all(recs);
-  for (size_t i = 0; i < recs.size(); ++i) all.insert(static_cast<int32_t>(i));
+  const std::vector<int64_t> times = event_times(recs, dl);
+  OverlapIndex all(recs, &dl);
+  if (!all.complete()) return pm;  // the deadline passed: callers check it
+  all.insert_all();
   std::vector<int64_t> sizes;
   for (size_t k = 0; k + 1 < times.size(); ++k) {
     if ((k & 63) == 0 && dl.expired()) break;  // O(live log live) a segment: Y_1 takes seconds
@@ -280,11 +294,13 @@ Objects tflite_gpu_greedy_by_size_objects(const std::vector<Rec>& recs, const De
     o.detail = "time limit (greedy-by-size objects)";
     return o;
   }
+  // PM is non-increasing (each task's sizes are sorted decreasing, and a maximum of
+  // non-increasing sequences is one), so the first p with PM[p] < size is a binary search:
+  // the source's scan is O(n * |PM|), 1M buffers all live at once took 142 s of CPU.
   std::vector<int64_t> position(n);
   for (int32_t i = 0; i < n; ++i) {
-    size_t p = 0;
-    while (p < pm.size() && pm[p] >= recs[i].size) ++p;  // first p with PM[p] < size
-    position[i] = static_cast<int64_t>(p) - 1;
+    const auto first_below = std::partition_point(pm.begin(), pm.end(), [&](int64_t v) { return v >= recs[i].size; });
+    position[i] = static_cast<int64_t>(first_below - pm.begin()) - 1;
   }
   // Temporal distance between disjoint intervals (inclusive source terms); kInf if they
   // overlap.
@@ -669,7 +685,8 @@ Objects tflite_gpu_greedy_best(const std::vector<Rec>& recs, const Deadline& dl)
 Plan tflite_gpu_greedy_by_size(const std::vector<Rec>& recs, int64_t base_align,
                                const Deadline& dl) {
   Plan plan;
-  InsertionList list(recs, plan);
+  InsertionList list(recs, plan, dl, "tflite-gpu greedy-by-size");
+  if (!plan.complete) return plan;
   std::vector<int32_t> order = list.commit_fixed();  // pre-placed: occupied from the start
   auto commit = [&](int32_t i, int64_t off) { list.commit(i, off); };
   if (!sort_or_give_up(order, dl, plan, "tflite-gpu greedy-by-size",

@@ -10,7 +10,8 @@ namespace memplan::baselines {
 
 Plan tflite_micro_greedy(const std::vector<Rec>& recs, const Deadline& dl) {
   Plan plan;
-  InsertionList list(recs, plan);
+  InsertionList list(recs, plan, dl, "tflite-micro");
+  if (!plan.complete) return plan;
   std::vector<int32_t> order = list.commit_fixed();  // offline offsets, insertion order
   auto commit = [&](int32_t i, int64_t off) { list.commit(i, off); };
   // ReverseSortInPlace is a stable bubble sort: equal sizes keep insertion order.

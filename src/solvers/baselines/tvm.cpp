@@ -15,7 +15,12 @@ namespace {
 // compared).
 bool tvm_order(const std::vector<Rec>& recs, bool conflicts_first, const Deadline& dl,
                std::vector<int32_t>& order, Plan& plan) {
-  const std::vector<int64_t> deg = conflict_counts(recs);
+  const std::vector<int64_t> deg = conflict_counts(recs, &dl);
+  if (deg.size() != recs.size()) {
+    plan.complete = false;
+    plan.detail = "time limit (tvm conflict counts)";
+    return false;
+  }
   order.clear();
   for (int32_t i = 0; i < static_cast<int32_t>(recs.size()); ++i)
     if (recs[i].fixed < 0) order.push_back(i);
@@ -34,7 +39,8 @@ Plan stack_on_top(const std::vector<Rec>& recs, const std::vector<int32_t>& orde
                   const Deadline& dl) {
   Plan plan;
   plan.offsets.assign(recs.size(), -1);
-  OverlapIndex placed(recs);
+  OverlapIndex placed(recs, &dl);
+  if (!index_or_give_up(placed, plan, "tvm greedy")) return plan;
   auto commit = [&](int32_t i, int64_t off) {
     plan.offsets[i] = off;
     placed.insert(i);
@@ -87,8 +93,15 @@ Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline&
   std::vector<int32_t> order;
   if (Plan unsorted; !tvm_order(recs, false, dl, order, unsorted)) return unsorted;
   const int32_t m = static_cast<int32_t>(order.size());
-  const int64_t memory_pressure = live_peak(recs);
-  OverlapIndex placed(recs);
+  const int64_t memory_pressure = live_peak(recs, &dl);
+  OverlapIndex placed(recs, &dl);
+  if (memory_pressure < 0) {
+    Plan gave_up;
+    gave_up.complete = false;
+    gave_up.detail = "time limit (tvm memory pressure)";
+    return gave_up;
+  }
+  if (Plan gave_up; !index_or_give_up(placed, gave_up, "tvm hill climb")) return gave_up;
   std::vector<Hit> hits;
   std::vector<int64_t> seq(n);
   for (int32_t i = 0; i < n; ++i) seq[i] = i;  // conflicts with equal offsets: by index

@@ -14,7 +14,8 @@ Plan xla_best_fit(const std::vector<Rec>& recs, XlaOrder sort, XlaFit fit,
   const int32_t n = static_cast<int32_t>(recs.size());
   Plan plan;
   plan.offsets.assign(n, -1);
-  OverlapIndex placed(recs);
+  OverlapIndex placed(recs, &dl);
+  if (!index_or_give_up(placed, plan, "xla")) return plan;
   auto commit = [&](int32_t i, int64_t off) {
     plan.offsets[i] = off;
     placed.insert(i);

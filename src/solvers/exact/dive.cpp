@@ -29,7 +29,11 @@ class Diver {
       slo_[p] = in.sec_lo[i], shi_[p] = in.sec_hi[i];
     }
     for (int32_t k = 0; k < n_; ++k) rank_[pos_[order[k]]] = k;
-    const std::vector<int32_t> twin = twins(in, order);
+    const std::vector<int32_t> twin = twins(in, order, &deadline_);
+    if (twin.size() != static_cast<size_t>(n_)) {  // the limit passed in it
+      stopped_ = true;
+      return;
+    }
     for (int32_t i = 0; i < n_; ++i)
       if (twin[i] >= 0) twin_[pos_[i]] = pos_[twin[i]];
     reach_.assign(2 * static_cast<size_t>(live_), INT64_MIN);
@@ -71,6 +75,9 @@ class Diver {
         const Part done = part;
         parts_.pop_back();
         split(done.first, done.last, done.x_cur, done.last_rank, !keys_.empty());
+        // A split scans its part (up to n positions) and re-ranks it: 256 steps with one
+        // each can take most of a second on 1M buffers, so the deadline is read after each.
+        if (stopped_ || deadline_.expired()) return std::nullopt;
       }
     }
     std::vector<int64_t> offsets(n_);
@@ -208,7 +215,11 @@ class Diver {
       pressure_[buf_[k]] = remaining_.max(slo_[k], shi_[k]);
       ids_.push_back(buf_[k]);
     }
-    sort_by_keys(in_, keys_, pressure_, ids_);  // buffer ids, as the search ranks them
+    // Buffer ids, as the search ranks them; a passed deadline stops the dive.
+    if (!sort_by_keys(in_, keys_, pressure_, ids_, &deadline_)) {
+      stopped_ = true;
+      return;
+    }
     for (size_t r = 0; r < ids_.size(); ++r) {
       const int32_t p = pos_[ids_[r]];
       rank_[p] = static_cast<int32_t>(r);

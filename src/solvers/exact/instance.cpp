@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "core/arith.h"
+#include "core/polled.h"
 #include "memplan/timeline.h"
 #include "solvers/exact/search.h"
 
@@ -102,10 +103,12 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
   return in;
 }
 
-std::vector<int32_t> twins(const Instance& in, const std::vector<int32_t>& order) {
+std::vector<int32_t> twins(const Instance& in, const std::vector<int32_t>& order, const Deadline* deadline) {
   std::vector<int32_t> prev(in.n, -1);
   std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, int32_t> last;
+  Poll poll(deadline);
   for (int32_t i : order) {
+    if (poll()) return {};
     if (in.fixed[i]) continue;
     auto key = std::tuple(in.start[i], in.end[i], in.size[i], in.align[i]);
     if (auto it = last.find(key); it != last.end()) prev[i] = it->second;
@@ -114,8 +117,8 @@ std::vector<int32_t> twins(const Instance& in, const std::vector<int32_t>& order
   return prev;
 }
 
-void sort_by_keys(const Instance& in, const std::string& keys, const std::vector<int64_t>& pressure,
-                  std::vector<int32_t>& ids) {
+bool sort_by_keys(const Instance& in, const std::string& keys, const std::vector<int64_t>& pressure,
+                  std::vector<int32_t>& ids, const Deadline* deadline) {
   auto key = [&](char c, int32_t i) -> __int128 {
     const int64_t w = in.end[i] - in.start[i];
     switch (c) {
@@ -143,21 +146,30 @@ void sort_by_keys(const Instance& in, const std::string& keys, const std::vector
       rows[u].id = ids[u];
       for (size_t c = 0; c < kMax; ++c) rows[u].k[c] = c < keys.size() ? key(keys[c], ids[u]) : 0;
     }
-    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    const auto row_less = [](const Row& a, const Row& b) {
       for (size_t c = 0; c < kMax; ++c)
         if (a.k[c] != b.k[c]) return a.k[c] < b.k[c];
       return a.id < b.id;
-    });
+    };
+    // A total order (the id breaks ties): the polled stable sort gives std::sort's result.
+    if (deadline) {
+      if (!sort_until(rows, row_less, deadline)) return false;
+    } else {
+      std::sort(rows.begin(), rows.end(), row_less);
+    }
     for (size_t u = 0; u < ids.size(); ++u) ids[u] = rows[u].id;
-    return;
+    return true;
   }
-  std::sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) {
+  const auto id_less = [&](int32_t a, int32_t b) {
     for (char c : keys) {
       const __int128 ka = key(c, a), kb = key(c, b);
       if (ka != kb) return ka < kb;
     }
     return a < b;
-  });
+  };
+  if (deadline) return sort_until(ids, id_less, deadline);
+  std::sort(ids.begin(), ids.end(), id_less);
+  return true;
 }
 
 std::vector<int32_t> preorder(const Instance& in, const std::string& keys) {

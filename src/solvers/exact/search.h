@@ -45,7 +45,10 @@ enum class Outcome { kFound, kInfeasible, kBudget };
 // Identical movable buffers (same lifetime, size and alignment): for each buffer, the one
 // before it in `order`, or -1. Searches place such a buffer only after its predecessor
 // (any plan can swap identical buffers into that order).
-std::vector<int32_t> twins(const Instance& in, const std::vector<int32_t>& order);
+// With a deadline it polls it (an ordered map of n keys: 1M buffers take ~0.5 s of CPU):
+// empty once it has passed.
+std::vector<int32_t> twins(const Instance& in, const std::vector<int32_t>& order,
+                           const Deadline* deadline = nullptr);
 
 // Failed sub-problem states, remembered so a search that meets the same state again
 // (reached through other decisions elsewhere) fails it at once. A state is hashed twice,
@@ -153,8 +156,10 @@ std::vector<int32_t> preorder(const Instance& in, const std::string& keys);
 // cell's candidates, for restarts that go wrong in different places (see strategies).
 std::vector<int32_t> random_order(int32_t n, uint64_t seed);
 // Sorts `ids` by those keys, with T read from `pressure` (indexed by buffer); ties by index.
-void sort_by_keys(const Instance& in, const std::string& keys, const std::vector<int64_t>& pressure,
-                  std::vector<int32_t>& ids);
+// With a deadline the sort polls it (the dive re-ranks parts of up to n buffers: 1M take
+// ~0.3 s of CPU): false, `ids` permuted, once it has passed.
+bool sort_by_keys(const Instance& in, const std::string& keys, const std::vector<int64_t>& pressure,
+                  std::vector<int32_t>& ids, const Deadline* deadline = nullptr);
 
 // One depth-first search for a plan with peak <= capacity, visiting at most `node_budget`
 // nodes. kInfeasible is a proof (the canonical space was exhausted); kBudget means unknown.

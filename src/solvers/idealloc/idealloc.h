@@ -170,13 +170,16 @@ void lemma1_into(Arena& arena, std::span<const int32_t> group, int64_t k, int64_
 
 // Interval-graph colouring in event order (deaths before births at equal times, among equal
 // births the later death first), each birth taking the lowest free row. Returns the row of
-// each input job (parallel to `jobs`) and sets `rows` to the number of rows used.
+// each input job (parallel to `jobs`) and sets `rows` to the number of rows used. With a
+// deadline its sorts and sweep poll it (the equal-size special case colours every buffer:
+// 1M all live is O(n^2 / 64) word reads): empty, rows = -1, once it has passed.
 std::vector<int32_t> interval_colouring(const Arena& arena, std::span<const int32_t> jobs,
-                                        int32_t& rows);
+                                        int32_t& rows, const Deadline* deadline = nullptr);
 // The same into `row`, also giving the positions of `jobs` in the colouring's birth order
-// (`by_birth`); returns the number of rows. Lowest free row: a bitmap, not a heap.
+// (`by_birth`); returns the number of rows, or -1 once the deadline (if any) has passed.
+// Lowest free row: a bitmap, not a heap.
 int32_t colour_into(const Arena& arena, std::span<const int32_t> jobs, std::vector<int32_t>& row,
-                    std::vector<int32_t>& by_birth);
+                    std::vector<int32_t>& by_birth, const Deadline* deadline = nullptr);
 
 // §3.7: loose offsets of the original buffers (index = buffer; the dummy is skipped).
 // Top-level boxes are coloured into rows of their common height; each box's contents are

@@ -236,10 +236,11 @@ std::optional<Solution> bootstrap_plan(const Problem& p, const SolveOptions& opt
     std::vector<int32_t> all(static_cast<size_t>(n));
     std::iota(all.begin(), all.end(), 0);
     int32_t rows = 0;
-    const std::vector<int32_t> row = interval_colouring(prep.base, all, rows);
+    const std::vector<int32_t> row = interval_colouring(prep.base, all, rows, &deadline);
+    if (rows < 0) return best;  // the deadline passed in the colouring
     std::vector<int32_t> order = all;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int32_t a, int32_t b) { return row[size_t(a)] < row[size_t(b)]; });
+    if (!sort_until(order, [&](int32_t a, int32_t b) { return row[size_t(a)] < row[size_t(b)]; }, &deadline))
+      return best;
     GreedyResult r = place_in_order(engine, order, Fit::kFirst, INT64_MAX, &deadline);
     // Ties keep the bootstrap (it counts as the lower index).
     if (r.complete && (!best || r.solution.peak < best->peak)) best = std::move(r.solution);
