@@ -75,6 +75,39 @@ TEST(ExactAligned, PaddedStackingIsSoundAndSeesPadding) {
   EXPECT_GT(caught, 5000);
 }
 
+// Over several sections (items spanning ranges of them): the per-section subset program
+// refutes exactly when some section whose live items have mixed alignments cannot stack
+// them under cap (brute force over orders, section by section).
+TEST(ExactAligned, SectionsFitExactlyAgreesWithBruteForcePerSection) {
+  std::mt19937_64 rng(2103);
+  int refuted = 0, passed = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<exact::StackItem> items(2 + trial % 6);
+    for (auto& it : items) {
+      it.lo = static_cast<int32_t>(rng() % 5);
+      it.hi = it.lo + 1 + static_cast<int32_t>(rng() % 3);
+      it.align = int64_t{1} << (rng() % 4);
+      it.size = 1 + static_cast<int64_t>(rng() % 12);
+      it.release = static_cast<int64_t>(rng() % 10) / it.align * it.align;
+    }
+    const int32_t s_lo = static_cast<int32_t>(rng() % 2), s_hi = 5 + static_cast<int32_t>(rng() % 3);
+    const int64_t base = static_cast<int64_t>(rng() % 4);
+    const int64_t cap = 12 + static_cast<int64_t>(rng() % 30);
+    bool expected = true;
+    for (int32_t s = s_lo; s < s_hi; ++s) {
+      std::vector<exact::StackItem> live;
+      for (const auto& it : items)
+        if (it.lo <= s && s < it.hi) live.push_back(it);
+      const bool mixed = std::any_of(live.begin(), live.end(), [&](const auto& it) { return it.align != live[0].align; });
+      if (live.size() >= 2 && mixed && brute_top(live, base) > cap) expected = false;
+    }
+    ASSERT_EQ(exact::sections_fit_exactly(items, s_lo, s_hi, base, cap), expected) << "trial " << trial;
+    (expected ? passed : refuted) += 1;
+  }
+  EXPECT_GT(refuted, 300);  // both verdicts are exercised
+  EXPECT_GT(passed, 300);
+}
+
 // Random instances like the (alignments up to 8, sizes 1-12, not multiples).
 Problem aligned_problem(std::mt19937_64& rng, int buffers) {
   testing::RandomSpec spec;

@@ -11,6 +11,7 @@
 #include "memplan/generate.h"
 #include "memplan/placement.h"
 #include "memplan/validate.h"
+#include "core/occupancy_index.h"
 #include "testing.h"
 
 namespace memplan {
@@ -191,6 +192,35 @@ std::vector<int64_t> place_against_sweep(const Problem& p, PlacementEngine& engi
     off[k] = want;
   }
   return off;
+}
+
+// The index's blocks shrink with the pieces per time slot (occupancy_index.h, block_for):
+// all buffers live over the same slots get blocks of one slot (whole blocks, merged runs),
+// not one block where every query sorts every placed piece.
+TEST(PlacementDiff, IndexBlocksShrinkWithPiecesPerSlot) {
+  EXPECT_EQ(OccupancyIndex::block_for(2, 1'000'000), 1);      // all live at once
+  EXPECT_EQ(OccupancyIndex::block_for(2'000'000, 1'000'000), OccupancyIndex::kDefaultBlock);  // a dnn trace
+  EXPECT_EQ(OccupancyIndex::block_for(1000, 4000), OccupancyIndex::kDefaultBlock / 4);
+  EXPECT_EQ(OccupancyIndex::block_for(0, 0), OccupancyIndex::kDefaultBlock);
+  // Offsets stay first fit's with blocks of one slot: every buffer live over the same two
+  // slots, against the engine without the index.
+  Problem p;
+  for (int i = 0; i < 3000; ++i) {
+    Buffer b;
+    b.id = "b" + std::to_string(i);
+    b.start = 0, b.end = 1 + i % 2, b.size = 1 + (i * 7919) % 64;
+    p.buffers.push_back(b);
+  }
+  std::vector<int32_t> order(p.buffers.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int32_t>(k);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return p.buffers[a].size > p.buffers[b].size; });
+  for (const Fit fit : {Fit::kFirst, Fit::kBest}) {
+    PlacementEngine engine(p);
+    const std::vector<int64_t> off = place_against_sweep(p, engine, order, fit, 0);
+    EXPECT_TRUE(engine.occupancy_index_in_use());
+    EXPECT_TRUE(validate(p, off).ok);
+  }
 }
 
 // Training-shaped instances past the small-instance mode (thousands of buffers, hundreds

@@ -135,6 +135,7 @@ class PlacementEngine {
   };
   bool index_usable() const { return index_on_ && index_valid_; }
   void index_start(int32_t block_slots);
+  int32_t index_slots() const;  // time slots of the occupancy index (distinct piece ends)
   void index_add(int32_t i);
   void index_tune();  // switches the crossing index on when walks grow long
   void index_sources(int32_t i) const;  // into the state's scratch

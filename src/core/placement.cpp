@@ -111,12 +111,16 @@ PlacementEngine::PlacementEngine(const Problem& problem, const Deadline* deadlin
 }
 
 // Switches the occupancy index on: every placed piece goes in.
+int32_t PlacementEngine::index_slots() const {
+  int32_t slots = 1;
+  for (const auto& [a, b] : piece_slots_) slots = std::max(slots, b);
+  return slots;
+}
+
 void PlacementEngine::index_start(int32_t block_slots) {
   index_on_ = true;
   index_valid_ = true;
-  int32_t slots = 1;
-  for (const auto& [a, b] : piece_slots_) slots = std::max(slots, b);
-  index_.p->index.init(slots, block_slots);
+  index_.p->index.init(index_slots(), block_slots);
   index_.p->steps = index_.p->queries = 0;
   for (int32_t i = 0; i < static_cast<int32_t>(offsets_.size()); ++i)
     if (offsets_[i] >= 0) index_add(i);
@@ -541,7 +545,7 @@ void PlacementEngine::place(int32_t i, int64_t offset) {
   }
   if (index_usable()) index_add(i), index_tune();
   else if (!index_on_ && index_eligible_ && dense_queries_ >= kDenseQueries)
-    index_start(OccupancyIndex::kDefaultBlock);
+    index_start(OccupancyIndex::block_for(index_slots(), static_cast<int64_t>(piece_slots_.size())));
 }
 
 void PlacementEngine::clear() {
