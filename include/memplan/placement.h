@@ -134,8 +134,7 @@ class PlacementEngine {
     IndexBox& operator=(const IndexBox& o);
   };
   bool index_usable() const { return index_on_ && index_valid_; }
-  void index_start(int32_t block_slots);
-  int32_t index_slots() const;  // time slots of the occupancy index (distinct piece ends)
+  void index_start(int32_t block_slots);  // 0: sized by the pieces per slot
   void index_add(int32_t i);
   void index_tune();  // switches the crossing index on when walks grow long
   void index_sources(int32_t i) const;  // into the state's scratch

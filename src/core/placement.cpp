@@ -110,17 +110,15 @@ PlacementEngine::PlacementEngine(const Problem& problem, const Deadline* deadlin
   built_ = true;
 }
 
-// Switches the occupancy index on: every placed piece goes in.
-int32_t PlacementEngine::index_slots() const {
-  int32_t slots = 1;
-  for (const auto& [a, b] : piece_slots_) slots = std::max(slots, b);
-  return slots;
-}
-
+// Switches the occupancy index on: every placed piece goes in. Blocks of `block_slots`
+// slots, or 0: sized by the pieces per slot (OccupancyIndex::block_for).
 void PlacementEngine::index_start(int32_t block_slots) {
   index_on_ = true;
   index_valid_ = true;
-  index_.p->index.init(index_slots(), block_slots);
+  int32_t slots = 1;
+  for (const auto& [a, b] : piece_slots_) slots = std::max(slots, b);
+  if (block_slots == 0) block_slots = OccupancyIndex::block_for(slots, static_cast<int64_t>(piece_slots_.size()));
+  index_.p->index.init(slots, block_slots);
   index_.p->steps = index_.p->queries = 0;
   for (int32_t i = 0; i < static_cast<int32_t>(offsets_.size()); ++i)
     if (offsets_[i] >= 0) index_add(i);
@@ -161,7 +159,7 @@ bool PlacementEngine::use_crossing_index() {
 
 bool PlacementEngine::use_occupancy_index(int32_t block_slots) {
   if (!index_eligible_) return false;
-  index_start(block_slots);
+  index_start(std::max(block_slots, 1));  // (0 would mean sized by density)
   return true;
 }
 
@@ -545,7 +543,7 @@ void PlacementEngine::place(int32_t i, int64_t offset) {
   }
   if (index_usable()) index_add(i), index_tune();
   else if (!index_on_ && index_eligible_ && dense_queries_ >= kDenseQueries)
-    index_start(OccupancyIndex::block_for(index_slots(), static_cast<int64_t>(piece_slots_.size())));
+    index_start(0);  // blocks sized by the pieces per slot
 }
 
 void PlacementEngine::clear() {
