@@ -7,6 +7,44 @@
 #include "memplan/placement.h"
 
 namespace memplan::exact {
+namespace {
+
+// The orders in which to stack the bands (bottom first). Any order is a valid plan of the
+// window, but outside it the bands go on, and their order decides where the memory they
+// leave opens for the rest. Going left from the window, the bands drop out in the order of
+// their starts: stacked by start, what they free opens as one run at the bottom or the top
+// of the stack instead of as holes in the middle of it, and a large buffer there finds
+// room; likewise by end on the right. First the input's order (the only stack before),
+// then by start (latest at the bottom, then earliest), then by end. On S_1 the input's
+// order leaves a 64 MiB buffer just left of the 129-section window without a hole at LOAD
+// under every first-fit order; the stack with the latest start at the bottom reaches LOAD.
+std::vector<std::vector<int32_t>> band_stacks(const Instance& in, const std::vector<int32_t>& bands) {
+  std::vector<std::vector<int32_t>> stacks{bands};
+  auto by = [&](auto key) {
+    std::vector<int32_t> s = bands;
+    std::stable_sort(s.begin(), s.end(), [&](int32_t a, int32_t b) { return key(a) < key(b); });
+    if (s != stacks.front()) stacks.push_back(std::move(s));
+  };
+  by([&](int32_t i) { return -static_cast<int64_t>(in.sec_lo[i]); });  // latest start at the bottom
+  by([&](int32_t i) { return static_cast<int64_t>(in.sec_lo[i]); });   // earliest start at the bottom
+  by([&](int32_t i) { return -static_cast<int64_t>(in.sec_hi[i]); });  // latest end at the bottom
+  by([&](int32_t i) { return static_cast<int64_t>(in.sec_hi[i]); });   // earliest end at the bottom
+  return stacks;
+}
+
+// The buffers of `rest` without offsets placed around the pre-placed ones by first fit,
+// every standard order until one fits under `target`.
+std::optional<std::vector<int64_t>> fit_around(const Problem& rest, int64_t target, const Deadline& deadline) {
+  PlacementEngine engine(rest);
+  for (Order o : kAllOrders) {
+    if (deadline.expired()) return std::nullopt;
+    GreedyResult g = place_in_order(engine, make_order(rest, o), Fit::kFirst, target, &deadline);
+    if (g.complete && g.solution.peak <= target) return std::move(g.solution.offsets);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::optional<std::vector<int64_t>> window_plan(const Problem& p, const Instance& in, int64_t target, int32_t half,
                                                 const Decide& decide, const Deadline& deadline) {
@@ -41,25 +79,22 @@ std::optional<std::vector<int64_t>> window_plan(const Problem& p, const Instance
   std::optional<std::vector<int64_t>> sub = decide(window, below, deadline);
   if (!sub) return std::nullopt;
 
-  // Fix the window's plan, bands stacked above it, and place the rest around it.
+  // Fix the window's plan, and place the rest around it, with the bands stacked above it
+  // in each stacking order in turn.
   Problem rest = p;
   size_t k = 0;
-  int64_t top = below;
-  for (int32_t i : inside) {
-    if (std::binary_search(bands.begin(), bands.end(), i)) {  // bands: ascending, as inside
+  for (int32_t i : inside)
+    if (!std::binary_search(bands.begin(), bands.end(), i)) rest.buffers[i].offset = (*sub)[k++];  // bands: ascending
+  for (const std::vector<int32_t>& stack : band_stacks(in, bands)) {
+    if (deadline.expired()) return std::nullopt;
+    int64_t top = below;
+    for (int32_t i : stack) {
       top = align_up(top, in.align[i]);
       rest.buffers[i].offset = top;
       top = sat_add(top, in.size[i]);
-      continue;
     }
-    rest.buffers[i].offset = (*sub)[k++];
-  }
-  if (top > target || deadline.expired()) return std::nullopt;  // alignment of the bands
-  PlacementEngine engine(rest);
-  for (Order o : kAllOrders) {
-    if (deadline.expired()) return std::nullopt;
-    GreedyResult g = place_in_order(engine, make_order(rest, o), Fit::kFirst, target, &deadline);
-    if (g.complete && g.solution.peak <= target) return std::move(g.solution.offsets);
+    if (top > target) continue;  // alignment of the bands
+    if (auto offsets = fit_around(rest, target, deadline)) return offsets;
   }
   return std::nullopt;
 }
