@@ -247,10 +247,10 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   std::vector<std::thread> exact;
   if (threads > 1) {
     // The proof path first: the peak window alone, before anything runs beside it. It is
-    // the member that proves the large real models (Y_1, bert_large, bert_nezha, pangu_13B
-    // at LOAD) and costs 0.02-0.4 s of CPU there, ms on A-K; run beside the exact search's
-    // set-up and dives it got half the CPU, so under load (a quarter of a core per
-    // thread) Y_1 stayed unproven within 10 s. Alone it is bounded by the whole budget,
+    // the member that proves the large real models (Y_1, S_1, pangu_2.6B, bert_large,
+    // bert_nezha, pangu_13B at LOAD) and costs 0.02-0.5 s of CPU there, ms on A-K; run
+    // beside the exact search's set-up and dives it got half the CPU, so under load (a
+    // quarter of a core per thread) Y_1 stayed unproven within 10 s. Alone it is bounded by the whole budget,
     // not a share of it: a share of wall time is what the load takes away (at 0.6, Y_1
     // still failed in 3 of 3 runs with 1 s of CPU); its window's decision is capped by
     // nodes (exact.cpp, kPeakWindowWork), and on every bundled input it ends within 0.6 s
