@@ -680,7 +680,8 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
 // window fits at the bound: a bisection of the targets between the bound and the best peak
 // known (its own, or the portfolio's), each probed by the peak windows, down to a step of
 // bound / 2^16. A window plan that does not fit the bound may still fit a little above it,
-// where first fit around the window has room (S_1: at LOAD + 0.2 %).
+// where first fit around the window has room (S_1 was at LOAD + 0.2 % that way before the
+// window tried several stacks of its bands; it now fits LOAD itself).
 SolveResult run_peak_window(const Problem& p, const SolveOptions& opt, bool ladder) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   // No overlap lists: the window reads sections only.
