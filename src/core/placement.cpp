@@ -204,7 +204,7 @@ inline const OccupancyIndex::Run* first_above(const OccupancyIndex::Source& s, i
 // higher, so offsets below next[k] are clear of source k, and a pass over the sources reads
 // only next[] (contiguous) for all but the few sources that can block x: the round-robin
 // over the sources' runs (scattered in memory) that this replaces read every source's
-// cursor at every move, ~m reads per move for m = 20-40 sources (best-fit in size order on
+// cursor at every move, ~m reads per move for m = O(log T) sources (best-fit in size order on
 // 100k-buffer training traces: a pass per hole, ~1,000 holes per query).
 int64_t PlacementEngine::index_settle(int64_t x, int64_t align) const {
   IndexState& st = *index_.p;
