@@ -223,8 +223,11 @@ class CellDfs {
       const int32_t i = scratch_[u];
       items_.push_back({in_.sec_lo[i], in_.sec_hi[i], mo_[i], in_.size[i], in_.align[i]});
     }
-    return stacks_fit(items_, s_lo, s_hi, 0, cap_, low_, tree_) &&
-           (!in_.aligned || !aligned_inference || aligned_stacks_fit(items_, s_lo, s_hi, 0, cap_, rounded_, low_, tree_));
+    if (!stacks_fit(items_, s_lo, s_hi, 0, cap_, low_, tree_)) return false;
+    if (!in_.aligned || !aligned_inference || !padding_.open()) return true;
+    const bool fits = aligned_stacks_fit(items_, s_lo, s_hi, 0, cap_, rounded_, low_, tree_);
+    padding_.record(!fits);
+    return fits;
   }
 
   void place(int32_t i, int64_t at) {
@@ -295,6 +298,7 @@ class CellDfs {
   std::vector<std::pair<int32_t, int64_t>> trail_;
   std::vector<StackItem> items_, rounded_;
   std::vector<int64_t> tree_;
+  PaddingGate padding_;
   std::vector<FailureMemo::Key> hb_, hs_;  // memo key parts per buffer and per section
   FailureMemo own_memo_;
   FailureMemo* memo_;
