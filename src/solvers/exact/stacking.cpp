@@ -136,8 +136,8 @@ namespace {
 // any stacking is at or above that greedy one, item by item). Adding an item above S places
 // it at align_up(max(top, release)) + size, non-decreasing in top, so the lowest top of S
 // is the only state needed. Returns whether that top is at most cap.
-bool section_fits_exactly(const std::vector<const StackItem*>& live, int64_t base, int64_t cap,
-                          std::vector<int64_t>& best) {
+bool subsets_fit(const std::vector<const StackItem*>& live, int64_t base, int64_t cap,
+                 std::vector<int64_t>& best) {
   const size_t k = live.size(), full = (size_t{1} << k) - 1;
   best.assign(full + 1, INT64_MAX);
   best[0] = base;
@@ -163,7 +163,7 @@ bool section_fits_exactly(const std::vector<const StackItem*>& live, int64_t bas
 // adding an item above a top lands at align_up(max(top, release)) + size, non-decreasing in
 // top; so a subset met again at a top no lower than one already expanded (and failed) fails
 // too (`seen`: the lowest such top per subset). Unlike the subset program over all 2^k
-// subsets (section_fits_exactly below), it stops at the first order that fits: on aligned
+// subsets (subsets_fit above), it stops at the first order that fits: on aligned
 // packings of 800 buffers most sections that the two greedy orders miss fit on an early
 // descent. A state is also cut when its remaining items cannot stack above its top even
 // without padding (the release-date bound of stacks_fit over the remaining items, which
@@ -172,8 +172,8 @@ bool section_fits_exactly(const std::vector<const StackItem*>& live, int64_t bas
 // Returns 1 (fits), 0 (does not), or -1 (cap reached: undecided).
 class SectionOrders {
  public:
-  SectionOrders(const std::vector<const StackItem*>& live, int64_t cap)
-      : cap_(cap), left_(int64_t{2} << live.size()) {
+  SectionOrders(const std::vector<const StackItem*>& live, int64_t cap, int64_t expansions)
+      : cap_(cap), left_(expansions) {
     live_ = live;
     std::stable_sort(live_.begin(), live_.end(),
                      [](const StackItem* a, const StackItem* b) { return a->release < b->release; });
@@ -237,6 +237,14 @@ bool stacks_in_order(const std::vector<const StackItem*>& live, int64_t base, in
 
 }  // namespace
 
+bool section_fits(const std::vector<const StackItem*>& live, int64_t base, int64_t cap, int64_t expansions) {
+  if (live.empty()) return base <= cap;
+  const int orders = SectionOrders(live, cap, expansions < 0 ? int64_t{2} << live.size() : expansions).fits(base);
+  if (orders >= 0) return orders == 1;
+  thread_local std::vector<int64_t> best;
+  return subsets_fit(live, base, cap, best);
+}
+
 bool sections_fit_exactly(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
                           int64_t cap) {
   constexpr size_t kMaxLive = 10;  // 2^10 states of 10 steps: about the cost of a node
@@ -259,7 +267,6 @@ bool sections_fit_exactly(std::span<const StackItem> items, int32_t s_lo, int32_
   for (const StackItem& it : items)
     for (int32_t s = std::max(it.lo, s_lo); s < std::min(it.hi, s_hi); ++s) cell[count[s - s_lo]++] = &it;
   thread_local std::vector<const StackItem*> live, prev, by_align;
-  thread_local std::vector<int64_t> best;
   prev.clear();
   for (size_t s = 0; s < S; ++s) {
     live.assign(cell.begin() + first[s], cell.begin() + first[s + 1]);
@@ -278,8 +285,7 @@ bool sections_fit_exactly(std::span<const StackItem> items, int32_t s_lo, int32_
     std::stable_sort(by_align.begin(), by_align.end(),
                      [](const StackItem* a, const StackItem* b) { return a->align > b->align; });
     if (stacks_in_order(by_align, base, cap)) continue;
-    const int orders = SectionOrders(live, cap).fits(base);
-    if (orders == 0 || (orders < 0 && !section_fits_exactly(live, base, cap, best))) return false;
+    if (!section_fits(live, base, cap)) return false;
   }
   return true;
 }
