@@ -38,6 +38,18 @@ int64_t brute_top(const std::vector<exact::StackItem>& items, int64_t base) {
   return best;
 }
 
+// A random item of section 0: alignment 2^(0..levels-1), size 1..max_size, release
+// 0..releases-1 (rounded down to its alignment when `aligned`).
+exact::StackItem one_section_item(std::mt19937_64& rng, int levels, int64_t max_size, int64_t releases,
+                                  bool aligned) {
+  exact::StackItem it{0, 1, 0, 0};
+  it.align = int64_t{1} << (rng() % static_cast<uint64_t>(levels));
+  it.size = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(max_size));
+  it.release = static_cast<int64_t>(rng() % static_cast<uint64_t>(releases));
+  if (aligned) it.release = it.release / it.align * it.align;
+  return it;
+}
+
 TEST(ExactAligned, PaddedStackingIsSoundAndSeesPadding) {
   std::mt19937_64 rng(2101);
   std::vector<int64_t> low(4), tree;
@@ -45,12 +57,7 @@ TEST(ExactAligned, PaddedStackingIsSoundAndSeesPadding) {
   int feasible = 0, caught = 0, missed = 0;
   for (int trial = 0; trial < 4000; ++trial) {
     std::vector<exact::StackItem> items(1 + trial % 6);
-    for (auto& it : items) {
-      it.lo = 0, it.hi = 1;
-      it.align = int64_t{1} << (rng() % 4);
-      it.size = 1 + static_cast<int64_t>(rng() % 12);
-      it.release = static_cast<int64_t>(rng() % 10) / it.align * it.align;  // releases are aligned
-    }
+    for (auto& it : items) it = one_section_item(rng, 4, 12, 10, true);
     std::sort(items.begin(), items.end(),
               [](const auto& a, const auto& b) { return a.release < b.release; });
     const int64_t base = static_cast<int64_t>(rng() % 4);
@@ -116,13 +123,7 @@ TEST(ExactAligned, SectionFitsAgreesWithBruteForceByEitherMethod) {
   int fits = 0, not_fits = 0;
   for (int trial = 0; trial < 3000; ++trial) {
     std::vector<exact::StackItem> items(2 + trial % 7);
-    for (auto& it : items) {
-      it.lo = 0, it.hi = 1;
-      it.align = int64_t{1} << (rng() % 5);
-      it.size = 1 + static_cast<int64_t>(rng() % 20);
-      it.release = static_cast<int64_t>(rng() % 24);
-      if (trial % 2) it.release = it.release / it.align * it.align;
-    }
+    for (auto& it : items) it = one_section_item(rng, 5, 20, 24, trial % 2 == 1);
     std::vector<const exact::StackItem*> live;
     for (const auto& it : items) live.push_back(&it);
     const int64_t base = static_cast<int64_t>(rng() % 6);
