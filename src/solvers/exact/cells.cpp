@@ -182,8 +182,11 @@ class CellDfs {
       const int64_t slack = cap_ - floor_[s] - remaining_[s];  // >= 0 after inference
       int64_t key = slack;
       if (choice_ == CellChoice::kFewestBranches) {
+        // Counting stops once the count alone puts the key at or above the best so far (the
+        // section cannot win): the same cell, without reading every buffer live in every
+        // section at the floor (under perf, a fifth of a tiling's time at 3,200 buffers).
         int64_t branches = slack > 0;
-        for (int32_t k = live_begin_[s]; k < live_begin_[s + 1]; ++k) {
+        for (int32_t k = live_begin_[s]; k < live_begin_[s + 1] && (branches << 42) < best; ++k) {
           const int32_t i = live_[k];
           branches += !placed_[i] && mo_[i] == h && (twin_prev_[i] < 0 || placed_[twin_prev_[i]]);
         }
