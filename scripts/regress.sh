@@ -12,6 +12,7 @@
 #
 #      scripts/regress.sh BEFORE_CLI AFTER_CLI [--time-limit S] [--quick] [--algos "A B"]
 #      --quick  A-K only (skips the real sets)
+#      --packings  the generated packings only (e.g. --packings --algos "exact auto")
 #      --algos  these algorithms instead of auto, greedy and somas, and no `exact` rows (e.g.
 #               --algos dive: the interval dive before/after carrying it over to conflicts)
 #
@@ -22,10 +23,10 @@
 #      scripts/regress.sh OLD_CLI NEW_CLI --cpu "ALGO..." [--rounds R] INPUT...
 set -euo pipefail
 before=$1 after=$2; shift 2
-tl=5 quick=0 algos="auto greedy somas" exact_rows=1 cpu_algos="" rounds=3 inputs=()
+tl=5 quick=0 packings=0 algos="auto greedy somas" exact_rows=1 cpu_algos="" rounds=3 inputs=()
 while [[ $# -gt 0 ]]; do
   case $1 in
-    --time-limit) tl=$2; shift 2;; --quick) quick=1; shift;; --algos) algos=$2; exact_rows=0; shift 2;;
+    --time-limit) tl=$2; shift 2;; --quick) quick=1; shift;; --packings) packings=1; shift;; --algos) algos=$2; exact_rows=0; shift 2;;
     --cpu) cpu_algos=$2; shift 2;; --rounds) rounds=$2; shift 2;;
     -*) echo "unknown $1" >&2; exit 2;; *) inputs+=("$1"); shift;;
   esac
@@ -74,10 +75,11 @@ row() {  # name file algo extra...
   echo "| $name | $algo$([[ $# -gt 0 ]] && echo " $*") | $pb | $pa | $sb | $sa | $ib/$ia | $same | $tb | $ta |"
 }
 ak=$(ls "$root"/benchmarks/minimalloc/[A-K].1048576.csv)
+[[ $packings == 1 ]] && ak=""
 [[ $exact_rows == 1 ]] && for f in $ak; do row "$(basename "$f" .1048576.csv)" "$f" exact --capacity 1048576; done
 for f in $ak; do for a in $algos; do row "$(basename "$f" .1048576.csv)" "$f" $a; done; done
 [[ $quick == 1 ]] && exit 0
-for f in "$root"/benchmarks/idealloc/somas_tensors/*.csv "$root"/benchmarks/idealloc/iopddl/*.csv "$root"/benchmarks/idealloc/iree/*.csv; do
+[[ $packings == 0 ]] && for f in "$root"/benchmarks/idealloc/somas_tensors/*.csv "$root"/benchmarks/idealloc/iopddl/*.csv "$root"/benchmarks/idealloc/iree/*.csv; do
   for a in $algos; do row "$(basename "$f" .csv)" "$f" $a; done
 done
 for kind in tiling pinwheel aligned; do

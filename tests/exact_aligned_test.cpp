@@ -38,6 +38,18 @@ int64_t brute_top(const std::vector<exact::StackItem>& items, int64_t base) {
   return best;
 }
 
+// A random item of section 0: alignment 2^(0..levels-1), size 1..max_size, release
+// 0..releases-1 (rounded down to its alignment when `aligned`).
+exact::StackItem one_section_item(std::mt19937_64& rng, int levels, int64_t max_size, int64_t releases,
+                                  bool aligned) {
+  exact::StackItem it{0, 1, 0, 0};
+  it.align = int64_t{1} << (rng() % static_cast<uint64_t>(levels));
+  it.size = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(max_size));
+  it.release = static_cast<int64_t>(rng() % static_cast<uint64_t>(releases));
+  if (aligned) it.release = it.release / it.align * it.align;
+  return it;
+}
+
 TEST(ExactAligned, PaddedStackingIsSoundAndSeesPadding) {
   std::mt19937_64 rng(2101);
   std::vector<int64_t> low(4), tree;
@@ -45,12 +57,7 @@ TEST(ExactAligned, PaddedStackingIsSoundAndSeesPadding) {
   int feasible = 0, caught = 0, missed = 0;
   for (int trial = 0; trial < 4000; ++trial) {
     std::vector<exact::StackItem> items(1 + trial % 6);
-    for (auto& it : items) {
-      it.lo = 0, it.hi = 1;
-      it.align = int64_t{1} << (rng() % 4);
-      it.size = 1 + static_cast<int64_t>(rng() % 12);
-      it.release = static_cast<int64_t>(rng() % 10) / it.align * it.align;  // releases are aligned
-    }
+    for (auto& it : items) it = one_section_item(rng, 4, 12, 10, true);
     std::sort(items.begin(), items.end(),
               [](const auto& a, const auto& b) { return a.release < b.release; });
     const int64_t base = static_cast<int64_t>(rng() % 4);
@@ -106,6 +113,54 @@ TEST(ExactAligned, SectionsFitExactlyAgreesWithBruteForcePerSection) {
   }
   EXPECT_GT(refuted, 300);  // both verdicts are exercised
   EXPECT_GT(passed, 300);
+}
+
+// One section of up to 8 items: the search over stacking orders, the subset program it falls
+// back on (no expansions allowed), and the default (2 x 2^k expansions) all answer as brute
+// force does, releases aligned or not, and the search decides most sections on its own.
+TEST(ExactAligned, SectionFitsAgreesWithBruteForceByEitherMethod) {
+  std::mt19937_64 rng(2104);
+  int fits = 0, not_fits = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<exact::StackItem> items(2 + trial % 7);
+    for (auto& it : items) it = one_section_item(rng, 5, 20, 24, trial % 2 == 1);
+    std::vector<const exact::StackItem*> live;
+    for (const auto& it : items) live.push_back(&it);
+    const int64_t base = static_cast<int64_t>(rng() % 6);
+    const int64_t top = brute_top(items, base);
+    for (int64_t cap : {top - 1, top}) {
+      const bool expected = cap >= top;
+      ASSERT_EQ(exact::section_fits(live, base, cap, INT64_MAX), expected) << "trial " << trial;
+      ASSERT_EQ(exact::section_fits(live, base, cap, 0), expected) << "trial " << trial;
+      ASSERT_EQ(exact::section_fits(live, base, cap), expected) << "trial " << trial;
+      (expected ? fits : not_fits) += 1;
+    }
+  }
+  EXPECT_EQ(fits, 3000);
+  EXPECT_EQ(not_fits, 3000);
+}
+
+// The gate that decides when a search calls the padded inference: on every call while it
+// refutes often, on one call in kSample once it stops refuting, and on every call again once
+// the sampled calls refute often. The same calls whatever the clock (counts only).
+TEST(ExactAligned, PaddingGateFollowsTheRefutationRate) {
+  using G = exact::PaddingGate;
+  exact::PaddingGate always, never;
+  int64_t ran_always = 0, ran_never = 0;
+  for (int call = 0; call < 8192; ++call) {
+    if (always.open()) ++ran_always, always.record(true);
+    if (never.open()) ++ran_never, never.record(false);
+  }
+  EXPECT_EQ(ran_always, 8192);
+  EXPECT_LE(ran_never, G::kWarm + 8192 / G::kSample + 1);
+  EXPECT_GE(ran_never, 8192 / G::kSample);
+  // Refuting again: back to every call within a window of sampled runs.
+  int64_t closed_after = 0;
+  for (int call = 0; call < 8192 * G::kSample; ++call)
+    if (never.open()) never.record(true);
+    else closed_after = call;
+  EXPECT_LT(closed_after, 2 * G::kWindow * G::kSample);
+  for (int call = 0; call < 100; ++call) EXPECT_TRUE(never.open());
 }
 
 // Random instances like the (alignments up to 8, sizes 1-12, not multiples).

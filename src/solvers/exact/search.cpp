@@ -325,8 +325,10 @@ class Dfs {
     unplaced_scratch_.resize(ubase);
     // Long lifetimes (bert_base: 2.5M section entries a node) take the segment tree.
     if (!stacks_fit(items_, h_lo, h_hi, base, cap_, low_, tree_)) return kFail;
-    const bool padded = in_.aligned && aligned_inference;
-    return !padded || aligned_stacks_fit(items_, h_lo, h_hi, base, cap_, rounded_, low_, tree_) ? kAbort : kFail;
+    if (!in_.aligned || !aligned_inference || !padding_.open()) return kAbort;
+    const bool fits = aligned_stacks_fit(items_, h_lo, h_hi, base, cap_, rounded_, low_, tree_);
+    padding_.record(!fits);
+    return fits ? kAbort : kFail;
   }
 
   // Tries the candidates in canonical order: by (minimum offset, rank), each above the
@@ -547,6 +549,7 @@ class Dfs {
   ReleaseSorter sorter_;
   std::vector<StackItem> items_, rounded_;
   std::vector<int64_t> tree_;
+  PaddingGate padding_;
   FailureMemo own_memo_;
   FailureMemo* memo_;
   int64_t nodes_ = 0;
