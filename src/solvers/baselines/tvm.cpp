@@ -90,17 +90,18 @@ Plan tvm_greedy_by_conflicts(const std::vector<Rec>& recs, const Deadline& dl) {
 Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline& dl,
                     int max_attempts) {
   const int32_t n = static_cast<int32_t>(recs.size());
-  std::vector<int32_t> order;
-  if (Plan unsorted; !tvm_order(recs, false, dl, order, unsorted)) return unsorted;
-  const int32_t m = static_cast<int32_t>(order.size());
+  // The memory pressure first (its poll is tested by a deadline already passed).
   const int64_t memory_pressure = live_peak(recs, &dl);
-  OverlapIndex placed(recs, &dl);
   if (memory_pressure < 0) {
     Plan gave_up;
     gave_up.complete = false;
     gave_up.detail = "time limit (tvm memory pressure)";
     return gave_up;
   }
+  std::vector<int32_t> order;
+  if (Plan unsorted; !tvm_order(recs, false, dl, order, unsorted)) return unsorted;
+  const int32_t m = static_cast<int32_t>(order.size());
+  OverlapIndex placed(recs, &dl);
   if (Plan gave_up; !index_or_give_up(placed, gave_up, "tvm hill climb")) return gave_up;
   std::vector<Hit> hits;
   std::vector<int64_t> seq(n);
