@@ -74,7 +74,8 @@ class MinTree {
 // nodes hold the maximum of their range with their own pending add included (adds are not
 // pushed down). first() finds the leftmost section reaching a value. (Blocks of 64 sections
 // made an add O(span): on training traces, where activations span most sections, a dive
-// step was O(n).)
+// step was O(n). Used for the dive's crossing counts; the section totals stay in
+// SectionMax below, whose vectorised scans are faster on the short spans most buffers have.)
 class LazyMax {
  public:
   LazyMax() = default;
@@ -122,18 +123,46 @@ class LazyMax {
   std::vector<int64_t> max_, add_;
 };
 
-// Per-section totals (never negative) under range adds: maxima as range_max (search.h) reads
-// them, 0 for an empty range.
+// Maxima of per-section totals by blocks of 64 sections, for exact range maxima in
+// O(range / 64 + 128) and the first section reaching a value.
 class SectionMax {
  public:
-  explicit SectionMax(const std::vector<int64_t>& v) : tree_(v) {}
-  void add(int32_t lo, int32_t hi, int64_t delta) { tree_.add(lo, hi, delta); }
-  int64_t max(int32_t lo, int32_t hi) const { return std::max<int64_t>(0, tree_.max(lo, hi)); }
+  explicit SectionMax(std::vector<int64_t> v) : v_(std::move(v)), block_((v_.size() >> kBits) + 1, 0) {
+    for (size_t b = 0; b < block_.size(); ++b) refresh(static_cast<int32_t>(b));
+  }
+  int64_t at(int32_t s) const { return v_[s]; }
+  void add(int32_t lo, int32_t hi, int64_t delta) {
+    if (lo >= hi) return;
+    for (int32_t s = lo; s < hi; ++s) v_[s] += delta;
+    for (int32_t b = lo >> kBits; b <= (hi - 1) >> kBits; ++b) refresh(b);
+  }
+  int64_t max(int32_t lo, int32_t hi) const {
+    const int32_t b_lo = (lo + kBlock - 1) >> kBits, b_hi = hi >> kBits;
+    if (b_lo >= b_hi) return range_max(v_, lo, hi);
+    return std::max({range_max(block_, b_lo, b_hi), range_max(v_, lo, b_lo << kBits), range_max(v_, b_hi << kBits, hi)});
+  }
   // The first section of [lo, hi) holding `value`, which must be max(lo, hi).
-  int32_t first(int32_t lo, int32_t hi, int64_t value) const { return tree_.first(lo, hi, value); }
+  int32_t first(int32_t lo, int32_t hi, int64_t value) const {
+    int32_t s = lo;
+    const int32_t b_lo = (lo + kBlock - 1) >> kBits, b_hi = hi >> kBits;
+    if (b_lo < b_hi) {
+      for (; s < (b_lo << kBits); ++s)
+        if (v_[s] == value) return s;
+      int32_t b = b_lo;
+      while (b < b_hi && block_[b] != value) ++b;
+      s = b << kBits;
+    }
+    while (v_[s] != value) ++s;
+    return s;
+  }
 
  private:
-  LazyMax tree_;
+  static constexpr int kBits = 6, kBlock = 1 << kBits;
+  void refresh(int32_t b) {
+    const int32_t from = b << kBits;
+    block_[b] = range_max(v_, from, std::min<int32_t>(from + kBlock, static_cast<int32_t>(v_.size())));
+  }
+  std::vector<int64_t> v_, block_;
 };
 
 }  // namespace memplan::exact
