@@ -264,6 +264,18 @@ TEST(Driver, ReusesAPlanCheckOnlyForTheOffsetsAndCapacityItJudged) {
   EXPECT_EQ(solve(p, forger({{0, 0}, 100}, false), o).status, Status::kInvalid);
   // The matching verdict is taken as it is: the trust rests on the declaration, which only
   // auto makes (and auto's verdict is validate()'s own, below).
+  // A verdict its deadline cut drops the plan (never returned unchecked, not checked again).
+  SolverInfo cut = forger({{0, 0}, 100}, true);
+  cut.run = [](const Problem& q, const SolveOptions& so) {
+    SolveResult r = result_from_plan(q, so, Solution{{0, 3}, 6});
+    Validation stopped;
+    stopped.ok = stopped.complete = false;
+    r.check = std::make_shared<const PlanCheck>(PlanCheck{{0, 3}, 100, stopped});
+    return r;
+  };
+  const SolveResult dropped = solve(p, cut, o);
+  EXPECT_FALSE(dropped.solution);
+  EXPECT_NE(dropped.detail.find("reason=time_limit_in_check"), std::string::npos) << dropped.detail;
   const SolveResult trusted = solve(p, forger({{0, 0}, 100}, true), o);
   EXPECT_TRUE(trusted.solution);
   EXPECT_NE(trusted.status, Status::kInvalid);

@@ -145,8 +145,10 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
                                                             : solve_lowered(solver, problem, opt);
   // A verdict is reused only for the plan it judged: a solver that declares it, run on this
   // very problem, these offsets and this capacity (PlanCheck, validate.h).
-  const bool checked = can.checks_plans && direct && r.solution && r.check && r.check->capacity == cap &&
-                       r.check->verdict.complete && r.check->offsets == r.solution->offsets;
+  const bool judged = can.checks_plans && direct && r.solution && r.check && r.check->capacity == cap &&
+                      r.check->offsets == r.solution->offsets;
+  const bool checked = judged && r.check->verdict.complete;
+  const bool check_cut = judged && !r.check->verdict.complete;  // the solver's check hit the limit
   // Only a solver that declares proofs may raise the bound or claim infeasibility.
   if (!can.proves_optimal) r.lower_bound = 0;
   if (!can.proves_infeasible && r.status == Status::kInfeasible) r.status = Status::kNoPlan;
@@ -175,7 +177,9 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
     const Deadline check_deadline = limit > 0 && std::isfinite(limit)
         ? Deadline(std::max(1e-9, limit + 0.5 * time_limit_tolerance(limit) - whole.elapsed_seconds()))
         : Deadline();
-    const Validation v = checked ? r.check->verdict : validate(problem, r.solution->offsets, cap, 1, &check_deadline);
+    // A check the solver's limit already cut is not started again past it (only dropped).
+    const Validation v = checked || check_cut ? r.check->verdict
+                                              : validate(problem, r.solution->offsets, cap, 1, &check_deadline);
     if (!v.complete) {
       r.solution.reset();
       r.status = Status::kNoPlan;

@@ -29,12 +29,12 @@ namespace memplan {
 namespace {
 
 // validate() on `offsets` (validate.h, independent of the solvers), kept with the offsets
-// and capacity it judged (PlanCheck: solve() reuses the verdict for these offsets only);
-// null when the deadline stopped it.
+// and capacity it judged (PlanCheck: solve() reuses the verdict for these offsets only). A
+// check the deadline stopped says so (verdict.complete = false): solve() then drops the plan
+// at once rather than start the check again past the limit.
 std::shared_ptr<const PlanCheck> check_plan(const Problem& p, const std::vector<int64_t>& offsets,
                                             std::optional<int64_t> cap, const Deadline& deadline) {
   Validation v = validate(p, offsets, cap, 1, &deadline);
-  if (!v.complete) return nullptr;
   return std::make_shared<const PlanCheck>(PlanCheck{offsets, cap, std::move(v)});
 }
 
@@ -66,7 +66,7 @@ struct Shared {
     std::shared_ptr<const PlanCheck> check;
     if (r.solution && r.solution->peak < best_peak) {
       check = check_plan(p, r.solution->offsets, cap, deadline);
-      if (!check) {
+      if (!check->verdict.complete) {
         r.solution.reset();
       } else if (!check->verdict.ok || check->verdict.peak != r.solution->peak) {
         std::lock_guard lock(mu);
@@ -160,9 +160,10 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     fallback = online_plan(p, &clock);
     if (fallback) {
       const auto c0 = std::chrono::steady_clock::now();
-      fallback_check = check_plan(p, fallback->offsets, cap, check_deadline);  // null: solve() checks it
+      fallback_check = check_plan(p, fallback->offsets, cap, check_deadline);
       check_seconds = std::max(check_seconds, 1.5 * std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count());
-      if (fallback_check && (!fallback_check->verdict.ok || fallback_check->verdict.peak != fallback->peak)) {
+      const Validation& v = fallback_check->verdict;
+      if (v.complete && (!v.ok || v.peak != fallback->peak)) {
         fallback.reset();  // a bug in the online plan: never returned
         shared.rejected.push_back("online-best-fit");
       }
