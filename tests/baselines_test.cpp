@@ -201,6 +201,27 @@ TEST(BaselinesQuirks, TvmHillClimbIsDeterministicAndStopsAtPressure) {
   EXPECT_EQ(c.detail, "attempts=1");
 }
 
+// TVM's hill climb draws swap2 as element k of its sorted second-level list; the list is
+// kept as counts (PositionCounts, common.h) so that it is never sorted between two polls.
+// Every k must give what the sorted list gives, repeats and empty positions included.
+TEST(BaselinesQuirks, PositionCountsKthIsTheSortedListsElement) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 50; ++round) {
+    const int32_t m = 1 + static_cast<int32_t>(rng() % 40);
+    std::vector<int32_t> list(rng() % 200);
+    baselines::PositionCounts counts;
+    counts.reset(m);
+    for (int32_t& p : list) {
+      p = static_cast<int32_t>(rng() % (rng() % 2 ? m : std::min(m, 3)));  // repeats
+      counts.add(p);
+    }
+    counts.seal();
+    std::sort(list.begin(), list.end());
+    ASSERT_EQ(counts.size(), static_cast<int64_t>(list.size()));
+    for (size_t k = 0; k < list.size(); ++k) ASSERT_EQ(counts.kth(static_cast<int64_t>(k)), list[k]) << k;
+  }
+}
+
 TEST(BaselinesQuirks, SomasPrefersSharedObjectsUnlessSavingExceedsThreshold) {
   // Size order c, a, b. ManyObjects: c anchors slab [0,6); a (time-disjoint from c) joins it
   // at 0; b overlaps a and the 2 bytes left above it are too few, so b anchors a new slab at

@@ -235,6 +235,75 @@ TEST(Driver, ProofsOnlyFromSolversThatDeclareThem) {
   EXPECT_EQ(lower_bound_of(two_streams_no_sync()), 8);
 }
 
+// solve() reuses a solver's verdict on its plan (SolveResult::check) only from a solver that
+// declares Supports::checks_plans (auto alone), for the very offsets and capacity judged;
+// otherwise it checks the plan itself. Here an overlapping plan (both at 0, peak 3) comes
+// with a verdict "ok" that does not match it in one respect each time: each must be caught.
+TEST(Driver, ReusesAPlanCheckOnlyForTheOffsetsAndCapacityItJudged) {
+  const Problem p = two_intervals();  // a and b overlap in time: offsets {0, 0} are invalid
+  struct Forged {
+    std::vector<int64_t> judged;
+    std::optional<int64_t> cap;
+  };
+  auto forger = [](Forged f, bool declares) {
+    return SolverInfo{"forger", "test",
+                      [f](const Problem& q, const SolveOptions& o) {
+                        SolveResult r = result_from_plan(q, o, Solution{{0, 0}, 3});
+                        Validation ok;
+                        ok.peak = 3;
+                        r.check = std::make_shared<const PlanCheck>(PlanCheck{f.judged, f.cap, ok});
+                        return r;
+                      },
+                      Supports{.checks_plans = declares}};
+  };
+  SolveOptions o = quick();
+  o.capacity = 100;
+  // Other offsets judged, another capacity, or a solver that does not declare it: re-checked.
+  EXPECT_EQ(solve(p, forger({{0, 3}, 100}, true), o).status, Status::kInvalid);
+  EXPECT_EQ(solve(p, forger({{0, 0}, std::nullopt}, true), o).status, Status::kInvalid);
+  EXPECT_EQ(solve(p, forger({{0, 0}, 100}, false), o).status, Status::kInvalid);
+  // The matching verdict is taken as it is: the trust rests on the declaration, which only
+  // auto makes (and auto's verdict is validate()'s own, below).
+  // A verdict its deadline cut drops the plan (never returned unchecked, not checked again).
+  SolverInfo cut = forger({{0, 0}, 100}, true);
+  cut.run = [](const Problem& q, const SolveOptions& so) {
+    SolveResult r = result_from_plan(q, so, Solution{{0, 3}, 6});
+    Validation stopped;
+    stopped.ok = stopped.complete = false;
+    r.check = std::make_shared<const PlanCheck>(PlanCheck{{0, 3}, 100, stopped});
+    return r;
+  };
+  const SolveResult dropped = solve(p, cut, o);
+  EXPECT_FALSE(dropped.solution);
+  EXPECT_NE(dropped.detail.find("reason=time_limit_in_check"), std::string::npos) << dropped.detail;
+  const SolveResult trusted = solve(p, forger({{0, 0}, 100}, true), o);
+  EXPECT_TRUE(trusted.solution);
+  EXPECT_NE(trusted.status, Status::kInvalid);
+  int declaring = 0;
+  for (const SolverInfo& s : all_solvers())
+    if (s.supports.checks_plans) {
+      ++declaring;
+      EXPECT_EQ(s.name, "auto");
+    }
+  EXPECT_EQ(declaring, 1);
+  // auto's verdict is validate()'s on the offsets it returns, fallback or member.
+  for (int threads : {1, 2}) {
+    Problem big;
+    for (int i = 0; i < 60; ++i) big.buffers.push_back(buf("t" + std::to_string(i), i % 7, i % 7 + 1 + i % 5, 1 + i % 9));
+    SolveOptions a = quick();
+    a.threads = threads;
+    const SolverInfo* aut = find_solver("auto");
+    ASSERT_TRUE(aut);
+    const SolveResult r = aut->run(big, a);
+    ASSERT_TRUE(r.solution);
+    ASSERT_TRUE(r.check) << threads;
+    EXPECT_EQ(r.check->offsets, r.solution->offsets);
+    const Validation v = validate(big, r.solution->offsets);
+    EXPECT_TRUE(v.ok && r.check->verdict.ok);
+    EXPECT_EQ(r.check->verdict.peak, v.peak);
+  }
+}
+
 // `auto` skips the members that cannot serve (named in its detail) and still proves.
 TEST(Driver, AutoSkipsMembersThatCannotServe) {
   SolveOptions two = quick();

@@ -13,9 +13,48 @@
 #include "memplan/solver.h"
 #include "memplan/validate.h"
 #include "solvers/exact/dive.h"
+#include "solvers/exact/dive_trees.h"
 
 namespace memplan {
 namespace {
+
+// The dive's section trees (dive_trees.h: range add, range max, leftmost section holding the
+// max, in O(log sections)) against a plain array under random operations, negative values
+// included (the dive keeps minus its crossing counts in one).
+TEST(DiveTrees, LazyMaxAgreesWithAPlainArray) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 40; ++round) {
+    const int32_t n = 1 + static_cast<int32_t>(rng() % 70);
+    std::vector<int64_t> v(n);
+    for (int64_t& x : v) x = static_cast<int64_t>(rng() % 21) - 10;
+    exact::LazyMax tree(v);
+    exact::SectionMax totals(std::vector<int64_t>(n, 5));
+    std::vector<int64_t> t(n, 5);
+    for (int op = 0; op < 300; ++op) {
+      const int32_t lo = static_cast<int32_t>(rng() % (n + 1)), hi = lo + static_cast<int32_t>(rng() % (n + 1 - lo));
+      if (rng() % 2) {
+        const int64_t d = static_cast<int64_t>(rng() % 7) - 3;
+        tree.add(lo, hi, d);
+        for (int32_t s = lo; s < hi; ++s) v[s] += d;
+        const int64_t e = static_cast<int64_t>(rng() % 3);  // totals only fall, never below 0
+        bool fits = true;
+        for (int32_t s = lo; s < hi; ++s) fits = fits && t[s] >= e;
+        if (fits) {
+          totals.add(lo, hi, -e);
+          for (int32_t s = lo; s < hi; ++s) t[s] -= e;
+        }
+      }
+      const int64_t want = lo < hi ? *std::max_element(v.begin() + lo, v.begin() + hi) : INT64_MIN;
+      ASSERT_EQ(tree.max(lo, hi), want) << round << " " << op;
+      ASSERT_EQ(totals.max(lo, hi), std::max<int64_t>(0, lo < hi ? *std::max_element(t.begin() + lo, t.begin() + hi) : 0));
+      if (lo < hi) {
+        ASSERT_EQ(tree.first(lo, hi, want), std::find(v.begin() + lo, v.begin() + hi, want) - v.begin());
+        const int64_t tm = totals.max(lo, hi);
+        ASSERT_EQ(totals.first(lo, hi, tm), std::find(t.begin() + lo, t.begin() + hi, tm) - t.begin());
+      }
+    }
+  }
+}
 
 const char* const kKeys[] = {"TWA", "WAT", "TAW", "TWO"};
 

@@ -138,9 +138,9 @@ TEST(PolledSetUp, BaselinesGiveUpInTheirFirstSort) {
       {"tflite-gpu-min-cost-flow", {tflite_gpu_min_cost_flow(recs, dl).complete, tflite_gpu_min_cost_flow(recs, dl).detail}},
   };
   // The first set-up step each reaches: its first sort, or what comes before it (the index
-  // of placed records, TVM's conflict counts, TFLite GPU's event times).
+  // of placed records, TVM's conflict counts and memory pressure, TFLite GPU's event times).
   const auto in_set_up = [](const std::string& d) {
-    for (const char* step : {" sort)", " index)", " conflict counts)", " event times)"})
+    for (const char* step : {" sort)", " index)", " conflict counts)", " memory pressure)", " event times)"})
       if (d.size() >= std::string(step).size() && d.ends_with(step)) return true;
     return false;
   };
@@ -234,6 +234,48 @@ TEST(PolledSetUp, BaselineIndexCountsAndEventTimesStopAtAPassedDeadline) {
   }
   EXPECT_EQ(live_peak(recs, &unlimited), live_peak(recs));
   EXPECT_EQ(live_peak(recs), compute_load(dnn(30'000)));
+}
+
+// Two polls the test above does not reach: TVM hill climb's memory pressure (its first
+// step), and TFLite GPU greedy-by-breadth's sweep over the tensors. 4,096 records give 8,192
+// event times, a sort too small to poll (polled.h: blocks of 2^13), so with a deadline
+// already passed the sweep is the first step that polls (once per 4,096 tensors).
+TEST(PolledSetUp, TvmMemoryPressureAndBreadthSweepStopAtAPassedDeadline) {
+  using namespace baselines;
+  const std::vector<Rec> recs = records_of(dnn(30'000));
+  const Passed passed;
+  EXPECT_EQ(tvm_hill_climb(recs, 0, passed.deadline).detail, "time limit (tvm memory pressure)");
+  const std::vector<Rec> few(recs.begin(), recs.begin() + 4'096);
+  const Objects o = tflite_gpu_greedy_by_breadth(few, passed.deadline);
+  EXPECT_FALSE(o.complete);
+  EXPECT_EQ(o.detail, "time limit (greedy-by-breadth sweep)");
+  EXPECT_TRUE(tflite_gpu_greedy_by_breadth(few, Deadline()).complete);
+}
+
+// The placement engine switches its crossing index on once first-fit walks grow long,
+// adding every placed piece to it (O(placed log n)); that loop polls the deadline the
+// engine was built with, and a switch it stopped leaves the index off (answers alike).
+TEST(PolledSetUp, CrossingIndexSwitchStopsAtAPassedDeadline) {
+  const Problem p = dnn(10'000);
+  for (bool cancel : {false, true}) {
+    std::atomic<bool> flag{false};
+    const Deadline dl(0, &flag);
+    PlacementEngine engine(p, &dl), plain(p);
+    ASSERT_TRUE(engine.built());
+    ASSERT_TRUE(engine.use_occupancy_index() && plain.use_occupancy_index());
+    const int32_t n = static_cast<int32_t>(p.buffers.size());
+    for (int32_t i = 0; i < n; ++i) {
+      if (i == 6'000) {  // 6,000 placed: the switch polls (every 4,096 buffers)
+        flag = cancel;
+        EXPECT_TRUE(engine.use_crossing_index());
+        EXPECT_EQ(engine.crossing_index_in_use(), !cancel) << cancel;
+      }
+      // Placements go on either way, with the same first-fit answers as without the switch.
+      const int64_t at = engine.find_offset(i);
+      ASSERT_EQ(at, plain.find_offset(i)) << i;
+      engine.place(i, at), plain.place(i, at);
+    }
+  }
 }
 
 // idealloc's equal-size special case colours every buffer (1M all live: O(n^2 / 64) word

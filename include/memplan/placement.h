@@ -91,6 +91,7 @@ class PlacementEngine {
   static void sort_by_lo(std::vector<Forbidden>& v, std::vector<Forbidden>& tmp);
 
   const Problem* problem_;
+  const Deadline* deadline_;  // the constructor's (outlives the engine): polled by index_tune
   bool built_ = false;
   std::vector<Piece> pieces_;             // all pieces, sorted by start
   std::vector<int32_t> piece_owner_;      // piece -> buffer

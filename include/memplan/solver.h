@@ -16,6 +16,7 @@
 namespace memplan {
 
 struct Explanation;  // explain.h
+struct PlanCheck;    // validate.h
 struct ConflictGraph;  // timeline.h
 
 // A wall-clock budget plus an optional cancellation flag, checked cheaply by solvers.
@@ -69,6 +70,9 @@ struct SolveOptions {
   // shared bound from it and stops at a plan that meets it; a dive starts its ladder there.
   // A solver never reports it as its own proof unless it declares proves_optimal.
   int64_t proven_lower_bound = 0;
+  // solve() sets it when proven_lower_bound is at least lower_bound_of(the problem the
+  // solver gets) (bounds.h): the solver need not run that sweep again (`auto` skips it).
+  bool bound_has_load = false;
   // solve() checks the plan with validate() (O(n log n)) before it reports it, and only a
   // plan that passes is kFeasible or kOptimal. false: the caller validates; the plan is then
   // returned as kUnchecked, never kOptimal.
@@ -109,6 +113,9 @@ struct SolveResult {
   // Why no plan fits the capacity (SolveOptions::explain); null when a plan was found, no
   // capacity was set, or the plan failed validation. Include memplan/explain.h to read it.
   std::shared_ptr<const Explanation> explanation;
+  // validate()'s verdict on this plan, from a solver that declares Supports::checks_plans
+  // (validate.h, PlanCheck); null otherwise. solve() re-checks unless the offsets match.
+  std::shared_ptr<const PlanCheck> check;
 };
 
 using SolverFn = std::function<SolveResult(const Problem&, const SolveOptions&)>;
@@ -143,6 +150,9 @@ struct Supports {
   bool proves_infeasible = false;
   // The solver uses SolveOptions::threads > 1. false: it runs on one thread whatever asked.
   bool threads = false;
+  // The solver ran validate() on the plan it returns and hands the verdict on in
+  // SolveResult::check (`auto` only): solve() then reserves no time for a second check.
+  bool checks_plans = false;
 };
 
 struct SolverInfo {

@@ -59,4 +59,15 @@ Validation validate(const Problem& problem, const std::vector<int64_t>& offsets,
                     std::optional<int64_t> capacity = std::nullopt, int max_errors = 10,
                     const Deadline* deadline = nullptr);
 
+// validate()'s verdict with the exact offsets and capacity it was given. A solver that
+// declares Supports::checks_plans (`auto`, which checks a member's plan before sharing it)
+// hands it on in SolveResult::check; solve() reuses the verdict only when the plan it
+// returns has these very offsets and solve() checks against this capacity (else it checks
+// the plan again), so one plan is checked once.
+struct PlanCheck {
+  std::vector<int64_t> offsets;
+  std::optional<int64_t> capacity;
+  Validation verdict;
+};
+
 }  // namespace memplan

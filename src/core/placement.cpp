@@ -36,7 +36,8 @@ PlacementEngine::IndexBox& PlacementEngine::IndexBox::operator=(const IndexBox& 
   return *this;
 }
 
-PlacementEngine::PlacementEngine(const Problem& problem, const Deadline* deadline) : problem_(&problem) {
+PlacementEngine::PlacementEngine(const Problem& problem, const Deadline* deadline)
+    : problem_(&problem), deadline_(deadline) {
   Poll poll(deadline);
   const auto& bufs = problem.buffers;
   const int32_t n = static_cast<int32_t>(bufs.size());
@@ -140,7 +141,12 @@ void PlacementEngine::index_tune() {
   if (st.index.crossing() || st.queries < kCrossingWindow) return;
   if (st.steps > kCrossingSteps * st.queries) {
     st.index.set_crossing(true);
+    Poll poll(deadline_);  // (1M placed: O(n log n)); stopped, the index stays off (answers alike)
     for (int32_t i = 0; i < static_cast<int32_t>(offsets_.size()); ++i) {
+      if (poll()) {
+        st.index.set_crossing(false);
+        break;
+      }
       if (offsets_[i] < 0) continue;
       for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
         const int32_t pc = piece_index_[k];

@@ -40,6 +40,9 @@ SolveResult solve_lowered(const SolverInfo& info, const Problem& problem, const 
 // driver.h. Its copy loops poll too (1M pre-placed buffers: ~0.3 s of CPU to copy).
 std::optional<std::string> fixed_collision(const Problem& problem, std::optional<int64_t> cap,
                                            const Deadline* deadline) {
+  // Nothing pre-placed (the usual case): no copies, nothing to check.
+  if (std::none_of(problem.buffers.begin(), problem.buffers.end(), [](const Buffer& b) { return b.offset.has_value(); }))
+    return std::string();
   Poll poll(deadline);
   Problem fixed;
   std::vector<int64_t> offs;
@@ -97,16 +100,16 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
     return r;
   };
   if (load < 0) return out_of_time();
-  // The limit bounds the whole call: the solver gets it less a reserve for the check below
-  // and what follows its last deadline check. The check (validate, O(n log n); its events
-  // radix-sorted) takes 1.7-2.7 times as long as the LOAD sweep just done (1M buffers, 2.7
-  // when all are live at once: `scripts/overrun.sh large`, first table), and `auto` checks a
-  // member's plan before the driver checks it again, so the reserve is 8 times that sweep's
-  // time (which also tracks the machine's load) plus 2 % of the limit, at most half the
-  // limit. (3 times was tried: `auto` at 5 s on 1M training buffers then lost its plan to a
-  // cut check, and a 5 s limit gave no plan where 2 s gave one.)
+  // The limit bounds the whole call: the solver gets it less a reserve for what follows its
+  // last deadline check: 2 % of the limit, and the check of its plan below (validate, O(n
+  // log n); its events radix-sorted), which costs 1.3-2.7 times the LOAD sweep just done
+  // (1M buffers, 2.7 when all are live at once: `scripts/overrun.sh large`, first table), so
+  // 3 times that sweep's time (which also tracks the machine's load), at most half the limit.
+  // A solver that checks its own plan (Supports::checks_plans: `auto`, within its limit)
+  // hands the verdict on and none is reserved. (It was 8 sweeps for every solver, sized
+  // for `auto`'s two checks, one of them done twice: 1M buffers then got no plan at 1 s.)
   const double sweep = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double reserve = std::min(0.5 * limit, 0.02 * limit + 8 * sweep);
+  const double reserve = std::min(0.5 * limit, 0.02 * limit + (can.checks_plans ? 0 : 3 * sweep));
   // A partial order (vector clocks): its max-weight antichain is at least LOAD (bounds.h);
   // a flow stopped early (at a quarter of the limit) still yields a true antichain.
   bool antichain_won = false;  // the antichain is above LOAD: reported as bound=antichain
@@ -131,13 +134,21 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   // Sound for the lowered problem too (lowering only restricts the plan space); each end of
   // a two-ended pool is a new solve() with its own bound.
   opt.proven_lower_bound = has_two_ends(problem) && !can.two_ended ? 0 : load;
+  const bool direct = !(has_two_ends(problem) && !can.two_ended) && !(has_constraints(problem) && !can.inplace_groups);
+  opt.bound_has_load = direct;  // the solver gets `problem` itself, whose LOAD `load` holds
   // A caller's conflict graph is of `problem`: the lowered problem and the two ends are
   // new problems, whose solvers build their own.
   if ((has_two_ends(problem) && !can.two_ended) || (has_constraints(problem) && !can.inplace_groups))
     opt.conflict_graph.reset();
-  SolveResult r = has_two_ends(problem) && !can.two_ended             ? solve_two_ended(problem, solver, opt)
-                  : has_constraints(problem) && !can.inplace_groups ? solve_lowered(solver, problem, opt)
-                                                                      : solver.run(problem, opt);
+  SolveResult r = direct                                          ? solver.run(problem, opt)
+                  : has_two_ends(problem) && !can.two_ended ? solve_two_ended(problem, solver, opt)
+                                                            : solve_lowered(solver, problem, opt);
+  // A verdict is reused only for the plan it judged: a solver that declares it, run on this
+  // very problem, these offsets and this capacity (PlanCheck, validate.h).
+  const bool judged = can.checks_plans && direct && r.solution && r.check && r.check->capacity == cap &&
+                      r.check->offsets == r.solution->offsets;
+  const bool checked = judged && r.check->verdict.complete;
+  const bool check_cut = judged && !r.check->verdict.complete;  // the solver's check hit the limit
   // Only a solver that declares proofs may raise the bound or claim infeasibility.
   if (!can.proves_optimal) r.lower_bound = 0;
   if (!can.proves_infeasible && r.status == Status::kInfeasible) r.status = Status::kNoPlan;
@@ -146,7 +157,7 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
   // (less the check's share): solvers that declare proofs derive it themselves.
   if (!problem.conflicts.empty() && !can.proves_optimal && (!r.solution || r.solution->peak > r.lower_bound)) {
     const bool limited = limit > 0 && std::isfinite(limit);
-    const double left = limited ? limit - 8 * sweep - whole.elapsed_seconds() : 0;
+    const double left = limited ? limit - 3 * sweep - whole.elapsed_seconds() : 0;
     if (!limited || left > 0) {
       const Deadline bound_time(left, options.cancel);
       r.lower_bound = std::max(r.lower_bound, conflict_lower_bound(problem, [&] { return bound_time.expired(); }));
@@ -166,7 +177,9 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
     const Deadline check_deadline = limit > 0 && std::isfinite(limit)
         ? Deadline(std::max(1e-9, limit + 0.5 * time_limit_tolerance(limit) - whole.elapsed_seconds()))
         : Deadline();
-    const Validation v = validate(problem, r.solution->offsets, cap, 1, &check_deadline);
+    // A check the solver's limit already cut is not started again past it (only dropped).
+    const Validation v = checked || check_cut ? r.check->verdict
+                                              : validate(problem, r.solution->offsets, cap, 1, &check_deadline);
     if (!v.complete) {
       r.solution.reset();
       r.status = Status::kNoPlan;

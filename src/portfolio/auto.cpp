@@ -28,9 +28,20 @@
 namespace memplan {
 namespace {
 
+// validate() on `offsets` (validate.h, independent of the solvers), kept with the offsets
+// and capacity it judged (PlanCheck: solve() reuses the verdict for these offsets only). A
+// check the deadline stopped says so (verdict.complete = false): solve() then drops the plan
+// at once rather than start the check again past the limit.
+std::shared_ptr<const PlanCheck> check_plan(const Problem& p, const std::vector<int64_t>& offsets,
+                                            std::optional<int64_t> cap, const Deadline& deadline) {
+  Validation v = validate(p, offsets, cap, 1, &deadline);
+  return std::make_shared<const PlanCheck>(PlanCheck{offsets, cap, std::move(v)});
+}
+
 struct Shared {
   std::mutex mu;
   std::optional<Solution> best;
+  std::shared_ptr<const PlanCheck> best_check;  // validate()'s verdict on `best`
   std::string winner;
   int64_t lower = 0;
   std::atomic<int64_t> upper{INT64_MAX};
@@ -52,11 +63,12 @@ struct Shared {
       std::lock_guard lock(mu);
       best_peak = best ? best->peak : INT64_MAX;
     }
+    std::shared_ptr<const PlanCheck> check;
     if (r.solution && r.solution->peak < best_peak) {
-      const Validation v = validate(p, r.solution->offsets, cap, 1, &deadline);
-      if (!v.complete) {
+      check = check_plan(p, r.solution->offsets, cap, deadline);
+      if (!check->verdict.complete) {
         r.solution.reset();
-      } else if (!v.ok || v.peak != r.solution->peak) {
+      } else if (!check->verdict.ok || check->verdict.peak != r.solution->peak) {
         std::lock_guard lock(mu);
         rejected.push_back(who);
         iterations += r.iterations;
@@ -68,6 +80,7 @@ struct Shared {
     lower = std::max(lower, r.lower_bound);
     if (r.solution && (!best || r.solution->peak < best->peak)) {
       best = std::move(r.solution);
+      best_check = std::move(check);  // checked above: only a plan below best_peak gets here
       winner = who;
       upper = best->peak;
     }
@@ -110,9 +123,12 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   const auto t0 = std::chrono::steady_clock::now();
   // (Under explicit conflicts the members that prove, exact, add a clique of the relation.)
   // Polled (1M buffers: ~0.1-0.3 s of CPU), on the clock only: a cancelled auto still goes
-  // on to its plan of last resort below; a passed limit leaves no plan.
+  // on to its plan of last resort below; a passed limit leaves no plan. Not run again when
+  // solve() has just run it on this problem (bound_has_load) and the online plan's check
+  // below times the checks instead.
   const Deadline clock = deadline.clock_only();
-  shared.lower = lower_bound_of(p, &clock);
+  const bool sweep = !opt.bound_has_load || !p.conflicts.empty();
+  shared.lower = sweep ? lower_bound_of(p, &clock) : 0;
   if (shared.lower < 0) {
     SolveResult r;
     r.status = Status::kNoPlan;
@@ -124,19 +140,34 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   // that meets it ends the run.
   shared.lower = std::max(shared.lower, opt.proven_lower_bound);
   // A member's plan is validated after the member returns (offer): members stop that much
-  // earlier, about 8 times the LOAD sweep just timed (see solve()).
-  const double check_seconds = 8 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // earlier. One check follows a member (solve() reuses its verdict, PlanCheck): it costs
+  // 1.3-2.7 times the LOAD sweep (1M buffers, `scripts/overrun.sh large`, first table), so 4
+  // times the sweep just timed, or 1.5 times the online plan's check timed below.
+  double check_seconds = sweep ? 4 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() : 0;
   const auto cap = capacity_of(p, opt);
   // The plan of last resort first, in O(n log n): a limit too short for any member still
   // returns it. It is not shared with the members (a poor first plan would only draw the
   // exact search's ladder away from the bound); the result is the better of it and theirs.
-  // (solve() validates the plan auto returns, this one included.)
+  // It is checked here at once (validate.h; like a member's plan, until the limit plus a
+  // quarter of the tolerance): the result then carries its verdict whichever plan wins, and
+  // solve() checks nothing after auto returns (PlanCheck).
   // (The online allocator knows only the time axis: under explicit conflicts the members'
   // plans are all there is.) It polls the deadline: a limit too short even for it leaves no
   // plan (nullopt). A longer limit only gives it more time, so it cannot lose this plan.
   std::optional<Solution> fallback;
+  std::shared_ptr<const PlanCheck> fallback_check;
   if (p.conflicts.empty()) {
     fallback = online_plan(p, &clock);
+    if (fallback) {
+      const auto c0 = std::chrono::steady_clock::now();
+      fallback_check = check_plan(p, fallback->offsets, cap, check_deadline);
+      check_seconds = std::max(check_seconds, 1.5 * std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count());
+      const Validation& v = fallback_check->verdict;
+      if (v.complete && (!v.ok || v.peak != fallback->peak)) {
+        fallback.reset();  // a bug in the online plan: never returned
+        shared.rejected.push_back("online-best-fit");
+      }
+    }
     if (!fallback || fallback->peak <= shared.lower) shared.stop = true;  // out of time, or optimal already
     shared.met = fallback && fallback->peak <= shared.lower;
   }
@@ -287,8 +318,10 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   if (shared.error) std::rethrow_exception(shared.error);
   // Ties go to the fallback: a member that ran out of time returns the same online plan.
   const bool use_fallback = fallback && (!shared.best || fallback->peak <= shared.best->peak);
-  if (use_fallback) shared.best = std::move(fallback), shared.winner = "online-best-fit";
+  if (use_fallback)
+    shared.best = std::move(fallback), shared.best_check = fallback_check, shared.winner = "online-best-fit";
   SolveResult r = result_from_plan(p, opt, shared.best);
+  if (r.solution) r.check = shared.best_check;
   r.lower_bound = shared.lower;
   r.iterations = shared.iterations;
   r.detail = "winner=" + shared.winner;
@@ -306,7 +339,8 @@ void register_portfolio(std::vector<SolverInfo>& out) {
                            "default portfolio: greedy, then exact search and idealloc side by side "
                            "sharing the best peak; stops at a proven optimum or the time limit",
                            [](const Problem& p, const SolveOptions& opt) { return run_portfolio(p, opt, find_solver); },
-                           Supports{.explicit_conflicts = true, .gaps = true, .proves_optimal = true, .threads = true}});
+                           Supports{.explicit_conflicts = true, .gaps = true, .proves_optimal = true, .threads = true,
+                                    .checks_plans = true}});
 }
 
 }  // namespace memplan

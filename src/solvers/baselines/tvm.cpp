@@ -90,17 +90,18 @@ Plan tvm_greedy_by_conflicts(const std::vector<Rec>& recs, const Deadline& dl) {
 Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline& dl,
                     int max_attempts) {
   const int32_t n = static_cast<int32_t>(recs.size());
-  std::vector<int32_t> order;
-  if (Plan unsorted; !tvm_order(recs, false, dl, order, unsorted)) return unsorted;
-  const int32_t m = static_cast<int32_t>(order.size());
+  // The memory pressure first (its poll is tested by a deadline already passed).
   const int64_t memory_pressure = live_peak(recs, &dl);
-  OverlapIndex placed(recs, &dl);
   if (memory_pressure < 0) {
     Plan gave_up;
     gave_up.complete = false;
     gave_up.detail = "time limit (tvm memory pressure)";
     return gave_up;
   }
+  std::vector<int32_t> order;
+  if (Plan unsorted; !tvm_order(recs, false, dl, order, unsorted)) return unsorted;
+  const int32_t m = static_cast<int32_t>(order.size());
+  OverlapIndex placed(recs, &dl);
   if (Plan gave_up; !index_or_give_up(placed, gave_up, "tvm hill climb")) return gave_up;
   std::vector<Hit> hits;
   std::vector<int64_t> seq(n);
@@ -138,7 +139,8 @@ Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline&
   int64_t best_total = 0;
   int32_t swap1 = -1, swap2 = -1;  // positions of the last swap (kept across iterations)
   std::vector<int32_t> pos(n, -1);
-  std::vector<int32_t> first_level, second_level, tops;
+  std::vector<int32_t> first_level, tops;
+  PositionCounts second_level;  // positions, sorted by counting (see common.h)
   int attempts = 0;
   for (int attempt = 1; attempt <= max_attempts; ++attempt) {
     if (attempt > 1 && dl.expired()) break;
@@ -175,7 +177,7 @@ Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline&
     if (tops.empty()) continue;  // the peak is a pre-placed buffer
     const int32_t node = tops[rand_r_compat(state) % tops.size()];
     first_level.clear();
-    second_level.clear();
+    second_level.reset(m);
     placed.clear();
     for (int32_t i : order) placed.insert(i);
     const std::vector<int32_t> conflicts = placed.query(recs[node].start, recs[node].end);
@@ -183,19 +185,19 @@ Plan tvm_hill_climb(const std::vector<Rec>& recs, uint32_t seed, const Deadline&
       if (c1 == node) continue;
       if (pos[c1] < pos[node]) first_level.push_back(pos[c1]);
       placed.for_each(recs[c1].start, recs[c1].end, [&](int32_t c2) {
-        if (c2 != c1 && pos[c2] < pos[c1]) second_level.push_back(pos[c2]);
+        if (c2 != c1 && pos[c2] < pos[c1]) second_level.add(pos[c2]);
       });
       if (dl.expired()) break;
     }
     if (first_level.empty()) continue;  // no swap: a later rejection re-undoes the old one
     std::sort(first_level.begin(), first_level.end());
-    std::sort(second_level.begin(), second_level.end());
+    second_level.seal();
     const int32_t s1 = first_level[rand_r_compat(state) % first_level.size()];
     int32_t s2 = s1;
     for (int guard = 0; s2 == s1 && guard < 1000; ++guard) {
       if (first_level.size() < 2 && second_level.size() < 2) break;
-      if (!second_level.empty() && rand_r_compat(state) % 100 > 25)
-        s2 = second_level[rand_r_compat(state) % second_level.size()];
+      if (second_level.size() > 0 && rand_r_compat(state) % 100 > 25)
+        s2 = second_level.kth(rand_r_compat(state) % second_level.size());
       else
         s2 = first_level[rand_r_compat(state) % first_level.size()];
     }

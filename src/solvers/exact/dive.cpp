@@ -21,7 +21,7 @@ class Diver {
   Diver(const Instance& in, int64_t cap, const std::vector<int32_t>& order, std::string keys, const Deadline& deadline)
       : in_(in), cap_(cap), keys_(std::move(keys)), deadline_(deadline), n_(in.n), buf_(in.by_start),
         pos_(n_), size_(n_), align_(n_), start_(n_), end_(n_), slo_(n_), shi_(n_), rank_(n_), twin_(n_, -1),
-        mo_(n_, 0), floor_(n_, 0), offset_(n_, 0), placed_(n_, 0), cross_(in.sections + 1, 0), pressure_(n_, 0),
+        mo_(n_, 0), floor_(n_, 0), offset_(n_, 0), placed_(n_, 0), pressure_(n_, 0),
         remaining_(totals(in)), cand_(n_), ends_(n_), live_(std::bit_ceil(static_cast<uint32_t>(std::max(n_, 1)))) {
     for (int32_t p = 0; p < n_; ++p) {
       const int32_t i = buf_[p];
@@ -37,6 +37,7 @@ class Diver {
     for (int32_t i = 0; i < n_; ++i)
       if (twin[i] >= 0) twin_[pos_[i]] = pos_[twin[i]];
     reach_.assign(2 * static_cast<size_t>(live_), INT64_MIN);
+    std::vector<int64_t> cross(in.sections + 1, 0);  // per section boundary, by differences
     for (int32_t p = 0; p < n_; ++p) {
       // The set-up is O(n log n) (1M buffers: ~0.5 s); a passed limit leaves the dive empty.
       if ((p & 4095) == 4095 && deadline_.expired()) {
@@ -47,12 +48,14 @@ class Diver {
         placed_[p] = 1, offset_[p] = in.fixed_offset[buf_[p]];
         continue;
       }
-      if (slo_[p] + 1 < shi_[p]) ++cross_[slo_[p] + 1], --cross_[shi_[p]];  // differences (see totals)
+      if (slo_[p] + 1 < shi_[p]) ++cross[slo_[p] + 1], --cross[shi_[p]];  // differences (see totals)
       mo_[p] = min_offset(p);
       cand_.assign(p, mo_[p], rank_[p]), ends_.assign(p, sat_add(mo_[p], size_[p]), 0);
       reach_[live_ + p] = end_[p];
     }
-    for (size_t s = 1; s < cross_.size(); ++s) cross_[s] += cross_[s - 1];
+    for (size_t s = 1; s < cross.size(); ++s) cross[s] += cross[s - 1];
+    for (int64_t& c : cross) c = -c;
+    crossing_ = LazyMax(cross);
     cand_.rebuild(0, n_), ends_.rebuild(0, n_);
     for (int32_t k = live_ - 1; k >= 1; --k) reach_[k] = std::max(reach_[2 * k], reach_[2 * k + 1]);
   }
@@ -151,8 +154,12 @@ class Diver {
     cand_.remove(p), ends_.remove(p);
     set_reach(p, INT64_MIN);
     remaining_.add(slo_[p], shi_[p], -size_[p]);
+    // One unplaced buffer fewer across each boundary it crosses; a count that reaches 0 is a cut.
     bool cut = false;
-    for (int32_t s = slo_[p] + 1; s < shi_[p]; ++s) cut |= --cross_[s] == 0;
+    if (slo_[p] + 1 < shi_[p]) {
+      crossing_.add(slo_[p] + 1, shi_[p], 1);
+      cut = crossing_.max(slo_[p] + 1, shi_[p]) == 0;
+    }
     // Unplaced neighbours: positions before the first start at or after p's end, whose
     // lifetime reaches past p's start. A raised one is a candidate again if it was not (it
     // is above the canonical floor: mo > at). The trees are fixed once above them all.
@@ -246,7 +253,7 @@ class Diver {
   std::vector<int32_t> twin_;        // the identical buffer placed before it, or -1
   std::vector<int64_t> mo_, floor_, offset_;
   std::vector<char> placed_;
-  std::vector<int32_t> cross_;       // per section boundary: unplaced buffers across it
+  LazyMax crossing_;                 // per section boundary: minus the unplaced buffers across it
   bool stopped_ = false;             // the limit passed during the set-up
   std::vector<int64_t> pressure_;    // per buffer: rerank's T key
   SectionMax remaining_;             // per section: the sizes still unplaced
