@@ -226,11 +226,8 @@ class CellDfs {
       const int32_t i = scratch_[u];
       items_.push_back({in_.sec_lo[i], in_.sec_hi[i], mo_[i], in_.size[i], in_.align[i]});
     }
-    if (!stacks_fit(items_, s_lo, s_hi, 0, cap_, low_, tree_)) return false;
-    if (!in_.aligned || !aligned_inference || !padding_.open()) return true;
-    const bool fits = aligned_stacks_fit(items_, s_lo, s_hi, 0, cap_, rounded_, low_, tree_);
-    padding_.record(!fits);
-    return fits;
+    return stacks_fit(items_, s_lo, s_hi, 0, cap_, low_, tree_) &&
+           gated_aligned_stacks_fit(padding_, in_.aligned, items_, s_lo, s_hi, 0, cap_, rounded_, low_, tree_);
   }
 
   void place(int32_t i, int64_t at) {

@@ -325,10 +325,8 @@ class Dfs {
     unplaced_scratch_.resize(ubase);
     // Long lifetimes (bert_base: 2.5M section entries a node) take the segment tree.
     if (!stacks_fit(items_, h_lo, h_hi, base, cap_, low_, tree_)) return kFail;
-    if (!in_.aligned || !aligned_inference || !padding_.open()) return kAbort;
-    const bool fits = aligned_stacks_fit(items_, h_lo, h_hi, base, cap_, rounded_, low_, tree_);
-    padding_.record(!fits);
-    return fits ? kAbort : kFail;
+    return gated_aligned_stacks_fit(padding_, in_.aligned, items_, h_lo, h_hi, base, cap_, rounded_, low_, tree_)
+               ? kAbort : kFail;
   }
 
   // Tries the candidates in canonical order: by (minimum offset, rank), each above the

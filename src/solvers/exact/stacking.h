@@ -90,4 +90,17 @@ struct PaddingGate {
 // counts before and after it, in bench/exact_scale_bench.cpp).
 inline thread_local bool aligned_inference = true;
 
+// aligned_stacks_fit as a search calls it, after stacks_fit passed: only on aligned
+// instances, with the test hook on and the search's gate open, the gate recording whether
+// it refuted. False only when the padded test ran and refuted.
+inline bool gated_aligned_stacks_fit(PaddingGate& gate, bool aligned, std::span<const StackItem> items,
+                                     int32_t s_lo, int32_t s_hi, int64_t base, int64_t cap,
+                                     std::vector<StackItem>& rounded, std::vector<int64_t>& low,
+                                     std::vector<int64_t>& tree) {
+  if (!aligned || !aligned_inference || !gate.open()) return true;
+  const bool fits = aligned_stacks_fit(items, s_lo, s_hi, base, cap, rounded, low, tree);
+  gate.record(!fits);
+  return fits;
+}
+
 }  // namespace memplan::exact
