@@ -24,7 +24,7 @@ std::vector<std::vector<int32_t>> band_stacks(const Instance& in, const std::vec
   auto by = [&](auto key) {
     std::vector<int32_t> s = bands;
     std::stable_sort(s.begin(), s.end(), [&](int32_t a, int32_t b) { return key(a) < key(b); });
-    if (s != stacks.front()) stacks.push_back(std::move(s));
+    if (std::find(stacks.begin(), stacks.end(), s) == stacks.end()) stacks.push_back(std::move(s));
   };
   by([&](int32_t i) { return -static_cast<int64_t>(in.sec_lo[i]); });  // latest start at the bottom
   by([&](int32_t i) { return static_cast<int64_t>(in.sec_lo[i]); });   // earliest start at the bottom
