@@ -72,7 +72,7 @@ class MinTree {
 
 // Range adds and range maxima over sections [0, n), each in O(log n): a segment tree whose
 // nodes hold the maximum of their range with their own pending add included (adds are not
-// pushed down). first() finds the leftmost section reaching a value. (Blocks of 64 sections
+// pushed down). (Blocks of 64 sections
 // made an add O(span): on training traces, where activations span most sections, a dive
 // step was O(n). Used for the dive's crossing counts; the section totals stay in
 // SectionMax below, whose vectorised scans are faster on the short spans most buffers have.)
@@ -89,8 +89,6 @@ class LazyMax {
   }
   // INT64_MIN for an empty range.
   int64_t max(int32_t lo, int32_t hi) const { return lo < hi ? max(1, 0, static_cast<int32_t>(m_), lo, hi) : INT64_MIN; }
-  // The first section of [lo, hi) holding `value`, which must be max(lo, hi).
-  int32_t first(int32_t lo, int32_t hi, int64_t value) const { return first(1, 0, static_cast<int32_t>(m_), lo, hi, value); }
 
  private:
   // Node k covers [a, b). Sections past n are INT64_MIN and never inside an added range.
@@ -110,14 +108,6 @@ class LazyMax {
     const int32_t mid = a + (b - a) / 2;
     const int64_t below = std::max(max(2 * k, a, mid, lo, hi), max(2 * k + 1, mid, b, lo, hi));
     return below == INT64_MIN ? below : below + add_[k];
-  }
-  // `value` is relative to node k (the adds above it taken off).
-  int32_t first(size_t k, int32_t a, int32_t b, int32_t lo, int32_t hi, int64_t value) const {
-    if (hi <= a || b <= lo || max_[k] < value) return -1;
-    if (b - a == 1) return a;
-    const int32_t mid = a + (b - a) / 2;
-    const int32_t left = first(2 * k, a, mid, lo, hi, value - add_[k]);
-    return left >= 0 ? left : first(2 * k + 1, mid, b, lo, hi, value - add_[k]);
   }
   size_t m_ = 1;
   std::vector<int64_t> max_, add_;
