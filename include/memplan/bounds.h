@@ -65,6 +65,20 @@ std::optional<Antichain> antichain_bound(const Problem& p, const std::function<b
 // link, a group or a high-end (from_top) placement: their restriction is not modelled.
 Problem window_problem(const Problem& p, int64_t from, int64_t to);
 
+// The instant-subset relaxation of a problem, a generalization of window_problem: keep only
+// the buffers live at some instant of `instants` (start <= t < end for some t in the set;
+// any order, repeats ignored), and only their conflicts at those instants. With the instants
+// sorted, t_0 < ... < t_{m-1}, a kept buffer live at t_i..t_j (a run: its lifetime is an
+// interval) gets the lifetime [t_i, t_j + 1), so two kept lifetimes overlap exactly when the
+// buffers share an instant of the set, and the result is again an interval problem. Its
+// optimal peak bounds p's from below for the same reason as a window's: a valid plan of p,
+// restricted to the kept buffers, keeps every pair live at a common instant apart. A window
+// [from, to) is the special case of its section starts. Ids, sizes, alignments and
+// pre-placed offsets kept, capacity dropped; buffers in p's order. Throws
+// std::invalid_argument for an empty set, explicit conflicts, or a kept buffer with gaps, an
+// in-place link, a group or a high-end placement (as window_problem).
+Problem instants_problem(const Problem& p, std::vector<int64_t> instants);
+
 struct InstanceStats {
   int64_t buffers = 0;
   int64_t time_min = 0, time_max = 0;    // span of all lifetimes

@@ -1,6 +1,7 @@
 #include "cli/bound_cmd.h"
 
 #include <charconv>
+#include <cmath>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
@@ -8,58 +9,137 @@
 #include "cli/load.h"
 #include "cli/options.h"
 #include "memplan/bounds.h"
+#include "memplan/instant_bound.h"
 #include "memplan/io.h"
 #include "memplan/solver.h"
 
 namespace memplan {
 namespace {
 
-int64_t parse_time(const std::string& text, const std::string& whole) {
+int64_t parse_time(const std::string& text, const std::string& option, const std::string& whole,
+                   const char* expected) {
   int64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size())
-    throw std::invalid_argument("--window '" + whole + "': expected FROM:TO, two integer times");
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    throw std::invalid_argument(option + " '" + whole + "': expected " + expected);
   return v;
+}
+
+std::vector<int64_t> parse_instants(const std::string& text) {
+  std::vector<int64_t> out;
+  for (size_t at = 0; at <= text.size();) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    out.push_back(parse_time(text.substr(at, comma - at), "--instants", text, "T1,T2,..., integer times"));
+    at = comma + 1;
+  }
+  return out;
+}
+
+// The node count from exact's detail ("nodes=K"), 0 when absent.
+int64_t nodes_of(const SolveResult& r) {
+  const size_t at = r.detail.find("nodes=");
+  if (at == std::string::npos) return 0;
+  int64_t v = 0;
+  std::from_chars(r.detail.data() + at + 6, r.detail.data() + r.detail.size(), v);
+  return v;
+}
+
+// `exact` on one thread at a capacity, within `nodes` settled nodes (0: no limit) and
+// `seconds` (0: no limit): deterministic when ended by nodes or a proof.
+SolveResult decide(const Problem& p, int64_t capacity, int64_t nodes, double seconds) {
+  SolveOptions o;
+  o.capacity = capacity;
+  o.time_limit_seconds = seconds;
+  o.iterations = nodes;
+  o.explain = false;
+  return solve(p, "exact", o);
+}
+
+int run_cutting_planes(const BoundArgs& a, const Problem& p) {
+  const int64_t start = a.capacity >= 0 ? a.capacity : lower_bound_of(p);
+  const Deadline deadline(a.time_limit);
+  const DecideInstants by_exact = [&](const Problem& r, int64_t capacity) {
+    const double left = deadline.remaining_seconds();
+    const SolveResult res = decide(r, capacity, a.nodes, std::isfinite(left) ? std::max(0.001, left) : 0);
+    InstantDecision d;
+    d.refuted = res.status == Status::kInfeasible;
+    if (res.solution) d.offsets = res.solution->offsets;
+    d.nodes = nodes_of(res);
+    return d;
+  };
+  const std::vector<int64_t> seed = a.instants.empty() ? std::vector<int64_t>{} : parse_instants(a.instants);
+  const InstantBound b = instant_bound(p, start, seed, by_exact, deadline, [](const std::string& line) {
+    std::cout << line << std::endl;
+  });
+  std::cout << "start=" << start << " lower_bound=" << b.bound << " granule=" << peak_granule(p)
+            << " decisions=" << b.decisions << " refuted=" << b.refutations.size()
+            << " instants=" << b.instants.size() << " status="
+            << (b.plan ? "optimal" : b.undecided ? "undecided" : deadline.expired() ? "time_limit" : "stopped")
+            << "\n";
+  return b.refutations.empty() && !b.plan ? 3 : 0;
 }
 
 }  // namespace
 
 void add_bound_command(CLI::App& app, BoundArgs& a) {
   a.cmd = app.add_subcommand("bound",
-                             "refute a capacity on a time window (a lower bound on the whole: what "
-                             "solve -a exact logs as window_refuted=)");
+                             "refute a capacity on a time window or a set of instants (a lower bound on "
+                             "the whole: what solve -a exact logs as window_refuted=), or run the "
+                             "instants' cutting-plane loop");
   a.cmd->add_option("input", a.input, "problem file")->required();
-  a.cmd->add_option("--window", a.window, "the window FROM:TO in time, half-open [FROM, TO)")->required();
-  a.cmd->add_option("--capacity", a.capacity, "the capacity to refute, in bytes")
-      ->required()
+  auto* window = a.cmd->add_option("--window", a.window, "the window FROM:TO in time, half-open [FROM, TO)");
+  auto* instants = a.cmd->add_option("--instants", a.instants,
+                                     "instants T1,T2,... (times): keep the conflicts at them only "
+                                     "(with --cutting-planes: the seed set)");
+  window->excludes(instants);
+  auto* planes = a.cmd->add_flag("--cutting-planes", a.cutting_planes,
+                                 "grow the instant set from the peak sections until a capacity is refuted "
+                                 "(one line per decision)");
+  planes->excludes(window);
+  a.cmd->add_option("--capacity", a.capacity,
+                    "the capacity to refute, in bytes (with --cutting-planes: the first one, default LOAD)")
       ->check(integer_in<int64_t>(0, INT64_MAX, "a capacity in bytes, an integer >= 0"));
-  a.cmd->add_option("--time-limit", a.time_limit, "seconds for the exact search (0 = no limit, the default)")
+  a.cmd->add_option("--nodes", a.nodes, "settled nodes per exact decision (0 = no limit, the default)")
+      ->check(integer_in<int64_t>(0, INT64_MAX, "a node count, an integer >= 0"));
+  a.cmd->add_option("--time-limit", a.time_limit, "seconds for the exact search, in all (0 = no limit, the default)")
       ->check(seconds_option());
-  a.cmd->add_option("-o,--output", a.output, "also write the window problem here (MiniMalloc CSV)");
+  a.cmd->add_option("-o,--output", a.output, "also write the window or relaxed problem here (MiniMalloc CSV)");
   a.cmd->add_option("--lifetimes", a.lifetimes, "CSV lifetime convention: half-open or inclusive")
       ->check(CLI::IsMember({"half-open", "inclusive"}));
 }
 
 int run_bound(const BoundArgs& a) {
-  const size_t colon = a.window.find(':');
-  if (colon == std::string::npos)
-    throw std::invalid_argument("--window '" + a.window + "': expected FROM:TO, two integer times");
-  const int64_t from = parse_time(a.window.substr(0, colon), a.window);
-  const int64_t to = parse_time(a.window.substr(colon + 1), a.window);
+  if (a.cutting_planes) {
+    if (!a.output.empty()) throw std::invalid_argument("bound: -o is for --window or --instants, not --cutting-planes");
+    return run_cutting_planes(a, load_problem_as_given(a.input, a.lifetimes).problem);
+  }
+  if (a.window.empty() == a.instants.empty())
+    throw std::invalid_argument("bound: give --window FROM:TO or --instants T1,T2,... (or --cutting-planes)");
+  if (a.capacity < 0) throw std::invalid_argument("bound: --capacity is required with --window or --instants");
+  std::string where;
+  int64_t from = 0, to = 0;
+  std::vector<int64_t> at;
+  if (!a.window.empty()) {
+    const size_t colon = a.window.find(':');
+    const char* expected = "FROM:TO, two integer times";
+    if (colon == std::string::npos) throw std::invalid_argument("--window '" + a.window + "': expected " + expected);
+    from = parse_time(a.window.substr(0, colon), "--window", a.window, expected);
+    to = parse_time(a.window.substr(colon + 1), "--window", a.window, expected);
+    where = "window=[" + std::to_string(from) + "," + std::to_string(to) + ")";
+  } else {
+    at = parse_instants(a.instants);
+    where = "instants=" + std::to_string(at.size());
+  }
   const Loaded l = load_problem_as_given(a.input, a.lifetimes);
-  const Problem w = window_problem(l.problem, from, to);
+  const Problem w = a.window.empty() ? instants_problem(l.problem, at) : window_problem(l.problem, from, to);
   if (!a.output.empty()) {
     std::ostringstream out;
     write_csv(out, w, nullptr);
     write_file_atomic(a.output, out.str());
   }
-  SolveOptions o;
-  o.capacity = a.capacity;
-  o.time_limit_seconds = a.time_limit;
-  o.explain = false;
-  const SolveResult r = solve(w, "exact", o);
+  const SolveResult r = decide(w, a.capacity, a.nodes, a.time_limit);
   const bool refuted = r.status == Status::kInfeasible;
-  std::cout << "window=[" << from << "," << to << ") buffers=" << w.buffers.size() << " capacity=" << a.capacity
+  std::cout << where << " buffers=" << w.buffers.size() << " capacity=" << a.capacity
             << " status=" << (refuted ? "refuted" : r.solution ? "fits" : "unknown") << " " << r.detail << "\n";
   if (refuted) std::cout << "lower_bound=" << a.capacity + 1 << " (every plan of " << a.input << ")\n";
   return refuted ? 0 : 3;

@@ -1,4 +1,5 @@
-// Internal to the CLI: `memplan bound`, the window lower bound's refutation made checkable.
+// Internal to the CLI: `memplan bound`, the window and instant lower bounds' refutations
+// made checkable.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,17 +10,24 @@ namespace memplan {
 
 struct BoundArgs {
   CLI::App* cmd = nullptr;
-  std::string input, window, output, lifetimes = "half-open";
-  int64_t capacity = 0;
+  std::string input, window, instants, output, lifetimes = "half-open";
+  int64_t capacity = -1;  // -1: not given
+  int64_t nodes = 0;      // per decision, 0: no limit
+  bool cutting_planes = false;
   double time_limit = 0;
 };
 
 void add_bound_command(CLI::App& app, BoundArgs& a);
-// Cuts the window FROM:TO out of the input (window_problem, bounds.h), optionally writes it
-// (-o, MiniMalloc CSV), and decides it at --capacity with the exact search. Prints one line
-// (window, buffers, capacity, status, nodes); exit 0 when refuted (a lower bound of
-// capacity + 1 on the whole input), 3 when a plan fits or the search ran out of time, 2 on
-// bad input.
+// With --window FROM:TO: cuts the window out of the input (window_problem, bounds.h); with
+// --instants T1,T2,...: keeps the instant-subset relaxation (instants_problem). Optionally
+// writes it (-o, MiniMalloc CSV) and decides it at --capacity with the exact search. Prints
+// one line (window or instants, buffers, capacity, status, nodes); exit 0 when refuted (a
+// lower bound of capacity + 1 on the whole input), 3 when a plan fits or the search ran out
+// of time or nodes, 2 on bad input.
+// With --cutting-planes: the loop of instant_bound.h from --capacity (default LOAD) and the
+// --instants seed (default the peak sections), each decision by `exact` within --nodes; one
+// line per decision, then the bound; exit 0 when some capacity was refuted or the whole was
+// solved, 3 otherwise.
 int run_bound(const BoundArgs& a);
 
 }  // namespace memplan
