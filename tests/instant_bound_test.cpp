@@ -41,6 +41,16 @@ bool share_instant(const Buffer& a, const Buffer& b, const std::vector<int64_t>&
                      [&](int64_t t) { return a.start <= t && t < a.end && b.start <= t && t < b.end; });
 }
 
+// Instances small enough for brute force: 3-7 buffers, horizon 4-13, sizes up to 5.
+testing::RandomSpec tiny(std::mt19937_64& rng, bool alignment) {
+  testing::RandomSpec spec;
+  spec.buffers = 3 + int(rng() % 5);
+  spec.horizon = 4 + int64_t(rng() % 10);
+  spec.max_size = 5;
+  spec.alignment = alignment;
+  return spec;
+}
+
 Sections sections_of_problem(const Problem& p) {
   std::vector<int64_t> st, en, sz;
   for (const Buffer& b : p.buffers) st.push_back(b.start), en.push_back(b.end), sz.push_back(b.size);
@@ -92,11 +102,7 @@ TEST(InstantsProblem, OptimumNeverExceedsTheWhole) {
   std::mt19937_64 rng(2027);
   int below = 0;
   for (int trial = 0; trial < 200; ++trial) {
-    testing::RandomSpec spec;
-    spec.buffers = 3 + int(rng() % 5);
-    spec.horizon = 4 + int64_t(rng() % 10);
-    spec.max_size = 5;
-    spec.alignment = trial % 3 == 0;
+    const testing::RandomSpec spec = tiny(rng, trial % 3 == 0);
     const Problem p = testing::random_problem(rng, spec);
     std::vector<int64_t> instants;
     for (int64_t t = 0; t < spec.horizon + 2; ++t)
@@ -131,12 +137,7 @@ TEST(InstantBound, SoundAgainstBruteForceAndSometimesAboveLoad) {
   std::mt19937_64 rng(2028);
   int above_load = 0, refutations = 0, plans = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    testing::RandomSpec spec;
-    spec.buffers = 3 + int(rng() % 5);
-    spec.horizon = 4 + int64_t(rng() % 10);
-    spec.max_size = 5;
-    spec.alignment = trial % 2 == 0;
-    const Problem p = testing::random_problem(rng, spec);
+    const Problem p = testing::random_problem(rng, tiny(rng, trial % 2 == 0));
     const int64_t opt = testing::brute_force_optimum(p);
     const int64_t load = compute_load(p);
     const InstantBound ib = instant_bound(p, load, {}, by_exact, Deadline());

@@ -18,6 +18,11 @@
 namespace memplan {
 
 class Deadline;  // solver.h
+struct Sections;  // timeline.h
+
+// The first section of each run of sections at the largest total, at most `at_most` of
+// them, in time order: where the window and instant bounds start.
+std::vector<int32_t> peak_sections(const Sections& s, size_t at_most);
 
 // The granule of a problem's peaks: the gcd of its sizes, its alignments above 1 and its
 // pre-placed offsets (1 with gaps, in-place links or groups). An optimal plan can be pushed

@@ -12,6 +12,7 @@
 #include "memplan/instant_bound.h"
 #include "memplan/io.h"
 #include "memplan/solver.h"
+#include "memplan/timeline.h"
 
 namespace memplan {
 namespace {
@@ -33,6 +34,24 @@ std::vector<int64_t> parse_instants(const std::string& text) {
     at = comma + 1;
   }
   return out;
+}
+
+// The start of every section of `p` whose total live size is >= min_load.
+std::vector<int64_t> sections_at_least(const Problem& p, int64_t min_load) {
+  std::vector<int64_t> st, en, sz, out;
+  for (const Buffer& b : p.buffers) st.push_back(b.start), en.push_back(b.end), sz.push_back(b.size);
+  const Sections s = sections_of(st, en, sz);
+  for (int32_t k = 0; k < s.count(); ++k)
+    if (s.total[k] >= min_load) out.push_back(s.times[k]);
+  if (out.empty()) throw std::invalid_argument("--min-load " + std::to_string(min_load) + ": no section has that load");
+  return out;
+}
+
+// The instants given: --instants, or the sections of --min-load, or none.
+std::vector<int64_t> instants_of(const BoundArgs& a, const Problem& p) {
+  if (!a.instants.empty()) return parse_instants(a.instants);
+  if (a.min_load >= 0) return sections_at_least(p, a.min_load);
+  return {};
 }
 
 // The node count from exact's detail ("nodes=K"), 0 when absent.
@@ -67,7 +86,7 @@ int run_cutting_planes(const BoundArgs& a, const Problem& p) {
     d.nodes = nodes_of(res);
     return d;
   };
-  const std::vector<int64_t> seed = a.instants.empty() ? std::vector<int64_t>{} : parse_instants(a.instants);
+  const std::vector<int64_t> seed = instants_of(a, p);
   const InstantBound b = instant_bound(p, start, seed, by_exact, deadline, [](const std::string& line) {
     std::cout << line << std::endl;
   });
@@ -91,7 +110,13 @@ void add_bound_command(CLI::App& app, BoundArgs& a) {
   auto* instants = a.cmd->add_option("--instants", a.instants,
                                      "instants T1,T2,... (times): keep the conflicts at them only "
                                      "(with --cutting-planes: the seed set)");
+  auto* min_load = a.cmd->add_option("--min-load", a.min_load,
+                                     "instants: the start of every section with at least this total live size, "
+                                     "in bytes (with --cutting-planes: the seed set)")
+                       ->check(integer_in<int64_t>(0, INT64_MAX, "a size in bytes, an integer >= 0"));
   window->excludes(instants);
+  window->excludes(min_load);
+  instants->excludes(min_load);
   auto* planes = a.cmd->add_flag("--cutting-planes", a.cutting_planes,
                                  "grow the instant set from the peak sections until a capacity is refuted "
                                  "(one line per decision)");
@@ -113,12 +138,14 @@ int run_bound(const BoundArgs& a) {
     if (!a.output.empty()) throw std::invalid_argument("bound: -o is for --window or --instants, not --cutting-planes");
     return run_cutting_planes(a, load_problem_as_given(a.input, a.lifetimes).problem);
   }
-  if (a.window.empty() == a.instants.empty())
-    throw std::invalid_argument("bound: give --window FROM:TO or --instants T1,T2,... (or --cutting-planes)");
+  if (a.window.empty() == (a.instants.empty() && a.min_load < 0))
+    throw std::invalid_argument(
+        "bound: give --window FROM:TO, --instants T1,T2,... or --min-load BYTES (or --cutting-planes)");
   if (a.capacity < 0) throw std::invalid_argument("bound: --capacity is required with --window or --instants");
   std::string where;
   int64_t from = 0, to = 0;
   std::vector<int64_t> at;
+  const Loaded l = load_problem_as_given(a.input, a.lifetimes);
   if (!a.window.empty()) {
     const size_t colon = a.window.find(':');
     const char* expected = "FROM:TO, two integer times";
@@ -127,10 +154,9 @@ int run_bound(const BoundArgs& a) {
     to = parse_time(a.window.substr(colon + 1), "--window", a.window, expected);
     where = "window=[" + std::to_string(from) + "," + std::to_string(to) + ")";
   } else {
-    at = parse_instants(a.instants);
+    at = instants_of(a, l.problem);
     where = "instants=" + std::to_string(at.size());
   }
-  const Loaded l = load_problem_as_given(a.input, a.lifetimes);
   const Problem w = a.window.empty() ? instants_problem(l.problem, at) : window_problem(l.problem, from, to);
   if (!a.output.empty()) {
     std::ostringstream out;

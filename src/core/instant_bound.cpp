@@ -25,16 +25,6 @@ bool plain(const Problem& p) {
   });
 }
 
-// The first section of each run of sections at the largest total (at most kMaxSeeds).
-std::vector<int32_t> peak_sections(const Sections& s) {
-  std::vector<int32_t> out;
-  if (s.total.empty()) return out;
-  const int64_t top = *std::max_element(s.total.begin(), s.total.end());
-  for (int32_t k = 0; k < s.count() && out.size() < kMaxSeeds; ++k)
-    if (s.total[k] == top && (k == 0 || s.total[k - 1] != top)) out.push_back(k);
-  return out;
-}
-
 // Overlapping bytes among `live` (buffer indices with offsets): after sorting by offset,
 // each buffer's bytes below the highest end so far.
 int64_t overlap_bytes(std::vector<int32_t> live, const std::vector<int64_t>& off, const Problem& p) {
@@ -72,6 +62,15 @@ std::string list(const std::vector<int64_t>& v) {
 
 }  // namespace
 
+std::vector<int32_t> peak_sections(const Sections& s, size_t at_most) {
+  std::vector<int32_t> out;
+  if (s.total.empty()) return out;
+  const int64_t top = *std::max_element(s.total.begin(), s.total.end());
+  for (int32_t k = 0; k < s.count() && out.size() < at_most; ++k)
+    if (s.total[k] == top && (k == 0 || s.total[k - 1] != top)) out.push_back(k);
+  return out;
+}
+
 int64_t peak_granule(const Problem& p) {
   int64_t g = 0;
   for (const Buffer& b : p.buffers) {
@@ -101,7 +100,7 @@ InstantBound instant_bound(const Problem& p, int64_t start, std::vector<int64_t>
     if (k >= 0 && k < s.count()) chosen.insert(k);
   }
   if (chosen.empty())
-    for (int32_t k : peak_sections(s)) chosen.insert(k);
+    for (int32_t k : peak_sections(s, kMaxSeeds)) chosen.insert(k);
   while (!deadline.expired()) {
     std::vector<int64_t> instants;
     for (int32_t k : chosen) instants.push_back(s.times[k]);

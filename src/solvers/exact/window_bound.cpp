@@ -6,22 +6,13 @@
 
 #include "core/arith.h"
 #include "memplan/bounds.h"
+#include "memplan/instant_bound.h"
 #include "memplan/timeline.h"
 
 namespace memplan::exact {
 namespace {
 
 constexpr size_t kMaxCenters = 4;
-
-// The first section of each run of sections at the largest total.
-std::vector<int32_t> peak_sections(const Sections& s) {
-  std::vector<int32_t> centers;
-  if (s.total.empty()) return centers;
-  const int64_t top = *std::max_element(s.total.begin(), s.total.end());
-  for (int32_t k = 0; k < s.count() && centers.size() < kMaxCenters; ++k)
-    if (s.total[k] == top && (k == 0 || s.total[k - 1] != top)) centers.push_back(k);
-  return centers;
-}
 
 }  // namespace
 
@@ -35,7 +26,7 @@ WindowBound window_bound(const Problem& p, int64_t start, int64_t granularity, c
   std::vector<int64_t> st, en, sz;
   for (const Buffer& b : p.buffers) st.push_back(b.start), en.push_back(b.end), sz.push_back(b.size);
   const Sections s = sections_of(st, en, sz);
-  const std::vector<int32_t> centers = peak_sections(s);
+  const std::vector<int32_t> centers = peak_sections(s, kMaxCenters);
   const int32_t count = s.count();
   const int64_t g = std::max<int64_t>(granularity, 1);
   for (int32_t h = 1; !deadline.expired(); h *= 2) {
