@@ -116,7 +116,7 @@ InstantBound instant_bound(const Problem& p, int64_t start, std::vector<int64_t>
       out.bound = sat_add(out.bound, g) / g * g;  // round_up(C + 1, g)
       continue;
     }
-    if (!d.offsets) {
+    if (!d.offsets || d.offsets->size() != r.buffers.size()) {
       out.undecided = true;
       if (log) log(what + " undecided nodes=" + std::to_string(d.nodes));
       return out;
