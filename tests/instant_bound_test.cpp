@@ -305,6 +305,11 @@ TEST(InstantBound, CliReproducesARefutation) {
   const testing::CliRun both = testing::run_cli(
       "bound '" + dir.file("p.csv") + "' --instants 3 --window 0:4 --capacity 3", dir);
   EXPECT_EQ(both.code, 2);
+  testing::write_text(dir.file("gaps.json"),
+                      R"({"buffers":[{"id":"a","lower":0,"upper":10,"size":4,"gaps":[{"lower":2,"upper":4}]}]})");
+  const testing::CliRun gaps = testing::run_cli("bound '" + dir.file("gaps.json") + "' --cutting-planes", dir);
+  EXPECT_EQ(gaps.code, 2);
+  EXPECT_NE(gaps.err.find("buffer 'a' has gaps"), std::string::npos) << gaps.err;
 }
 
 }  // namespace

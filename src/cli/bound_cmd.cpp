@@ -75,6 +75,9 @@ SolveResult decide(const Problem& p, int64_t capacity, int64_t nodes, double sec
 }
 
 int run_cutting_planes(const BoundArgs& a, const Problem& p) {
+  std::vector<int64_t> every;  // each buffer's start: instants_problem refuses what it does not model
+  for (const Buffer& b : p.buffers) every.push_back(b.start);
+  if (!every.empty()) (void)instants_problem(p, every);
   const int64_t start = a.capacity >= 0 ? a.capacity : lower_bound_of(p);
   const Deadline deadline(a.time_limit);
   const DecideInstants by_exact = [&](const Problem& r, int64_t capacity) {
