@@ -297,6 +297,12 @@ TEST(InstantBound, CliReproducesARefutation) {
   EXPECT_EQ(loop.code, 0) << loop.out << loop.err;
   EXPECT_NE(loop.out.find("refuted nodes="), std::string::npos) << loop.out;
   EXPECT_NE(loop.out.find("lower_bound=" + std::to_string(ib.bound)), std::string::npos) << loop.out;
+  EXPECT_NE(loop.out.find("status=optimal"), std::string::npos) << loop.out;  // from LOAD: proven
+  // From a capacity above the optimum nothing is refuted and the plan found proves nothing.
+  const testing::CliRun high = testing::run_cli(
+      "bound '" + dir.file("p.csv") + "' --cutting-planes --capacity " + std::to_string(ib.bound + 1000), dir);
+  EXPECT_EQ(high.code, 3) << high.out << high.err;
+  EXPECT_NE(high.out.find("status=fits"), std::string::npos) << high.out;
   const testing::CliRun bad = testing::run_cli(
       "bound '" + dir.file("p.csv") + "' --instants 3,,4 --capacity 3 -o '" + dir.file("bad.csv") + "'", dir);
   EXPECT_EQ(bad.code, 2);

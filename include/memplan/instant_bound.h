@@ -49,11 +49,14 @@ struct InstantRefutation {
 };
 
 struct InstantBound {
-  int64_t bound = 0;      // >= the `start` passed in; a lower bound on every plan's peak
+  // >= the `start` passed in; a lower bound on every plan's peak once a capacity was refuted
+  // (or when `start` is one)
+  int64_t bound = 0;
   std::vector<InstantRefutation> refutations;
   std::vector<int64_t> instants;                 // the last set decided
   int64_t decisions = 0;                         // relaxations decided (or tried)
-  std::optional<std::vector<int64_t>> plan;      // a valid plan of p with peak <= bound: bound is the optimum
+  // A valid plan of p with peak <= bound: bound is the optimum when it is a lower bound.
+  std::optional<std::vector<int64_t>> plan;
   bool undecided = false;                        // the last decision ran out of budget
 };
 
@@ -64,7 +67,7 @@ struct InstantBound {
 // whole (every kept buffer at its offset) and the section not yet in the set whose buffers
 // collide most (overlapping bytes; ties: larger load, then earlier) is added; with no
 // collision, the buffers left out are placed by first fit (largest first) below C; if all fit
-// the plan is validated and returned (C is then the optimum), else the section of largest
+// the plan is validated and returned (C is then the optimum, if a lower bound), else the section of largest
 // load in the lifetime of the first one that did not fit is added. Ends on a plan, an
 // undecided decision, or the deadline. With conflicts, gaps, in-place links, groups or
 // high-end buffers (instants_problem refuses them) the bound stays `start`. `log` (may be

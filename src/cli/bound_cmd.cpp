@@ -93,12 +93,15 @@ int run_cutting_planes(const BoundArgs& a, const Problem& p) {
   const InstantBound b = instant_bound(p, start, seed, by_exact, deadline, [](const std::string& line) {
     std::cout << line << std::endl;
   });
+  // A plan at the bound is optimal when the bound is proven: some capacity was refuted, or
+  // the start was at most LOAD (lower_bound_of).
+  const bool proven = !b.refutations.empty() || start <= lower_bound_of(p);
   std::cout << "start=" << start << " lower_bound=" << b.bound << " granule=" << peak_granule(p)
             << " decisions=" << b.decisions << " refuted=" << b.refutations.size()
             << " instants=" << b.instants.size() << " status="
-            << (b.plan ? "optimal" : b.undecided ? "undecided" : deadline.expired() ? "time_limit" : "stopped")
+            << (b.plan ? proven ? "optimal" : "fits" : b.undecided ? "undecided" : deadline.expired() ? "time_limit" : "stopped")
             << "\n";
-  return b.refutations.empty() && !b.plan ? 3 : 0;
+  return b.refutations.empty() && !(b.plan && proven) ? 3 : 0;
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ void add_bound_command(CLI::App& app, BoundArgs& a);
 // With --cutting-planes: the loop of instant_bound.h from --capacity (default LOAD) and the
 // --instants or --min-load seed (default the peak sections), each decision by `exact` within --nodes; one
 // line per decision, then the bound; exit 0 when some capacity was refuted or the whole was
-// solved, 3 otherwise.
+// solved at a proven bound (status=optimal), 3 otherwise.
 int run_bound(const BoundArgs& a);
 
 }  // namespace memplan

@@ -159,7 +159,7 @@ InstantBound instant_bound(const Problem& p, int64_t start, std::vector<int64_t>
       const Validation v = validate(p, off, out.bound);
       if (v.ok) {
         out.plan = off;
-        if (log) log(what + " fits the whole: optimal peak=" + std::to_string(v.peak));
+        if (log) log(what + " fits the whole: peak=" + std::to_string(v.peak));
         return out;
       }
       // A pre-placed buffer left out may clash: add the first section not yet in the set.
