@@ -9,6 +9,7 @@
 #include "memplan/io.h"
 #include "memplan/validate.h"
 #include "solvers/exact/search.h"
+#include "solvers/exact/stacking.h"
 #include "exact_testing.h"
 #include "testing.h"
 
@@ -87,6 +88,41 @@ TEST(ExactCells, BenchmarkHPlanIsValid) {
   ASSERT_EQ(r.outcome, exact::Outcome::kFound);
   EXPECT_TRUE(validate(p, r.offsets).ok);
   EXPECT_LE(peak_of(p, r.offsets), 1048576);
+}
+
+TEST(ExactCells, IncrementalInferenceAgreesWithScratch) {
+  // The cell search tests again only the sections a decision changed (cells.cpp, infer);
+  // with check_inference it compares that verdict with the test over the whole sub-problem
+  // at every node, and throws on a difference. Random search paths: generated packings
+  // (tiling, pinwheel, aligned) at, below and above their capacity, under random orders,
+  // both cell choices, short budgets (so the searches go deep and backtrack).
+  exact::check_inference = true;
+  int found = 0, refuted = 0, nodes = 0;
+  for (uint64_t seed = 1; seed <= 24; ++seed) {
+    GenerateOptions g;
+    g.kind = seed % 3 == 0 ? "tiling" : seed % 3 == 1 ? "pinwheel" : "aligned";
+    g.buffers = 20 + static_cast<int>(seed * 7 % 60);
+    g.capacity = 256;
+    g.horizon = 80;
+    g.seed = seed;
+    const Problem p = generate(g);
+    const exact::Instance in = testing::exact_instance(p);
+    for (int64_t cap : {int64_t{256}, int64_t{255}, int64_t{240}, int64_t{270}})
+      for (exact::CellChoice choice : kChoices) {
+        exact::SearchResult r;
+        ASSERT_NO_THROW(r = exact::search_cells(in, cap, exact::random_order(in.n, seed * 4 + static_cast<uint64_t>(cap)),
+                                                choice, 3000, Deadline()))
+            << "seed " << seed << " cap " << cap;
+        found += r.outcome == exact::Outcome::kFound;
+        refuted += r.outcome == exact::Outcome::kInfeasible;
+        nodes += static_cast<int>(r.nodes);
+        if (r.outcome == exact::Outcome::kFound) ASSERT_TRUE(validate(p, r.offsets).ok);
+      }
+  }
+  exact::check_inference = false;
+  EXPECT_GT(found, 20);
+  EXPECT_GT(refuted, 20);
+  EXPECT_GT(nodes, 20000);
 }
 
 TEST(ExactCells, DeclinesPreplacedBuffers) {
