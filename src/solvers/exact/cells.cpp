@@ -49,6 +49,7 @@ class CellDfs {
     remaining_.assign(in.sections, 0);
     low_.assign(in.sections, 0);
     dirty_.assign(in.sections, 1);
+    reach_.assign(in.sections + 1, 0);
     for (int32_t s = 0; s < in.sections; ++s) dirty_list_.push_back(s);
     twin_prev_ = twins(in, order);
     for (int32_t i = 0; i < n; ++i)
@@ -118,6 +119,7 @@ class CellDfs {
   int branch(int32_t a, int32_t b, int32_t s_lo, int32_t s_hi) {
     const int32_t cell = choose_cell(s_lo, s_hi);
     const int64_t h = floor_[cell];
+    if (well_tiling && !well_can_fill(cell, s_lo, s_hi)) return kFail;
 
     int result = kFail;
     for (int32_t k = live_begin_[cell]; k < live_begin_[cell + 1] && result == kFail; ++k) {
@@ -155,6 +157,34 @@ class CellDfs {
     result = solve(a, b);
     if (result != kSolved) undo_to(mark, placed_mark, s_lo, s_hi);
     return result;
+  }
+
+  // The well around the cell: the run of sections at the lowest floor h that holds it,
+  // bounded by higher floors or the ends of the sub-problem. Every cell of the well's
+  // bottom row is either filled by a buffer placed at h or wasted. A buffer placed at h has
+  // all its floors at h (they only rise), so it lies within the well, and the buffers at h
+  // are pairwise apart in time: their lifetimes partition the well's sections, except for
+  // sections that can afford to waste a granule. If no chain of candidate lifetimes (and
+  // such wastable sections) leads from one end of the well to the other, no completion
+  // exists: a refutation (1D exact cover, as in perfect rectangle packing's bottom-row
+  // reasoning). Candidates: unplaced, minimum offset h, within the well (identical buffers'
+  // order ignored: a relaxation).
+  bool well_can_fill(int32_t cell, int32_t s_lo, int32_t s_hi) {
+    const int64_t h = floor_[cell];
+    int32_t w_lo = cell, w_hi = cell + 1;
+    while (w_lo > s_lo && floor_[w_lo - 1] == h) --w_lo;
+    while (w_hi < s_hi && floor_[w_hi] == h) ++w_hi;
+    std::fill(reach_.begin() + w_lo, reach_.begin() + w_hi + 1, 0);
+    reach_[w_lo] = 1;
+    for (int32_t s = w_lo; s < w_hi; ++s) {
+      if (!reach_[s]) continue;
+      if (h + in_.granularity + remaining_[s] <= cap_) reach_[s + 1] = 1;  // s can waste
+      for (int32_t k = starts_begin_[s]; k < starts_begin_[s + 1]; ++k) {
+        const int32_t i = starts_[k];
+        if (!placed_[i] && mo_[i] == h && in_.sec_hi[i] <= w_hi) reach_[in_.sec_hi[i]] = 1;
+      }
+    }
+    return reach_[w_hi];
   }
 
   // A sub-problem's state: its unplaced buffers and its sections' floors. Summed from the
@@ -376,6 +406,7 @@ class CellDfs {
   std::vector<StackItem> items_, rounded_;
   std::vector<int64_t> tree_;
   std::vector<char> dirty_;         // per section: not known to pass in its current state
+  std::vector<char> reach_;         // scratch of well_can_fill
   std::vector<int32_t> dirty_list_;  // the dirty sections
   PaddingGate padding_;
   std::vector<FailureMemo::Key> hb_, hs_;  // memo key parts per buffer and per section
