@@ -90,6 +90,17 @@ TEST(ExactCells, BenchmarkHPlanIsValid) {
   EXPECT_LE(peak_of(p, r.offsets), 1048576);
 }
 
+// A generated packing of capacity 256 over 80 time steps.
+Problem small_packing(const char* kind, int buffers, uint64_t seed) {
+  GenerateOptions g;
+  g.kind = kind;
+  g.buffers = buffers;
+  g.capacity = 256;
+  g.horizon = 80;
+  g.seed = seed;
+  return generate(g);
+}
+
 TEST(ExactCells, IncrementalInferenceAgreesWithScratch) {
   // The cell search tests again only the sections a decision changed (cells.cpp, infer);
   // with check_inference it compares that verdict with the test over the whole sub-problem
@@ -99,13 +110,8 @@ TEST(ExactCells, IncrementalInferenceAgreesWithScratch) {
   exact::check_inference = true;
   int found = 0, refuted = 0, nodes = 0;
   for (uint64_t seed = 1; seed <= 24; ++seed) {
-    GenerateOptions g;
-    g.kind = seed % 3 == 0 ? "tiling" : seed % 3 == 1 ? "pinwheel" : "aligned";
-    g.buffers = 20 + static_cast<int>(seed * 7 % 60);
-    g.capacity = 256;
-    g.horizon = 80;
-    g.seed = seed;
-    const Problem p = generate(g);
+    const Problem p = small_packing(seed % 3 == 0 ? "tiling" : seed % 3 == 1 ? "pinwheel" : "aligned",
+                                    20 + static_cast<int>(seed * 7 % 60), seed);
     const exact::Instance in = testing::exact_instance(p);
     for (int64_t cap : {int64_t{256}, int64_t{255}, int64_t{240}, int64_t{270}})
       for (exact::CellChoice choice : kChoices) {
@@ -133,13 +139,7 @@ TEST(ExactCells, WellTestIsSoundAndPrunes) {
   // never a refutation, and fewer nodes in total than without it.
   int64_t nodes_on = 0, nodes_off = 0;
   for (uint64_t seed = 1; seed <= 30; ++seed) {
-    GenerateOptions g;
-    g.kind = seed % 2 ? "pinwheel" : "tiling";
-    g.buffers = 30 + static_cast<int>(seed * 5 % 50);
-    g.capacity = 256;
-    g.horizon = 80;
-    g.seed = seed;
-    const Problem p = generate(g);
+    const Problem p = small_packing(seed % 2 ? "pinwheel" : "tiling", 30 + static_cast<int>(seed * 5 % 50), seed);
     const exact::Instance in = testing::exact_instance(p);
     for (bool on : {true, false}) {
       exact::well_tiling = on;
@@ -167,8 +167,6 @@ TEST(ExactCells, DeclinesPreplacedBuffers) {
 
 }  // namespace
 }  // namespace memplan
-
-#include "solvers/exact/stacking.h"
 
 namespace memplan {
 namespace {
