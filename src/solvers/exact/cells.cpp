@@ -20,6 +20,7 @@
 // Pre-placed buffers are not supported here (the canonical search handles them).
 #include <algorithm>
 #include <climits>
+#include <stdexcept>
 
 #include "core/arith.h"
 #include "solvers/exact/deep_threads.h"
@@ -47,6 +48,9 @@ class CellDfs {
     for (int32_t s = 0; s < in.sections; ++s) rehash(s);
     remaining_.assign(in.sections, 0);
     low_.assign(in.sections, 0);
+    dirty_.assign(in.sections, 1);
+    reach_.assign(in.sections + 1, 0);
+    for (int32_t s = 0; s < in.sections; ++s) dirty_list_.push_back(s);
     twin_prev_ = twins(in, order);
     for (int32_t i = 0; i < n; ++i)
       for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) remaining_[s] += in.size[i];
@@ -115,6 +119,7 @@ class CellDfs {
   int branch(int32_t a, int32_t b, int32_t s_lo, int32_t s_hi) {
     const int32_t cell = choose_cell(s_lo, s_hi);
     const int64_t h = floor_[cell];
+    if (well_tiling && !well_can_fill(cell, s_lo, s_hi)) return kFail;
 
     int result = kFail;
     for (int32_t k = live_begin_[cell]; k < live_begin_[cell + 1] && result == kFail; ++k) {
@@ -127,7 +132,7 @@ class CellDfs {
       const size_t mark = trail_.size(), placed_mark = stack_.size();
       place(i, h);
       result = solve(a, b);
-      if (result != kSolved) undo_to(mark, placed_mark);
+      if (result != kSolved) undo_to(mark, placed_mark, s_lo, s_hi);
     }
     if (result != kFail) return result;
 
@@ -147,10 +152,39 @@ class CellDfs {
     trail_.push_back({cell, h});
     floor_[cell] = next;
     rehash(cell);
+    touch(cell);
     raise_min_offsets(cell, cell + 1, next);
     result = solve(a, b);
-    if (result != kSolved) undo_to(mark, placed_mark);
+    if (result != kSolved) undo_to(mark, placed_mark, s_lo, s_hi);
     return result;
+  }
+
+  // The well around the cell: the run of sections at the lowest floor h that holds it,
+  // bounded by higher floors or the ends of the sub-problem. Every cell of the well's
+  // bottom row is either filled by a buffer placed at h or wasted. A buffer placed at h has
+  // all its floors at h (they only rise), so it lies within the well, and the buffers at h
+  // are pairwise apart in time: their lifetimes partition the well's sections, except for
+  // sections that can afford to waste a granule. If no chain of candidate lifetimes (and
+  // such wastable sections) leads from one end of the well to the other, no completion
+  // exists: a refutation (1D exact cover, as in perfect rectangle packing's bottom-row
+  // reasoning). Candidates: unplaced, minimum offset h, within the well (identical buffers'
+  // order ignored: a relaxation).
+  bool well_can_fill(int32_t cell, int32_t s_lo, int32_t s_hi) {
+    const int64_t h = floor_[cell];
+    int32_t w_lo = cell, w_hi = cell + 1;
+    while (w_lo > s_lo && floor_[w_lo - 1] == h) --w_lo;
+    while (w_hi < s_hi && floor_[w_hi] == h) ++w_hi;
+    std::fill(reach_.begin() + w_lo, reach_.begin() + w_hi + 1, 0);
+    reach_[w_lo] = 1;
+    for (int32_t s = w_lo; s < w_hi; ++s) {
+      if (!reach_[s]) continue;
+      if (h + in_.granularity + remaining_[s] <= cap_) reach_[s + 1] = 1;  // s can waste
+      for (int32_t k = starts_begin_[s]; k < starts_begin_[s + 1]; ++k) {
+        const int32_t i = starts_[k];
+        if (!placed_[i] && mo_[i] == h && in_.sec_hi[i] <= w_hi) reach_[in_.sec_hi[i]] = 1;
+      }
+    }
+    return reach_[w_hi];
   }
 
   // A sub-problem's state: its unplaced buffers and its sections' floors. Summed from the
@@ -207,27 +241,93 @@ class CellDfs {
   // increasing minimum offset gives the lowest top (one machine with release dates).
   // As in the canonical search, only buffers with minimum offset above cap - (largest
   // total left) can fail their stacking condition, and the test on them alone is exact.
+  //
+  // Incremental: the test is one per section, and a section's verdict is a function of its
+  // own state (floor, total left, the minimum offsets of its unplaced buffers). A section
+  // is clean once it passed in its current state; a decision that changes that state marks
+  // it dirty (touch; undoing returns to a state that passed, see undo_to). A node tests only
+  // the span of its dirty sections (the clean ones in range pass), and cleans them when
+  // they pass: after a placement, the placed buffer's sections and those of the buffers
+  // whose minimum offset it raised, not the whole sub-problem. (check_inference compares
+  // each answer with the test from scratch.)
   bool infer(size_t ubase, int32_t s_lo, int32_t s_hi) {
+    int32_t d_lo = INT32_MAX, d_hi = 0;
+    for (int32_t s : dirty_list_)
+      if (s >= s_lo && s < s_hi) d_lo = std::min(d_lo, s), d_hi = std::max(d_hi, s + 1);
+    const bool fits = d_lo >= d_hi || range_fits(d_lo, d_hi);
+    if (check_inference && fits != infer_from_scratch(ubase, s_lo, s_hi, false))
+      throw std::logic_error("cell search: incremental section inference differs from scratch");
+    if (fits && d_lo < d_hi) clean(s_lo, s_hi);  // the dirty sections in range passed
+    if (!fits || !in_.aligned || !aligned_inference) return fits;
+    // The padded test (gated) on the sub-problem's filtered buffers, as from scratch.
+    return infer_from_scratch(ubase, s_lo, s_hi, true);
+  }
+
+  // Sections [s_lo, s_hi) pass in the current state: no longer dirty.
+  void clean(int32_t s_lo, int32_t s_hi) {
+    size_t keep = 0;
+    for (int32_t s : dirty_list_)
+      if (s >= s_lo && s < s_hi) dirty_[s] = 0;
+      else dirty_list_[keep++] = s;
+    dirty_list_.resize(keep);
+  }
+
+  void touch(int32_t s) {
+    if (!dirty_[s]) dirty_[s] = 1, dirty_list_.push_back(s);
+  }
+  void touch_span(int32_t i) {
+    for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) touch(s);
+  }
+
+  // The test on sections [lo, hi) alone: the unplaced buffers overlapping them (enumerated
+  // as in raise_min_offsets), their spans clipped to the range.
+  bool range_fits(int32_t lo, int32_t hi) {
+    int64_t r_max = 0;
+    for (int32_t s = lo; s < hi; ++s) {
+      if (floor_[s] + remaining_[s] > cap_) return false;
+      r_max = std::max(r_max, remaining_[s]);
+    }
+    const size_t end = scratch_.size();
+    auto consider = [&](int32_t j) {
+      if (!placed_[j] && mo_[j] + r_max > cap_) scratch_.push_back(j);
+    };
+    for (int32_t k = live_begin_[lo]; k < live_begin_[lo + 1]; ++k) consider(live_[k]);
+    for (int32_t k = starts_begin_[lo + 1]; k < starts_begin_[hi]; ++k) consider(starts_[k]);
+    const bool fits = stack_filtered(end, lo, hi, false);
+    scratch_.resize(end);
+    return fits;
+  }
+
+  // The same test over the whole sub-problem (the search before it was incremental): the
+  // sub-problem's unplaced buffers are scratch_[ubase, end). With `padded`, the gated
+  // alignment test instead, on the same buffers.
+  bool infer_from_scratch(size_t ubase, int32_t s_lo, int32_t s_hi, bool padded) {
+    const size_t end = scratch_.size();
     int64_t r_max = 0;
     for (int32_t s = s_lo; s < s_hi; ++s) {
       if (floor_[s] + remaining_[s] > cap_) return false;
       r_max = std::max(r_max, remaining_[s]);
     }
-    size_t keep = ubase;
-    for (size_t u = ubase; u < scratch_.size(); ++u)
-      if (mo_[scratch_[u]] + r_max > cap_) scratch_[keep++] = scratch_[u];
-    scratch_.resize(keep);
-    if (keep == ubase) return true;
-    sorter_.sort(scratch_, ubase, mo_, cap_, in_.n);
+    for (size_t u = ubase; u < end; ++u)
+      if (mo_[scratch_[u]] + r_max > cap_) scratch_.push_back(scratch_[u]);
+    const bool fits = stack_filtered(end, s_lo, s_hi, padded);
+    scratch_.resize(end);
+    return fits;
+  }
+
+  // Stacks the buffers scratch_[from, end()) over sections [lo, hi) (spans clipped to it).
+  bool stack_filtered(size_t from, int32_t lo, int32_t hi, bool padded) {
+    if (scratch_.size() == from) return true;
+    sorter_.sort(scratch_, from, mo_, cap_, in_.n);
     // Every minimum offset is at or above the floors of its buffer's sections, so stacking
     // from 0 gives the same tops as stacking from the floors.
     items_.clear();
-    for (size_t u = ubase; u < scratch_.size(); ++u) {
+    for (size_t u = from; u < scratch_.size(); ++u) {
       const int32_t i = scratch_[u];
-      items_.push_back({in_.sec_lo[i], in_.sec_hi[i], mo_[i], in_.size[i], in_.align[i]});
+      items_.push_back({std::max(in_.sec_lo[i], lo), std::min(in_.sec_hi[i], hi), mo_[i], in_.size[i], in_.align[i]});
     }
-    return stacks_fit(items_, s_lo, s_hi, 0, cap_, low_, tree_) &&
-           gated_aligned_stacks_fit(padding_, in_.aligned, items_, s_lo, s_hi, 0, cap_, rounded_, low_, tree_);
+    if (!padded) return stacks_fit(items_, lo, hi, 0, cap_, low_, tree_);
+    return gated_aligned_stacks_fit(padding_, in_.aligned, items_, lo, hi, 0, cap_, rounded_, low_, tree_);
   }
 
   void place(int32_t i, int64_t at) {
@@ -240,6 +340,7 @@ class CellDfs {
       floor_[s] = top;
       rehash(s);
       remaining_[s] -= in_.size[i];
+      touch(s);
     }
     raise_min_offsets(in_.sec_lo[i], in_.sec_hi[i], top);
   }
@@ -259,14 +360,19 @@ class CellDfs {
       if (m <= mo_[j]) return;
       trail_.push_back({-(j + 1), mo_[j]});
       mo_[j] = m;
+      touch_span(j);
     };
     for (int32_t k = live_begin_[lo]; k < live_begin_[lo + 1]; ++k) raise(live_[k]);
     for (int32_t k = starts_begin_[lo + 1]; k < starts_begin_[hi]; ++k) raise(starts_[k]);
   }
 
   // Undoes every floor change and placement made after the marks (a failed node also
-  // undoes the sub-problems its decomposition had already solved).
-  void undo_to(size_t mark, size_t placed_mark) {
+  // undoes the sub-problems its decomposition had already solved), back to the state in
+  // which the branching node, over sections [s_lo, s_hi), passed inference. Everything
+  // undone lies in that range (a decision changes only the sections of the sub-problem's
+  // buffers: those overlapping a placed one are in its part), and every section there
+  // passed in that state: its dirty marks are dropped, and undoing marks nothing.
+  void undo_to(size_t mark, size_t placed_mark, int32_t s_lo, int32_t s_hi) {
     while (trail_.size() > mark) {
       const auto [what, before] = trail_.back();
       trail_.pop_back();
@@ -283,6 +389,7 @@ class CellDfs {
       placed_[i] = 0;
       for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) remaining_[s] += in_.size[i];
     }
+    clean(s_lo, s_hi);
   }
 
   const Instance& in_;
@@ -298,6 +405,9 @@ class CellDfs {
   std::vector<std::pair<int32_t, int64_t>> trail_;
   std::vector<StackItem> items_, rounded_;
   std::vector<int64_t> tree_;
+  std::vector<char> dirty_;         // per section: not known to pass in its current state
+  std::vector<char> reach_;         // scratch of well_can_fill
+  std::vector<int32_t> dirty_list_;  // the dirty sections
   PaddingGate padding_;
   std::vector<FailureMemo::Key> hb_, hs_;  // memo key parts per buffer and per section
   FailureMemo own_memo_;

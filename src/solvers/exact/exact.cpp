@@ -404,7 +404,11 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   }
   const int64_t g = granularity_of(p, *in);
   int64_t lb = bound_from(lower_bound_of(p), g);
-  Prober prober{*in, strategies(*in, perfect_at(*in, cap ? *cap : lb)), deadline, std::max(1, opt.threads), max_nodes};
+  const bool perfect = perfect_at(*in, cap ? *cap : lb);
+  // Large inputs go top down (kTopDown), except perfect packings: the dives and windows do
+  // not find those, and the cell search at the bound does (exact_scale_bench, tiling 6400).
+  const bool top_down = in->n > kTopDown && !perfect;
+  Prober prober{*in, strategies(*in, perfect), deadline, std::max(1, opt.threads), max_nodes};
   std::string window_note;  // the window bound's part of the detail, when it ran
   auto finish = [&](SolveResult res, const char* reason) {
     if (nodes_out) *nodes_out = prober.nodes;
@@ -428,7 +432,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
     }
     // Below 4,096 buffers the search's own first descents cost next to nothing; in a
     // portfolio, solvers `dive` and `peak-window` run these on other threads.
-    if (in->n > kTopDown && windows) {
+    if (top_down && windows) {
       if (auto offsets = first_dive(*in, prober.strategies, *cap, deadline))
         return finish(result_from_plan(p, opt, plan_of(p, std::move(*offsets))), "found");
       if (auto offsets = peak_windows(p, *in, *cap, opt, deadline))
@@ -461,7 +465,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   // windows at the bound: bert_large and bert_nezha reach it that way. In a portfolio,
   // solvers `dive` and `peak-window` run these on another thread instead, and the search
   // starts at once (pangu_2.6B needs 4.5 s of it).
-  if (windows && in->n > kTopDown) {
+  if (windows && top_down) {
     if (lb < upper())
       if (auto offsets = first_dive(*in, prober.strategies, lb, deadline)) best = plan_of(p, std::move(*offsets));
     if (lb < upper())
@@ -471,7 +475,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   // enough for a dive that barely backtracks (pangu_2.6B reaches LOAD in 1.14n nodes,
   // bert_base in 1.08n), and it ends while the time limit is still far when it fails
   // (bert_nezha: about 5 s of 10), leaving time for dives below the incumbent.
-  const int64_t first_budget = in->n > kTopDown ? std::max(in->n / 8, 1) : 2 * std::max(in->n, 1);
+  const int64_t first_budget = top_down ? std::max(in->n / 8, 1) : 2 * std::max(in->n, 1);
   bool window_tried = false;
   for (int64_t budget = first_budget; lb < upper() && !deadline.expired(); budget = sat_mul(budget, 2)) {
     bool progress = true;
@@ -529,7 +533,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
       // the whole time limit; a dive just below the incumbent usually lands far below it
       // (bert_nezha: from +62,204 bytes to +1,144 in one dive). So there the ladder runs
       // from the top down.
-      if (in->n > kTopDown) std::reverse(targets.begin(), targets.end());
+      if (top_down) std::reverse(targets.begin(), targets.end());
       std::vector<int64_t> offsets;
       int64_t target = 0;
       const exact::Outcome o = prober.round(targets, offsets, target);

@@ -86,6 +86,14 @@ struct PaddingGate {
   }
 };
 
+// Test hook: when set on a thread, the cell search checks its incremental section
+// inference against the same test from scratch at every node, and throws std::logic_error
+// on a difference.
+inline thread_local bool check_inference = false;
+
+// Test hook: when false on a thread, the cell search skips its well test (well_can_fill).
+inline thread_local bool well_tiling = true;
+
 // Test hook: when false on a thread, the searches skip aligned_stacks_fit (the node
 // counts before and after it, in bench/exact_scale_bench.cpp).
 inline thread_local bool aligned_inference = true;
