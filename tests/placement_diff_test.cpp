@@ -377,6 +377,39 @@ TEST(PlacementDiff, IndexWalkMatchesSweepOnTrainingTracesInSlowOrders) {
   EXPECT_GT(aligned, 1000);
 }
 
+// The floors (OccupancyIndex::floor: a query's walk starts at the first free range of its
+// width class in its block's ancestors' union) on training traces in the orders they serve,
+// first-fit and best-fit with the crossing sets (and so the floors) on from the start, sizes
+// off the multiples of 64 and, for seed 6, alignments 1 to 16: every offset is the sweep's.
+// Mutation check: a floor one byte high (`- q.lo + 1` in index_find) fails it.
+TEST(PlacementDiff, FloorsKeepTheSweepsOffsetsOnTrainingTraces) {
+  int64_t checked = 0;
+  for (const uint64_t seed : {5, 6}) {
+    GenerateOptions o;
+    o.kind = "training";
+    o.buffers = 3000;
+    o.seed = seed;
+    Problem p = generate(o);
+    const int32_t n = static_cast<int32_t>(p.buffers.size());
+    for (int32_t k = 0; k < n; ++k) p.buffers[k].size -= k % 37;
+    if (seed == 6)
+      for (int32_t k = 0; k < n; ++k) p.buffers[k].alignment = int64_t{1} << (k % 5);
+    for (const Order order : {Order::kAreaDesc, Order::kPressureDesc, Order::kSizeDesc}) {
+      const std::vector<int32_t> by = make_order(p, order);
+      for (const Fit fit : {Fit::kFirst, Fit::kBest}) {
+        PlacementEngine engine(p);
+        ASSERT_TRUE(engine.use_occupancy_index(int32_t(seed - 3)));
+        ASSERT_TRUE(engine.use_crossing_index());
+        const std::vector<int64_t> off = place_against_sweep(p, engine, by, fit, int(seed));
+        ASSERT_EQ(off.size(), static_cast<size_t>(n)) << order_name(order);
+        EXPECT_TRUE(validate(p, off).ok);
+        checked += n;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 2 * 3 * 2 * 3000);
+}
+
 // Larger gap-free instances, sparse (long horizon) and dense: the engine's small-instance
 // mode with many and with few live buffers per query, over several blocks of 64 in its
 // masked scan (up to 180 buffers).

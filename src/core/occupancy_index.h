@@ -63,6 +63,8 @@ class OccupancyIndex {
   void add(int32_t a, int32_t b, int64_t lo, int64_t hi);
   // Switches the crossing index's sets on (empty: add_crossing the pieces already placed)
   // or off (dropped). Off after init() and clear().
+  // The floors (floor() above) are kept with the crossing sets: both only pay once walks
+  // grow long.
   void set_crossing(bool on);
   bool crossing() const { return crossing_on_; }
   void add_crossing(int32_t a, int32_t b, int64_t lo, int64_t hi) { crossing_.add(a, b, lo, hi); }
@@ -98,6 +100,24 @@ class OccupancyIndex {
     return s.at = hi;
   }
 
+  // The lowest offset y >= x, aligned (or x itself), at which a query collides with none of
+  // the m sources (cursors from resolve(); next[k] = INT64_MIN before the first call, kept
+  // between calls whose x never decreases). Every move is forced (a run that blocks x blocks
+  // every offset up to its top), so the result does not depend on the order in which sources
+  // are looked at. Each source keeps next[k]: the low end of its first run ending above the
+  // query's bottom, turned into the lowest offset that run can block (lo - qh + 1). Its later
+  // runs start higher, so offsets below next[k] are clear of source k, and a pass over the
+  // sources reads only next[] (contiguous) for all but the few sources that can block x.
+  // `steps` counts the runs passed; `low` is set to the lowest next[] on return (the first
+  // offset above the answer that some run blocks, INT64_MAX if none).
+  static int64_t settle(Source* src, int64_t* next, size_t m, int64_t x, int64_t align, int64_t& steps,
+                        int64_t& low);
+
+  // A lower bound on the offset of a query piece live during slots [a, b) at relative
+  // addresses [ql, qh): every offset x with x + ql below floor(a, b, qh - ql) collides with
+  // some piece (0 while the floors are off). See "Floors" in occupancy_index.cpp.
+  int64_t floor(int32_t a, int32_t b, int64_t width) const;
+
   static constexpr int32_t kDefaultBlock = 32;  // slots per block
   // The block size for `pieces` pieces over `slots` time slots. A piece that covers no whole
   // block is kept raw in its end blocks, and every query there scans and sorts those raw
@@ -129,6 +149,20 @@ class OccupancyIndex {
   std::vector<uint8_t> is_touched_;             // by node
   mutable std::vector<uint32_t> stamp_;         // by node: query deduplication
   mutable uint32_t now_ = 0;
+
+  // Floors: per node v and width class k, the start of the first free range of length at
+  // least 2^k in the union of here() over v and its ancestors, as of `version`.
+  struct Floor {
+    int32_t k;
+    uint64_t version;  // the runs inserted into here() on v's path when computed
+    int64_t at;
+  };
+  int64_t path_floor(int32_t node, int32_t k, uint64_t& version) const;
+  std::vector<uint64_t> inserts_;                   // by node: runs inserted into here()
+  mutable std::vector<std::vector<Floor>> floors_;  // by node
+  mutable std::vector<int32_t> floored_;            // nodes with floors
+  mutable std::vector<Source> floor_src_;           // path_floor's scratch
+  mutable std::vector<int64_t> floor_next_;
 };
 
 }  // namespace memplan
