@@ -47,7 +47,7 @@ TEST(OccupancyFloor, FloorsAreSoundAndReachTheFirstFit) {
     const int32_t block = 1 + int32_t(rng() % 6);
     OccupancyIndex index;
     index.init(slots, block);
-    index.set_crossing(true);  // the floors are kept with the crossing sets
+    index.set_floors(true);
     std::vector<Placed> placed;
     auto random_slots = [&](int32_t& a, int32_t& b) {
       const bool long_lived = rng() % 3 == 0;
@@ -79,19 +79,19 @@ TEST(OccupancyFloor, FloorsAreSoundAndReachTheFirstFit) {
   EXPECT_GT(exact, queries / 10);
 }
 
-// Off with the crossing sets (the default), and dropped by clear(): the floors are 0.
-TEST(OccupancyFloor, FloorsOnlyWithTheCrossingSets) {
+// Off by default, and dropped by clear(): the floors are 0.
+TEST(OccupancyFloor, FloorsOnlyWhenSwitchedOn) {
   OccupancyIndex index;
   index.init(16, 2);
   index.add(0, 16, 0, 100);
   EXPECT_EQ(index.floor(3, 5, 10), 0);
-  index.set_crossing(true);
+  index.set_floors(true);
   EXPECT_EQ(index.floor(3, 5, 10), 100);  // one piece over everything: its top
   index.add(0, 16, 120, 130);             // a hole of 20 below it
   EXPECT_EQ(index.floor(3, 5, 10), 100);  // fits a width-10 window (width class 8)
   EXPECT_EQ(index.floor(3, 5, 40), 130);  // not a width-40 one (class 32 > 20)
   index.clear();
-  index.set_crossing(true);
+  EXPECT_FALSE(index.floors());
   EXPECT_EQ(index.floor(3, 5, 10), 0);
 }
 

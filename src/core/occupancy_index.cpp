@@ -23,17 +23,23 @@ void OccupancyIndex::init(int32_t slots, int32_t block) {
   floored_.clear();
   crossing_.init(slots, block_);
   crossing_on_ = false;
+  floors_on_ = false;
 }
 
 void OccupancyIndex::set_crossing(bool on) {
   crossing_.clear();
+  crossing_on_ = on;
+}
+
+void OccupancyIndex::set_floors(bool on) {
   for (int32_t v : floored_) floors_[v].clear();
   floored_.clear();
-  crossing_on_ = on;
+  floors_on_ = on;
 }
 
 void OccupancyIndex::clear() {
   set_crossing(false);
+  set_floors(false);
   for (int32_t t : touched_) {
     if (t < 2 * leaves_) {
       here_[t].clear();
@@ -206,7 +212,7 @@ int64_t OccupancyIndex::path_floor(int32_t node, int32_t k, uint64_t& version) c
 }
 
 int64_t OccupancyIndex::floor(int32_t a, int32_t b, int64_t width) const {
-  if (!crossing_on_ || width <= 0) return 0;
+  if (!floors_on_ || width <= 0) return 0;
   const int32_t k = std::bit_width(static_cast<uint64_t>(width)) - 1;  // 2^k <= width
   int64_t at = 0;
   uint64_t version = 0;

@@ -6,9 +6,9 @@
 // split over ~18 sets whose runs interleave (measured: ~1,400 steps per long query at 100k
 // buffers, growing linearly with n). The crossing index's sets (below) cut that to ~28
 // (first-fit at 100k: 36M steps in all before, 2.8M after). Short-lived queries in area or
-// pressure order still alternate between the runs of long pieces (in the tree's sets) and
-// of short ones (in a block's raw entries) whose union is one interval: ~650 steps each
-// at 100k, growing with n.
+// pressure order alternated between the runs of the here() sets of their block's ancestors,
+// whose union is one long interval (~350 steps per query at 50k, growing linearly with n);
+// the floors (floor(), "Floors" in occupancy_index.cpp) start them above it: ~6 steps.
 //
 // Time is cut into slots (ranks of the distinct endpoints) and slots into blocks (32 slots).
 // A segment tree over blocks keeps, per node v, two sets of address ranges, each stored
@@ -63,8 +63,6 @@ class OccupancyIndex {
   void add(int32_t a, int32_t b, int64_t lo, int64_t hi);
   // Switches the crossing index's sets on (empty: add_crossing the pieces already placed)
   // or off (dropped). Off after init() and clear().
-  // The floors (floor() above) are kept with the crossing sets: both only pay once walks
-  // grow long.
   void set_crossing(bool on);
   bool crossing() const { return crossing_on_; }
   void add_crossing(int32_t a, int32_t b, int64_t lo, int64_t hi) { crossing_.add(a, b, lo, hi); }
@@ -117,6 +115,11 @@ class OccupancyIndex {
   // addresses [ql, qh): every offset x with x + ql below floor(a, b, qh - ql) collides with
   // some piece (0 while the floors are off). See "Floors" in occupancy_index.cpp.
   int64_t floor(int32_t a, int32_t b, int64_t width) const;
+  // Switches the floors on (computed lazily from the sets: nothing to fill in) or off
+  // (dropped). Off after init() and clear(): they only pay where walks stay long with the
+  // crossing sets on (placement.cpp, index_tune).
+  void set_floors(bool on);
+  bool floors() const { return floors_on_; }
 
   static constexpr int32_t kDefaultBlock = 32;  // slots per block
   // The block size for `pieces` pieces over `slots` time slots. A piece that covers no whole
@@ -143,6 +146,7 @@ class OccupancyIndex {
   int32_t leaves_ = 1;
   CrossingIndex crossing_;  // the same pieces, whole: sources that speed the walk up
   bool crossing_on_ = false;
+  bool floors_on_ = false;
   std::vector<std::vector<Run>> here_, below_;  // by node
   std::vector<std::vector<Raw>> raw_;           // by block
   std::vector<int32_t> touched_;                // nodes (and blocks, as -1 - block) in use
