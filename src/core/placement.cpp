@@ -136,16 +136,20 @@ void PlacementEngine::index_start(int32_t block_slots) {
 constexpr int32_t kCrossingWindow = 256;
 constexpr int64_t kCrossingSteps = 32;
 
-// With the crossing sets on, the mean walk steps per query above which the floors are
-// switched on too (OccupancyIndex::floor). Measured on training traces with the crossing
-// sets: 7-20 steps per query in size order at 50k-250k buffers, where the floors' upkeep
-// cost 19 % of the pass (first-fit-size at 250k: 2.35 s of CPU without, 2.8 s with) and
-// saved nothing; ~350 in area and pressure order at 50k, where they cut it to ~6.
+// With the crossing sets on, the mean walk steps per query, over windows of kFloorWindow
+// queries, above which the floors are switched on too (OccupancyIndex::floor). Measured on
+// training traces with the crossing sets: 7-20 steps per query on average in size order at
+// 50k-250k buffers, where the floors' upkeep cost 19 % of the pass (first-fit-size at 250k:
+// 2.35 s of CPU without, 2.8 s with) and saved nothing; ~350 in area and pressure order at
+// 50k, where they cut it to ~6. The window is long so that a burst of long walks (the
+// largest buffers, placed first in size order) does not switch them on: with windows of
+// 256 queries they went on in size order and cost as much.
+constexpr int32_t kFloorWindow = 4096;
 constexpr int64_t kFloorSteps = 128;
 
 void PlacementEngine::index_tune() {
   IndexState& st = *index_.p;
-  if (st.index.floors() || st.queries < kCrossingWindow) return;
+  if (st.index.floors() || st.queries < (st.index.crossing() ? kFloorWindow : kCrossingWindow)) return;
   if (st.index.crossing()) {
     if (st.steps > kFloorSteps * st.queries) st.index.set_floors(true);
   } else if (st.steps > kCrossingSteps * st.queries) {
