@@ -340,41 +340,63 @@ TEST(PlacementDiff, CrossingIndexOnlyWhereWalksGrowLong) {
   }
 }
 
-// The index's walk (index_settle: per-source lower bounds on the next blocking offset, only
-// sources that can block looked at) against the sweep on training traces (thousands live at
-// once) in the orders whose queries pass many runs and holes: size, area and pressure, for
-// first-fit and best-fit, with the crossing sets forced on or left to the engine, and with
-// mixed alignments (a move aligns x up; a hole's first point must be aligned).
-// Mutation check: the next blocking offset one too high (lo - qh + 2) fails it.
-TEST(PlacementDiff, IndexWalkMatchesSweepOnTrainingTracesInSlowOrders) {
-  int64_t checked = 0, aligned = 0;
-  for (const uint64_t seed : {1, 2}) {
-    GenerateOptions o;
-    o.kind = "training";
-    o.buffers = 2400;
-    o.seed = seed;
-    Problem p = generate(o);
-    const int32_t n = static_cast<int32_t>(p.buffers.size());
-    // Sizes off the generator's multiples of 64 (else no offset ever lies one byte from a
-    // run, and off-by-ones in the walk go unseen); seed 2 with alignments 1 to 8.
-    for (int32_t k = 0; k < n; ++k) p.buffers[k].size -= k % 61;
-    if (seed == 2)
-      for (int32_t k = 0; k < n; ++k) p.buffers[k].alignment = int64_t{1} << (k % 4), aligned += k % 4 != 0;
-    for (const Order order : {Order::kSizeDesc, Order::kAreaDesc, Order::kPressureDesc}) {
-      const std::vector<int32_t> by = make_order(p, order);
-      for (const Fit fit : {Fit::kFirst, Fit::kBest}) {
-        PlacementEngine engine(p);
-        ASSERT_TRUE(engine.use_occupancy_index(int32_t(1 + seed * 7)));
-        if (fit == Fit::kBest) ASSERT_TRUE(engine.use_crossing_index());
-        const std::vector<int64_t> off = place_against_sweep(p, engine, by, fit, int(seed));
-        ASSERT_EQ(off.size(), static_cast<size_t>(n)) << order_name(order);
-        EXPECT_TRUE(validate(p, off).ok);
-        checked += n;
-      }
+// A training trace of `buffers` buffers (seed `seed`), sizes cut by k % `jitter` off the
+// generator's multiples of 64 (else no offset ever lies one byte from a run, and
+// off-by-ones go unseen), and with `align_kinds` > 1 alignments 1 to 2^(align_kinds - 1):
+// placed in size, area and pressure order, first-fit and best-fit, through the index with
+// blocks of `block` slots, the crossing sets (and with them the floors) forced on from the
+// start for best-fit, and for first-fit too when `crossing_for_first_fit`; every offset
+// checked against the sweep. Returns the placements checked.
+int64_t check_training_slow_orders(uint64_t seed, int32_t buffers, int32_t jitter, int32_t align_kinds,
+                                   int32_t block, bool crossing_for_first_fit) {
+  GenerateOptions o;
+  o.kind = "training";
+  o.buffers = buffers;
+  o.seed = seed;
+  Problem p = generate(o);
+  const int32_t n = static_cast<int32_t>(p.buffers.size());
+  for (int32_t k = 0; k < n; ++k) p.buffers[k].size -= k % jitter;
+  if (align_kinds > 1)
+    for (int32_t k = 0; k < n; ++k) p.buffers[k].alignment = int64_t{1} << (k % align_kinds);
+  int64_t checked = 0;
+  for (const Order order : {Order::kSizeDesc, Order::kAreaDesc, Order::kPressureDesc}) {
+    const std::vector<int32_t> by = make_order(p, order);
+    for (const Fit fit : {Fit::kFirst, Fit::kBest}) {
+      PlacementEngine engine(p);
+      EXPECT_TRUE(engine.use_occupancy_index(block));
+      if (fit == Fit::kBest || crossing_for_first_fit) EXPECT_TRUE(engine.use_crossing_index());
+      const std::vector<int64_t> off = place_against_sweep(p, engine, by, fit, int(seed));
+      EXPECT_EQ(off.size(), static_cast<size_t>(n)) << order_name(order);
+      if (off.size() != static_cast<size_t>(n)) return checked;
+      EXPECT_TRUE(validate(p, off).ok);
+      checked += n;
     }
   }
+  return checked;
+}
+
+// The index's walk (index_settle: per-source lower bounds on the next blocking offset, only
+// sources that can block looked at) against the sweep on training traces (thousands live at
+// once) in the orders whose queries pass many runs and holes, with the crossing sets left to
+// the engine for first-fit, and (seed 2) alignments 1 to 8 (a move aligns x up; a hole's
+// first point must be aligned).
+// Mutation check: the next blocking offset one too high (lo - qh + 2) fails it.
+TEST(PlacementDiff, IndexWalkMatchesSweepOnTrainingTracesInSlowOrders) {
+  int64_t checked = 0;
+  for (const uint64_t seed : {1, 2})
+    checked += check_training_slow_orders(seed, 2400, 61, seed == 2 ? 4 : 1, int32_t(1 + seed * 7), false);
   EXPECT_EQ(checked, 2 * 3 * 2 * 2400);
-  EXPECT_GT(aligned, 1000);
+}
+
+// The floors (OccupancyIndex::floor: a query's walk starts at the first free range of its
+// width class in its block's ancestors' union) on training traces, with the crossing sets
+// (and so the floors) on from the start for first-fit too, and (seed 6) alignments 1 to 16.
+// Mutation check: a floor one byte high (`- q.lo + 1` in index_find) fails it.
+TEST(PlacementDiff, FloorsKeepTheSweepsOffsetsOnTrainingTraces) {
+  int64_t checked = 0;
+  for (const uint64_t seed : {5, 6})
+    checked += check_training_slow_orders(seed, 3000, 37, seed == 6 ? 5 : 1, int32_t(seed - 3), true);
+  EXPECT_EQ(checked, 2 * 3 * 2 * 3000);
 }
 
 // Larger gap-free instances, sparse (long horizon) and dense: the engine's small-instance

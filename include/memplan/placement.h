@@ -60,9 +60,9 @@ class PlacementEngine {
   // tests. False if the instance cannot use it (list mode; a piece of zero size or length).
   bool use_occupancy_index(int32_t block_slots = 32);
   bool occupancy_index_in_use() const { return index_usable(); }
-  // Switches the occupancy index's crossing sets on now (the engine normally does it once
-  // first-fit walks grow long; clear() switches them off again); for tests. False if the
-  // occupancy index is not in use.
+  // Switches the occupancy index's crossing sets and floors on now (the engine normally does
+  // it once first-fit walks grow long; clear() switches them off again); for tests. False if
+  // the occupancy index is not in use.
   bool use_crossing_index();
   bool crossing_index_in_use() const;
 

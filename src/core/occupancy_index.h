@@ -6,9 +6,9 @@
 // split over ~18 sets whose runs interleave (measured: ~1,400 steps per long query at 100k
 // buffers, growing linearly with n). The crossing index's sets (below) cut that to ~28
 // (first-fit at 100k: 36M steps in all before, 2.8M after). Short-lived queries in area or
-// pressure order still alternate between the runs of long pieces (in the tree's sets) and
-// of short ones (in a block's raw entries) whose union is one interval: ~650 steps each
-// at 100k, growing with n.
+// pressure order alternated between the runs of the here() sets of their block's ancestors,
+// whose union is one long interval (~350 steps per query at 50k, growing linearly with n);
+// the floors (floor(), "Floors" in occupancy_index.cpp) start them above it: ~6 steps.
 //
 // Time is cut into slots (ranks of the distinct endpoints) and slots into blocks (32 slots).
 // A segment tree over blocks keeps, per node v, two sets of address ranges, each stored
@@ -98,6 +98,29 @@ class OccupancyIndex {
     return s.at = hi;
   }
 
+  // The lowest offset y >= x, aligned (or x itself), at which a query collides with none of
+  // the m sources (cursors from resolve(); next[k] = INT64_MIN before the first call, kept
+  // between calls whose x never decreases). Every move is forced (a run that blocks x blocks
+  // every offset up to its top), so the result does not depend on the order in which sources
+  // are looked at. Each source keeps next[k]: the low end of its first run ending above the
+  // query's bottom, turned into the lowest offset that run can block (lo - qh + 1). Its later
+  // runs start higher, so offsets below next[k] are clear of source k, and a pass over the
+  // sources reads only next[] (contiguous) for all but the few sources that can block x.
+  // `steps` counts the runs passed; `low` is set to the lowest next[] on return (the first
+  // offset above the answer that some run blocks, INT64_MAX if none).
+  static int64_t settle(Source* src, int64_t* next, size_t m, int64_t x, int64_t align, int64_t& steps,
+                        int64_t& low);
+
+  // A lower bound on the offset of a query piece live during slots [a, b) at relative
+  // addresses [ql, qh): every offset x with x + ql below floor(a, b, qh - ql) collides with
+  // some piece (0 while the floors are off). See "Floors" in occupancy_index.cpp.
+  int64_t floor(int32_t a, int32_t b, int64_t width) const;
+  // Switches the floors on (computed lazily from the sets: nothing to fill in) or off
+  // (dropped). Off after init() and clear(): they only pay where walks stay long with the
+  // crossing sets on (placement.cpp, index_tune).
+  void set_floors(bool on);
+  bool floors() const { return floors_on_; }
+
   static constexpr int32_t kDefaultBlock = 32;  // slots per block
   // The block size for `pieces` pieces over `slots` time slots. A piece that covers no whole
   // block is kept raw in its end blocks, and every query there scans and sorts those raw
@@ -123,12 +146,27 @@ class OccupancyIndex {
   int32_t leaves_ = 1;
   CrossingIndex crossing_;  // the same pieces, whole: sources that speed the walk up
   bool crossing_on_ = false;
+  bool floors_on_ = false;
   std::vector<std::vector<Run>> here_, below_;  // by node
   std::vector<std::vector<Raw>> raw_;           // by block
   std::vector<int32_t> touched_;                // nodes (and blocks, as -1 - block) in use
   std::vector<uint8_t> is_touched_;             // by node
   mutable std::vector<uint32_t> stamp_;         // by node: query deduplication
   mutable uint32_t now_ = 0;
+
+  // Floors: per node v and width class k, the start of the first free range of length at
+  // least 2^k in the union of here() over v and its ancestors, as of `version`.
+  struct Floor {
+    int32_t k;
+    uint64_t version;  // the runs inserted into here() on v's path when computed
+    int64_t at;
+  };
+  int64_t path_floor(int32_t node, int32_t k, uint64_t& version) const;
+  std::vector<uint64_t> inserts_;                   // by node: runs inserted into here()
+  mutable std::vector<std::vector<Floor>> floors_;  // by node
+  mutable std::vector<int32_t> floored_;            // nodes with floors
+  mutable std::vector<Source> floor_src_;           // path_floor's scratch
+  mutable std::vector<int64_t> floor_next_;
 };
 
 }  // namespace memplan

@@ -136,10 +136,24 @@ void PlacementEngine::index_start(int32_t block_slots) {
 constexpr int32_t kCrossingWindow = 256;
 constexpr int64_t kCrossingSteps = 32;
 
+// With the crossing sets on, the mean walk steps per query, over windows of kFloorWindow
+// queries, above which the floors are switched on too (OccupancyIndex::floor). Measured on
+// training traces with the crossing sets: 7-20 steps per query on average in size order at
+// 50k-250k buffers, where the floors' upkeep cost 19 % of the pass (first-fit-size at 250k:
+// 2.35 s of CPU without, 2.8 s with) and saved nothing; ~350 in area and pressure order at
+// 50k, where they cut it to ~6. The window is long so that a burst of long walks (say, the
+// largest buffers, placed first in size order) does not switch them on: with windows of
+// 256 queries, size order still cost 14 % more than without floors (2.28 s against 2.61 s
+// at 250k; not traced further), with 4,096 5 % (1.67 s against 1.75 s, within noise).
+constexpr int32_t kFloorWindow = 4096;
+constexpr int64_t kFloorSteps = 128;
+
 void PlacementEngine::index_tune() {
   IndexState& st = *index_.p;
-  if (st.index.crossing() || st.queries < kCrossingWindow) return;
-  if (st.steps > kCrossingSteps * st.queries) {
+  if (st.index.floors() || st.queries < (st.index.crossing() ? kFloorWindow : kCrossingWindow)) return;
+  if (st.index.crossing()) {
+    if (st.steps > kFloorSteps * st.queries) st.index.set_floors(true);
+  } else if (st.steps > kCrossingSteps * st.queries) {
     st.index.set_crossing(true);
     Poll poll(deadline_);  // (1M placed: O(n log n)); stopped, the index stays off (answers alike)
     for (int32_t i = 0; i < static_cast<int32_t>(offsets_.size()); ++i) {
@@ -164,6 +178,7 @@ bool PlacementEngine::use_crossing_index() {
   index_.p->queries = kCrossingWindow;
   index_.p->steps = INT64_MAX / 2;
   index_tune();
+  index_.p->index.set_floors(true);
   return true;
 }
 
@@ -203,40 +218,13 @@ inline const OccupancyIndex::Run* first_above(const OccupancyIndex::Source& s, i
 }  // namespace
 
 // The lowest offset y >= x, aligned or x itself, at which the query collides with no
-// source. Every move is forced (a run that blocks x blocks every offset up to its top), so
-// the result does not depend on the order in which sources are looked at.
-// Each source keeps next[k]: the low end of its first run ending above the query's bottom,
-// turned into the lowest offset that run can block (lo - qh + 1). Its later runs start
-// higher, so offsets below next[k] are clear of source k, and a pass over the sources reads
-// only next[] (contiguous) for all but the few sources that can block x: the round-robin
-// over the sources' runs (scattered in memory) that this replaces read every source's
-// cursor at every move, ~m reads per move for m = O(log T) sources (best-fit in size order on
-// 100k-buffer training traces: a pass per hole, ~1,000 holes per query).
+// source (OccupancyIndex::settle). Reading next[] instead of every source's cursor at every
+// move matters: the round-robin over the sources' runs (scattered in memory) that it replaced
+// read ~m cursors per move for m = O(log T) sources (best-fit in size order on 100k-buffer
+// training traces: a pass per hole, ~1,000 holes per query).
 int64_t PlacementEngine::index_settle(int64_t x, int64_t align) const {
   IndexState& st = *index_.p;
-  auto& src = st.src;
-  int64_t* next = st.next.data();
-  const size_t m = src.size();
-  for (;;) {
-    int64_t low = INT64_MAX;  // of next[] after this pass
-    for (size_t k = 0; k < m; ++k) {
-      if (next[k] <= x) {
-        OccupancyIndex::Source& s = src[k];
-        const OccupancyIndex::Run* r = OccupancyIndex::advance(s, x + s.ql);
-        for (; r != s.end && r->lo < x + s.qh; r = OccupancyIndex::advance(s, x + s.ql)) {
-          x = align_up(r->hi - s.ql, align);
-          ++st.steps;
-        }
-        next[k] = r == s.end ? INT64_MAX : r->lo - s.qh + 1;
-      }
-      low = std::min(low, next[k]);
-    }
-    // Sources passed before x last moved may block it again; if none can, x is feasible.
-    if (low > x) {
-      st.low = low;
-      return x;
-    }
-  }
+  return OccupancyIndex::settle(st.src.data(), st.next.data(), st.src.size(), x, align, st.steps, st.low);
 }
 
 // First-fit and best-fit on the index, with the semantics of the scans over forbidden
@@ -247,7 +235,14 @@ int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
   index_sources(i);
   st.next.assign(st.src.size(), INT64_MIN);
   ++st.queries;
-  int64_t x = index_settle(0, align);
+  // Offsets below the floors collide (OccupancyIndex::floor), so neither fit has a hole there.
+  int64_t x = 0;
+  for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
+    const int32_t pc = piece_index_[k];
+    const Piece& q = pieces_[pc];
+    x = std::max(x, st.index.floor(piece_slots_[pc].first, piece_slots_[pc].second, q.hi - q.lo) - q.lo);
+  }
+  x = index_settle(align_up(x, align), align);
   if (fit == Fit::kFirst) return x;
   int64_t best = -1, best_slack = INT64_MAX;
   for (;;) {
@@ -256,6 +251,7 @@ int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
     const int64_t next = st.low;
     if (next == INT64_MAX) return best >= 0 ? best : x;
     if (next - x < best_slack) best_slack = next - x, best = x;
+    if (best_slack == 1) return best;  // an exact fit: later holes can only tie, and ties go low
     x = index_settle(next, align);
   }
 }
