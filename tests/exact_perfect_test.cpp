@@ -85,6 +85,11 @@ TEST(ExactPerfect, RestartsRunOncePerBudget) {
   EXPECT_TRUE(validate(p, both.solution->offsets).ok);
   // The second round decided at the same rung as the first, six probes sooner.
   EXPECT_EQ(both.iterations - first.iterations, first.iterations - 6) << first.detail << " / " << both.detail;
+  // Those six are the first round's extra nodes, each at most 2n (the bound's budget there
+  // is 4n); the probe that decides differs by a few nodes between the rounds.
+  const int64_t extra = 2 * nodes_of(first) - nodes_of(both);
+  EXPECT_GT(extra, 5 * g.buffers) << first.detail << " / " << both.detail;
+  EXPECT_LE(extra, 6 * 2 * g.buffers + 100) << first.detail << " / " << both.detail;
 }
 
 TEST(ExactPerfect, RandomOrdersArePermutationsFixedBySeed) {

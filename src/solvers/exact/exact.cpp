@@ -155,7 +155,8 @@ struct Strategy {
 // The restarts run once per budget (Strategy::restart): a ladder that finds a plan at an
 // upper rung every round repeats its rounds at one budget, and restarts re-run there
 // lengthened every round by 6 x 4n nodes (pinwheel 800: 88,822 nodes a round against
-// 69,616), so the upper rungs, where those plans come from, got fewer rounds.
+// 69,616), so the upper rungs, where those plans come from, got fewer rounds; and each
+// restart gets at most 2n nodes (its first round at the bound gave it 4n).
 // No instance of A-K is perfect, so their order is unchanged.
 std::vector<Strategy> strategies(const exact::Instance& in, bool perfect = false) {
   bool fixed = false;
@@ -282,6 +283,9 @@ struct Prober {
         if (k >= count || k > decided.load() || deadline.expired()) return;
         const Target& target = targets[list[k].first];
         int64_t budget = sat_mul(target.budget, strategies[list[k].second].weight);
+        // A restart either finds the packing in about n nodes or has gone wrong early
+        // (strategies), so it gets at most 2n, the budget its restarts were measured at.
+        if (strategies[list[k].second].restart) budget = std::min(budget, 2 * std::max<int64_t>(in.n, 1));
         if (max_nodes > 0) {  // the probes in list order: deterministic on one thread
           const int64_t allowed = max_nodes - nodes - node_sum.load();
           if (allowed <= 0) return;
