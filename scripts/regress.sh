@@ -13,6 +13,8 @@
 #      scripts/regress.sh BEFORE_CLI AFTER_CLI [--time-limit S] [--quick] [--algos "A B"]
 #      --quick  A-K only (skips the real sets)
 #      --packings  the generated packings only (e.g. --packings --algos "exact auto")
+#      --only REGEX  only the packings whose row name (e.g. pinwheel-800-s2) matches REGEX
+#               (to repeat the rows that differ: --packings --only '^pinwheel-800-s[12]$')
 #      --algos  these algorithms instead of auto, greedy and somas, and no `exact` rows (e.g.
 #               --algos dive: the interval dive before/after carrying it over to conflicts)
 #
@@ -23,11 +25,11 @@
 #      scripts/regress.sh OLD_CLI NEW_CLI --cpu "ALGO..." [--rounds R] INPUT...
 set -euo pipefail
 before=$1 after=$2; shift 2
-tl=5 quick=0 packings=0 algos="auto greedy somas" exact_rows=1 cpu_algos="" rounds=3 inputs=()
+tl=5 quick=0 packings=0 algos="auto greedy somas" exact_rows=1 cpu_algos="" rounds=3 inputs=() only=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --time-limit) tl=$2; shift 2;; --quick) quick=1; shift;; --packings) packings=1; shift;; --algos) algos=$2; exact_rows=0; shift 2;;
-    --cpu) cpu_algos=$2; shift 2;; --rounds) rounds=$2; shift 2;;
+    --cpu) cpu_algos=$2; shift 2;; --rounds) rounds=$2; shift 2;; --only) only=$2; shift 2;;
     -*) echo "unknown $1" >&2; exit 2;; *) inputs+=("$1"); shift;;
   esac
 done
@@ -85,6 +87,7 @@ done
 for kind in tiling pinwheel aligned; do
   for n in 400 800; do
     for seed in 1 2 3; do
+      [[ -z $only || $kind-$n-s$seed =~ $only ]] || continue
       f=$tmp/$kind.$n.$seed.csv
       "$after" generate --kind "$kind" -n "$n" --seed "$seed" -o "$f"
       for a in $algos; do row "$kind-$n-s$seed" "$f" $a; done

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <utility>
 
 #include "core/arith.h"
 #include "memplan/bounds.h"
@@ -102,6 +103,9 @@ struct Strategy {
   std::vector<int32_t> order;
   std::string keys;  // preorder keys the re-ranking search ranks parts by (others: empty)
   int64_t weight = 1;  // node budget per round, in multiples of the round's budget
+  // A restart under a random order (perfect packings): it runs in the first round at each
+  // budget only, not in the rounds the ladder repeats at that budget (Target::repeat).
+  bool restart = false;
 
   // Whether it runs at every rung of the minimization ladder, or only at its tightest.
   bool everywhere() const { return kind == kCanonical || kind == kRestart; }
@@ -135,14 +139,24 @@ struct Strategy {
 // and TWO at 2x, then the canonical search under TWA, WAT and TAW, plain, and WAT and TAW
 // re-ranking.
 // When every section's total equals the tightest target (`perfect`: a perfect packing is
-// asked for, no byte of any section may be wasted), the lowest-cell search with the fewest
-// branches goes first, under TAW then WAT: on generated perfect packings it finds them in
-// about n nodes (tiling, 1,600 buffers: 1,744-3,837 nodes on seeds 100-103), where the
-// order above reached it only after 20n nodes of the others, and a node there costs ~0.1 ms.
-// Then the same search under random orders (random tie-breaks among a cell's candidates):
-// it either finds a packing in about n nodes or goes wrong early and thrashes, and where it
-// goes wrong depends on the tie-breaks (tiling, 3,200 buffers, seeds 100-104, 2n nodes:
-// TAW found 2 of 5, three random orders 10 of 15), so independent orders are restarts.
+// asked for, no byte of any section may be wasted), the same strategies, with the
+// lowest-cell search with the fewest branches moved up to third and fourth, under TAW then
+// WAT, and followed by that search under random orders (restarts), before the canonical
+// ones. On generated perfect packings the fewest-branches search finds them in about n
+// nodes (tiling, 1,600 buffers: 1,744-3,837 nodes on seeds 100-103), where the general
+// order reached it only after 20n nodes of the others. Under random orders (random
+// tie-breaks among a cell's candidates) it either finds a packing in about n nodes or goes
+// wrong early and thrashes, and where it goes wrong depends on the tie-breaks (tiling,
+// 3,200 buffers, seeds 100-104, 2n nodes: TAW found 2 of 5, three random orders 10 of 15),
+// so independent orders are restarts. The two least-slack searches keep their place first:
+// they find the pinwheels the fewest-branches search misses in the first round (pinwheel
+// 800, tuning seeds 11-16: first 1.5-6n nodes on the least-slack-first order, 2-3n more
+// for each search put before them; README "Perfect packings: the order of 3c47bcf first").
+// The restarts run once per budget (Strategy::restart): a ladder that finds a plan at an
+// upper rung every round repeats its rounds at one budget, and restarts re-run there
+// lengthened every round by 6 x 4n nodes (pinwheel 800: 88,822 nodes a round against
+// 69,616), so the upper rungs, where those plans come from, got fewer rounds; and each
+// restart gets at most 2n nodes (its first round at the bound gave it 4n).
 // No instance of A-K is perfect, so their order is unchanged.
 std::vector<Strategy> strategies(const exact::Instance& in, bool perfect = false) {
   bool fixed = false;
@@ -164,12 +178,12 @@ std::vector<Strategy> strategies(const exact::Instance& in, bool perfect = false
             make(Strategy::kCanonical, kTAW, 1), make(Strategy::kRestart, kWAT, 1),
             make(Strategy::kRestart, kTAW, 1)};
   if (perfect) {
-    std::vector<Strategy> list = {make(Strategy::kCellsFewestBranches, kTAW, 1),
+    std::vector<Strategy> list = {make(Strategy::kCellsLeastSlack, kTAW, 1), make(Strategy::kCellsLeastSlack, kTWA, 1),
+                                  make(Strategy::kCellsFewestBranches, kTAW, 1),
                                   make(Strategy::kCellsFewestBranches, kWAT, 1)};
     for (uint64_t seed = 1; seed <= kRandomCellOrders; ++seed)
-      list.push_back(Strategy{Strategy::kCellsFewestBranches, exact::random_order(in.n, seed), "", 1});
-    for (Strategy s : {make(Strategy::kCellsLeastSlack, kTAW, 1), make(Strategy::kCellsLeastSlack, kTWA, 1),
-                       make(Strategy::kRestart, kTWA, 4), make(Strategy::kRestart, kTWO, 2),
+      list.push_back(Strategy{Strategy::kCellsFewestBranches, exact::random_order(in.n, seed), "", 1, true});
+    for (Strategy s : {make(Strategy::kRestart, kTWA, 4), make(Strategy::kRestart, kTWO, 2),
                        make(Strategy::kCanonical, kTWA, 1)})
       list.push_back(std::move(s));
     return list;
@@ -209,6 +223,7 @@ struct Target {
   int64_t capacity, budget;
   bool all_strategies;
   bool first_only = false;  // only the round robin's first strategy
+  bool repeat = false;  // a round repeated at the same budget: no restarts (Strategy::restart)
 };
 
 struct Prober {
@@ -238,7 +253,8 @@ struct Prober {
     std::vector<std::pair<size_t, size_t>> list;  // (target, strategy)
     for (size_t t = 0; t < targets.size(); ++t)
       for (size_t k = 0; k < strategies.size(); ++k)
-        if ((targets[t].all_strategies || strategies[k].everywhere()) && (k == 0 || !targets[t].first_only))
+        if ((targets[t].all_strategies || strategies[k].everywhere()) && (k == 0 || !targets[t].first_only) &&
+            !(targets[t].repeat && strategies[k].restart))
           list.push_back({t, k});
     const size_t count = list.size();
     // Each probe continues its strategy's memo of failed states at that capacity from the
@@ -267,6 +283,9 @@ struct Prober {
         if (k >= count || k > decided.load() || deadline.expired()) return;
         const Target& target = targets[list[k].first];
         int64_t budget = sat_mul(target.budget, strategies[list[k].second].weight);
+        // A restart either finds the packing in about n nodes or has gone wrong early
+        // (strategies), so it gets at most 2n, the budget its restarts were measured at.
+        if (strategies[list[k].second].restart) budget = std::min(budget, 2 * std::max<int64_t>(in.n, 1));
         if (max_nodes > 0) {  // the probes in list order: deterministic on one thread
           const int64_t allowed = max_nodes - nodes - node_sum.load();
           if (allowed <= 0) return;
@@ -478,9 +497,10 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   const int64_t first_budget = top_down ? std::max(in->n / 8, 1) : 2 * std::max(in->n, 1);
   bool window_tried = false;
   for (int64_t budget = first_budget; lb < upper() && !deadline.expired(); budget = sat_mul(budget, 2)) {
-    bool progress = true;
+    bool progress = true, repeat = false;
     while (progress && lb < upper() && !deadline.expired()) {
       progress = false;
+      const bool repeated = std::exchange(repeat, true);  // the second round at this budget or later
       // Unproven after kWindowBoundAfter of the ladder's nodes: the window bound
       // (window_bound.h), once. Windows are far smaller than the whole, so their searches
       // exhaust where the whole's cannot; each refutation raises the bound. Triggered by
@@ -518,7 +538,8 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
       auto add = [&](int64_t target, int64_t b) {
         if (target >= lb && target < ub &&
             std::none_of(targets.begin(), targets.end(), [&](const Target& t) { return t.capacity == target; }))
-          targets.push_back({target, std::max<int64_t>(b, std::min<int64_t>(first_budget, 2 * in->n)), target == lb});
+          targets.push_back(
+              {target, std::max<int64_t>(b, std::min<int64_t>(first_budget, 2 * in->n)), target == lb, false, repeated});
       };
       if (ub < INT64_MAX) {
         add(lb, 2 * budget);
