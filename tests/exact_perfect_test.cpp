@@ -50,15 +50,16 @@ TEST(ExactPerfect, TilingsAreFoundInAboutOneNodePerBuffer) {
 }
 
 TEST(ExactPerfect, RestartsRunOncePerBudget) {
-  // Minimizing a perfect pinwheel (800 buffers, seed 12) that the first rounds do not solve:
+  // Minimizing a perfect pinwheel (800 buffers, seed 16) that the first rounds do not solve:
   // each round finds a plan at an upper rung, so the ladder repeats its round at the same
   // budget, and the repeated round runs the bound's strategies without the six random-order
   // restarts (exact.cpp, strategies). --iterations N stops after the round in which the
   // nodes reach N: 1 gives the first round, its nodes + 1 the first two.
+  // (Seed 12 served here until the cell search's well test solved it in the first round.)
   GenerateOptions g;
   g.kind = "pinwheel";
   g.buffers = 800;
-  g.seed = 12;
+  g.seed = 16;
   const Problem p = generate(g);
   auto run = [&](int64_t iterations, std::vector<std::string>* rounds) {
     SolveOptions o;
