@@ -10,6 +10,7 @@
 #include "memplan/generate.h"
 #include "memplan/solver.h"
 #include "memplan/validate.h"
+#include "solvers/exact/deep_threads.h"
 #include "solvers/exact/search.h"
 
 namespace memplan {
@@ -32,8 +33,13 @@ TEST(ExactPerfect, TilingsAreFoundInAboutOneNodePerBuffer) {
     g.seed = seed;
     const Problem p = generate(g);
     const exact::Instance in = *exact::prepare(p, int64_t{1} << 30, Deadline());
-    const exact::SearchResult alone = exact::search_cells(in, g.capacity, exact::preorder(in, "TAW"),
-                                                          exact::CellChoice::kFewestBranches, 2 * g.buffers, Deadline());
+    // On a stack deep enough for one level per buffer, as solve() runs it: the calling
+    // thread's default depth limit is lower under ASan (larger frames) and would stop it.
+    exact::SearchResult alone;
+    exact::run_deep(1, g.buffers + 3, [&] {
+      alone = exact::search_cells(in, g.capacity, exact::preorder(in, "TAW"), exact::CellChoice::kFewestBranches,
+                                  2 * g.buffers, Deadline());
+    });
     EXPECT_EQ(alone.outcome, exact::Outcome::kFound) << "seed " << seed;
     SolveOptions o;
     o.capacity = g.capacity;
