@@ -34,6 +34,8 @@ struct Sections {
 // (lo and hi shorter than start).
 Sections sections_of(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
                      const std::vector<int64_t>& size, const std::function<bool()>& stop = {});
+// The sections of a problem's buffers' lifetimes and sizes (gaps ignored, as above).
+Sections sections_of(const Problem& p);
 
 // Per buffer: the largest section total over its sections (0 for an empty lifetime).
 // O(S log S + n) by a sparse table of range maxima.

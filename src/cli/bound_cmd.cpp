@@ -38,9 +38,8 @@ std::vector<int64_t> parse_instants(const std::string& text) {
 
 // The start of every section of `p` whose total live size is >= min_load.
 std::vector<int64_t> sections_at_least(const Problem& p, int64_t min_load) {
-  std::vector<int64_t> st, en, sz, out;
-  for (const Buffer& b : p.buffers) st.push_back(b.start), en.push_back(b.end), sz.push_back(b.size);
-  const Sections s = sections_of(st, en, sz);
+  std::vector<int64_t> out;
+  const Sections s = sections_of(p);
   for (int32_t k = 0; k < s.count(); ++k)
     if (s.total[k] >= min_load) out.push_back(s.times[k]);
   if (out.empty()) throw std::invalid_argument("--min-load " + std::to_string(min_load) + ": no section has that load");

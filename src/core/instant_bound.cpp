@@ -18,11 +18,15 @@ namespace {
 
 constexpr size_t kMaxSeeds = 4;
 
+// A buffer whose restriction instants_problem models: no gaps, in-place link, group or
+// high-end placement.
+bool plain_buffer(const Buffer& b) {
+  return b.gaps.empty() && b.inplace_of.empty() && b.group.empty() && !b.from_top;
+}
+
 bool plain(const Problem& p) {
   if (!p.conflicts.empty() || p.clock_dim > 0) return false;
-  return std::all_of(p.buffers.begin(), p.buffers.end(), [](const Buffer& b) {
-    return b.gaps.empty() && b.inplace_of.empty() && b.group.empty() && !b.from_top;
-  });
+  return std::all_of(p.buffers.begin(), p.buffers.end(), plain_buffer);
 }
 
 // Overlapping bytes among `live` (buffer indices with offsets): after sorting by offset,
@@ -74,7 +78,7 @@ std::vector<int32_t> peak_sections(const Sections& s, size_t at_most) {
 int64_t peak_granule(const Problem& p) {
   int64_t g = 0;
   for (const Buffer& b : p.buffers) {
-    if (!b.gaps.empty() || !b.inplace_of.empty() || !b.group.empty() || b.from_top) return 1;
+    if (!plain_buffer(b)) return 1;
     g = std::gcd(g, b.size);
     if (b.alignment > 1) g = std::gcd(g, b.alignment);
     if (b.offset) g = std::gcd(g, *b.offset);
@@ -88,9 +92,7 @@ InstantBound instant_bound(const Problem& p, int64_t start, std::vector<int64_t>
   out.bound = start;
   if (!plain(p) || p.buffers.empty()) return out;
   const int32_t n = static_cast<int32_t>(p.buffers.size());
-  std::vector<int64_t> st, en, sz;
-  for (const Buffer& b : p.buffers) st.push_back(b.start), en.push_back(b.end), sz.push_back(b.size);
-  const Sections s = sections_of(st, en, sz);
+  const Sections s = sections_of(p);
   const int64_t g = peak_granule(p);
   // The set as sections (section k starts at s.times[k]); a seed time falls in its section.
   std::set<int32_t> chosen;

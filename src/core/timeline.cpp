@@ -38,6 +38,12 @@ Sections sections_of(const std::vector<int64_t>& start, const std::vector<int64_
   return s;
 }
 
+Sections sections_of(const Problem& p) {
+  std::vector<int64_t> start, end, size;
+  for (const Buffer& b : p.buffers) start.push_back(b.start), end.push_back(b.end), size.push_back(b.size);
+  return sections_of(start, end, size);
+}
+
 std::vector<int64_t> section_pressure(const Sections& sec) {
   const int32_t s = sec.count();
   std::vector<std::vector<int64_t>> table = {sec.total};

@@ -23,9 +23,7 @@ WindowBound window_bound(const Problem& p, int64_t start, int64_t granularity, c
   if (!p.conflicts.empty() || p.clock_dim > 0) return out;
   for (const Buffer& b : p.buffers)
     if (!b.gaps.empty() || !b.inplace_of.empty() || !b.group.empty() || b.from_top) return out;
-  std::vector<int64_t> st, en, sz;
-  for (const Buffer& b : p.buffers) st.push_back(b.start), en.push_back(b.end), sz.push_back(b.size);
-  const Sections s = sections_of(st, en, sz);
+  const Sections s = sections_of(p);
   const std::vector<int32_t> centers = peak_sections(s, kMaxCenters);
   const int32_t count = s.count();
   const int64_t g = std::max<int64_t>(granularity, 1);
