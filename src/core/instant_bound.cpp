@@ -9,6 +9,7 @@
 
 #include "core/arith.h"
 #include "memplan/bounds.h"
+#include "memplan/placement.h"
 #include "memplan/solver.h"
 #include "memplan/timeline.h"
 #include "memplan/validate.h"
@@ -42,25 +43,12 @@ int64_t overlap_bytes(std::vector<int32_t> live, const std::vector<int64_t>& off
   return bytes;
 }
 
-// The lowest offset >= 0 for buffer b, aligned, whose extent [o, o + size) misses every
-// placed buffer that shares a section with it; -1 when it would end above `capacity`.
-int64_t first_fit(const Problem& p, const Sections& s, const std::vector<int64_t>& off, int32_t b, int64_t capacity) {
-  std::vector<std::pair<int64_t, int64_t>> taken;
-  for (int32_t o = 0; o < static_cast<int32_t>(p.buffers.size()); ++o)
-    if (off[o] >= 0 && s.lo[o] < s.hi[b] && s.lo[b] < s.hi[o]) taken.push_back({off[o], sat_add(off[o], p.buffers[o].size)});
-  std::sort(taken.begin(), taken.end());
-  const Buffer& buf = p.buffers[b];
-  int64_t at = align_up(0, buf.alignment);
-  for (const auto& [lo, hi] : taken) {
-    if (sat_add(at, buf.size) <= lo) break;
-    if (hi > at) at = align_up(hi, buf.alignment);
-  }
-  return sat_add(at, buf.size) <= capacity ? at : -1;
-}
-
 std::string list(const std::vector<int64_t>& v) {
   std::string out;
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + std::to_string(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ',';
+    out += std::to_string(v[i]);
+  }
   return out;
 }
 
@@ -148,9 +136,23 @@ InstantBound instant_bound(const Problem& p, int64_t start, std::vector<int64_t>
         if (!kept[b]) rest.push_back(b);
       std::stable_sort(rest.begin(), rest.end(),
                        [&](int32_t a, int32_t b) { return p.buffers[a].size > p.buffers[b].size; });
+      // The core placement engine (O(log n)-ish per query, not a scan of every buffer): the
+      // kept buffers at the relaxation's offsets, then each of the rest at its lowest fitting
+      // offset. A pre-placed buffer keeps its offset (a clash is left to validate below).
+      PlacementEngine engine(p);
+      for (int32_t b = 0; b < n; ++b)
+        if (kept[b]) engine.place(b, off[b]);
       for (int32_t b : rest) {
-        off[b] = p.buffers[b].offset ? *p.buffers[b].offset : first_fit(p, s, off, b, out.bound);  // (a clash: validate)
-        if (off[b] >= 0) continue;
+        if (p.buffers[b].offset) {
+          off[b] = *p.buffers[b].offset;
+        } else {
+          const int64_t at = engine.find_offset(b);
+          off[b] = sat_add(at, p.buffers[b].size) <= out.bound ? at : -1;
+        }
+        if (off[b] >= 0) {
+          engine.place(b, off[b]);
+          continue;
+        }
         for (int32_t k = s.lo[b]; k < s.hi[b]; ++k)
           if (!chosen.count(k) && (add < 0 || s.total[k] > s.total[add])) add = k;
         why = "left out: '" + p.buffers[b].id + "' does not fit";
