@@ -55,6 +55,7 @@ TEST(CrossingIndex, InsertRunMerges) {
 // insert_run against a brute-force merge of every range inserted so far, with inserts both
 // anywhere and at or near the top of the set (insert_run's fast path reads the last two runs
 // only), on small coordinates so that runs often touch (touching runs must merge).
+// Mutation check: the fast path's `set[n - 2].hi < lo` made `<=` fails it.
 TEST(CrossingIndex, InsertRunMatchesABruteForceMerge) {
   std::mt19937_64 rng(6);
   int64_t near_top = 0;
