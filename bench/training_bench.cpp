@@ -10,6 +10,11 @@
 //   training_bench [--sizes 100000,250000,500000,1000000] [--seeds 3] [--time-limit 10]
 //                  [--threads 2] [--algos first-fit,best-fit,first-fit-area,...,auto]
 // (--time-limit 0: no limit, for the CPU time of whole passes).
+//   training_bench --holes size,area,pressure [--sizes ...] [--seeds 3]
+// instead prints, per size and best-fit order, what best-fit's walk over the occupancy index
+// visits per query (PlacementEngine::collect_best_fit_stats): the holes that fit, those in the
+// best hole's length class or the next (what a search by width class would still have to
+// compare), the classes from the query's size to the best hole's, and the exact fits.
 // The default solvers: first-fit and best-fit in each greedy order (first-fit is
 // first-fit-size, best-fit is best-fit-size), greedy (all 16), online-best-fit and auto.
 #include <sys/resource.h>
@@ -26,6 +31,8 @@
 
 #include "memplan/bounds.h"
 #include "memplan/generate.h"
+#include "memplan/orders.h"
+#include "memplan/placement.h"
 #include "memplan/solver.h"
 #include "memplan/validate.h"
 
@@ -88,6 +95,63 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+// The training traces of `size` buffers, seeds 1..seeds.
+std::vector<Problem> training_instances(const std::string& size, int seeds) {
+  std::vector<Problem> problems;
+  for (int s = 1; s <= seeds; ++s) {
+    GenerateOptions g;
+    g.kind = "training";
+    g.buffers = std::stoll(size);
+    g.seed = static_cast<uint64_t>(s);
+    problems.push_back(generate(g));
+  }
+  return problems;
+}
+
+// One best-fit pass in `order` on the placement engine, with its walk's counters.
+BestFitStats best_fit_holes(const Problem& p, Order order) {
+  BestFitStats stats;
+  PlacementEngine engine(p);
+  engine.collect_best_fit_stats(&stats);
+  const std::vector<int32_t> by = make_order(p, order);
+  place_in_order(engine, by, Fit::kBest);
+  return stats;
+}
+
+int print_holes(const std::vector<std::string>& sizes, const std::vector<std::string>& orders, int seeds) {
+  std::printf("best-fit's holes per query on training traces (generate --kind training, seeds 1..%d), "
+              "medians over seeds\n\n",
+              seeds);
+  std::printf("| buffers | solver | queries | holes / query | in best class or next / query | classes / query | "
+              "exact fits %% |\n");
+  std::printf("|---:|---|---:|---:|---:|---:|---:|\n");
+  for (const std::string& size : sizes) {
+    const std::vector<Problem> problems = training_instances(size, seeds);
+    for (const std::string& name : orders) {
+      const Order* order = std::find_if(std::begin(kAllOrders), std::end(kAllOrders),
+                                        [&](Order o) { return name == order_name(o); });
+      if (order == std::end(kAllOrders)) {
+        std::fprintf(stderr, "unknown order %s\n", name.c_str());
+        return 2;
+      }
+      std::vector<double> queries, holes, near, classes, exact;
+      for (const Problem& p : problems) {
+        const BestFitStats st = best_fit_holes(p, *order);
+        const double q = double(std::max<int64_t>(st.queries, 1));
+        queries.push_back(double(st.queries));
+        holes.push_back(double(st.holes) / q);
+        near.push_back(double(st.near_best) / q);
+        classes.push_back(double(st.classes) / q);
+        exact.push_back(100.0 * double(st.exact) / q);
+      }
+      std::printf("| %s | best-fit-%s | %.0f | %.1f | %.1f | %.2f | %.1f |\n", size.c_str(), name.c_str(),
+                  median(queries), median(holes), median(near), median(classes), median(exact));
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -98,6 +162,7 @@ int main(int argc, char** argv) {
       algos.push_back(std::string(fit) + order);
   for (const char* a : {"greedy", "online-best-fit", "auto"}) algos.push_back(a);
   int seeds = 3;
+  std::vector<std::string> holes;  // --holes: best-fit orders whose walks to count
   SolveOptions opt;
   opt.time_limit_seconds = 10;
   opt.threads = 2;
@@ -108,11 +173,13 @@ int main(int argc, char** argv) {
     else if (a == "--seeds") seeds = std::max(1, std::stoi(v));
     else if (a == "--time-limit") opt.time_limit_seconds = std::stod(v);
     else if (a == "--threads") opt.threads = std::stoi(v);
+    else if (a == "--holes") holes = split(v);
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
     }
   }
+  if (!holes.empty()) return print_holes(sizes, holes, seeds);
   char limit[32] = "none";  // --time-limit 0: every pass runs to the end
   if (opt.time_limit_seconds > 0) std::snprintf(limit, sizeof limit, "%g s", opt.time_limit_seconds);
   std::printf("training traces (generate --kind training, seeds 1..%d), time limit %s, %d threads; "
@@ -122,16 +189,11 @@ int main(int argc, char** argv) {
   std::printf("|---:|---:|---|---:|---:|---:|---:|---:|---|\n");
   bool any_failed = false;
   for (const std::string& size : sizes) {
-    std::vector<Problem> problems;
+    const std::vector<Problem> problems = training_instances(size, seeds);
     std::vector<int64_t> loads;
     std::vector<double> live;
-    for (int s = 1; s <= seeds; ++s) {
-      GenerateOptions g;
-      g.kind = "training";
-      g.buffers = std::stoll(size);
-      g.seed = static_cast<uint64_t>(s);
-      problems.push_back(generate(g));
-      const InstanceStats st = compute_stats(problems.back());
+    for (const Problem& p : problems) {
+      const InstanceStats st = compute_stats(p);
       loads.push_back(st.load);
       live.push_back(double(st.max_live_buffers));
     }

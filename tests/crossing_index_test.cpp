@@ -52,6 +52,37 @@ TEST(CrossingIndex, InsertRunMerges) {
   EXPECT_EQ(set[0].hi, 40);
 }
 
+// insert_run against a brute-force merge of every range inserted so far, with inserts both
+// anywhere and at or near the top of the set (insert_run's fast path reads the last two runs
+// only), on small coordinates so that runs often touch (touching runs must merge).
+// Mutation check: the fast path's `set[n - 2].hi < lo` made `<=` fails it.
+TEST(CrossingIndex, InsertRunMatchesABruteForceMerge) {
+  std::mt19937_64 rng(6);
+  int64_t near_top = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<AddressRun> set;
+    std::vector<Placed> all;
+    const int64_t span = 20 + int64_t(rng() % 400);
+    for (int k = 0; k < 80; ++k) {
+      int64_t lo = int64_t(rng() % uint64_t(span));
+      if (!set.empty() && rng() % 2 == 0) {  // at, just below or just above the top run
+        lo = std::max<int64_t>(0, set.back().hi - 3 + int64_t(rng() % 7));
+        ++near_top;
+      }
+      const int64_t hi = lo + 1 + int64_t(rng() % 6);
+      insert_run(set, lo, hi);
+      all.push_back({0, 1, lo, hi});
+      const std::vector<AddressRun> want = live_union(all, 0, 1);
+      ASSERT_EQ(set.size(), want.size()) << "trial " << trial << " insert " << k << " [" << lo << ", " << hi << ")";
+      for (size_t j = 0; j < want.size(); ++j) {
+        ASSERT_EQ(set[j].lo, want[j].lo) << "trial " << trial << " insert " << k << " run " << j;
+        ASSERT_EQ(set[j].hi, want[j].hi) << "trial " << trial << " insert " << k << " run " << j;
+      }
+    }
+  }
+  EXPECT_GT(near_top, 5000);
+}
+
 TEST(CrossingIndex, SetsLieInsideTheLiveUnion) {
   std::mt19937_64 rng(21);
   int64_t runs_checked = 0;

@@ -399,6 +399,79 @@ TEST(PlacementDiff, FloorsKeepTheSweepsOffsetsOnTrainingTraces) {
   EXPECT_EQ(checked, 2 * 3 * 2 * 3000);
 }
 
+// The holes a best-fit sweep meets before its answer: every bounded free range of feasible
+// offsets [x, lo) in address order, up to the top or to the first exact fit (slack 1),
+// tallied as BestFitStats defines them (length = slack + size - 1, class = floor(log2)).
+void tally_sweep_holes(const Problem& p, const std::vector<int64_t>& off, int32_t i, BestFitStats& s) {
+  auto f = forbidden(p, off, i);
+  std::sort(f.begin(), f.end(), [](const Interval& a, const Interval& b) { return a.lo < b.lo; });
+  const int64_t a = p.buffers[i].alignment, size = p.buffers[i].size;
+  auto cls = [](int64_t len) { return 63 - __builtin_clzll(static_cast<unsigned long long>(len)); };
+  std::vector<int64_t> slacks;
+  int64_t x = 0, best = INT64_MAX;
+  for (const Interval& v : f) {
+    if (x < v.lo) {
+      slacks.push_back(v.lo - x);
+      best = std::min(best, v.lo - x);
+      if (best == 1) break;
+    }
+    if (x < v.hi) x = align_up_ref(v.hi, a);
+  }
+  if (slacks.empty()) return;
+  const int best_class = cls(best + size - 1);
+  ++s.queries;
+  s.holes += static_cast<int64_t>(slacks.size());
+  s.classes += best_class - cls(size) + 1;
+  s.exact += best == 1;
+  for (const int64_t slack : slacks) {
+    const int c = cls(slack + size - 1);
+    s.near_best += c == best_class || c == best_class + 1;
+  }
+}
+
+// The best-fit walk's counters (PlacementEngine::collect_best_fit_stats, printed by
+// training_bench --holes) against the sweep's holes, on training traces with thousands
+// live at once, sizes off the multiples of 64 and (seed 8) alignments 1 to 8: the same
+// queries, holes, holes in the best class or the next, classes and exact fits, and the same
+// offsets. Mutation check: counting the best class and the one after next (best + 2) fails it.
+TEST(PlacementDiff, BestFitStatsCountTheSweepsHoles) {
+  for (const uint64_t seed : {7, 8}) {
+    GenerateOptions o;
+    o.kind = "training";
+    o.buffers = 2400;  // above kListMax: the index, not list mode
+    o.seed = seed;
+    Problem p = generate(o);
+    const int32_t n = static_cast<int32_t>(p.buffers.size());
+    for (int32_t k = 0; k < n; ++k) {
+      p.buffers[k].size -= k % 53;
+      if (seed == 8) p.buffers[k].alignment = int64_t{1} << (k % 4);
+    }
+    for (const Order order : {Order::kSizeDesc, Order::kAreaDesc}) {
+      PlacementEngine engine(p);
+      ASSERT_TRUE(engine.use_occupancy_index(3));
+      ASSERT_TRUE(engine.use_crossing_index());
+      BestFitStats got, want;
+      engine.collect_best_fit_stats(&got);
+      std::vector<int64_t> off(p.buffers.size(), -1);
+      for (const int32_t k : make_order(p, order)) {
+        tally_sweep_holes(p, off, k, want);
+        const int64_t x = engine.find_offset(k, Fit::kBest);
+        ASSERT_EQ(x, sweep_offset(p, off, k, Fit::kBest)) << "seed " << seed << " buffer " << k;
+        engine.place(k, x);
+        off[k] = x;
+      }
+      EXPECT_EQ(got.queries, want.queries) << order_name(order);
+      EXPECT_EQ(got.holes, want.holes) << order_name(order);
+      EXPECT_EQ(got.near_best, want.near_best) << order_name(order);
+      EXPECT_EQ(got.classes, want.classes) << order_name(order);
+      EXPECT_EQ(got.exact, want.exact) << order_name(order);
+      EXPECT_GT(want.queries, n / 2) << order_name(order);
+      EXPECT_GT(want.holes, 4 * want.queries) << order_name(order);  // many holes per query
+      EXPECT_LT(want.near_best, want.holes) << order_name(order);
+    }
+  }
+}
+
 // Larger gap-free instances, sparse (long horizon) and dense: the engine's small-instance
 // mode with many and with few live buffers per query, over several blocks of 64 in its
 // masked scan (up to 180 buffers).

@@ -33,6 +33,18 @@ enum class Fit {
   kBest,   // smallest free hole that fits (ties: lowest); above everything if no hole fits
 };
 
+// Counters of best-fit's walk over the occupancy index, for benchmarks (training_bench
+// --holes): why best-fit costs what it does. A hole is a bounded range of feasible offsets
+// [x, next) (slack next - x); its length is slack + size - 1 bytes, its class
+// floor(log2(length)).
+struct BestFitStats {
+  int64_t queries = 0;    // best-fit queries answered on the index with at least one hole
+  int64_t holes = 0;      // holes visited (every one that fits, up to the top or an exact fit)
+  int64_t near_best = 0;  // of those, holes in the best hole's class or the next one up
+  int64_t classes = 0;    // sum over queries of (best hole's class - class of the size + 1)
+  int64_t exact = 0;      // queries ended early by an exact fit (slack 1)
+};
+
 class PlacementEngine {
  public:
   // Indexes the problem's buffers; nothing is placed yet. O(n log n). With a deadline, the
@@ -65,6 +77,9 @@ class PlacementEngine {
   // the occupancy index is not in use.
   bool use_crossing_index();
   bool crossing_index_in_use() const;
+
+  // Counts best-fit's holes into *stats from now on (nullptr: off, the default).
+  void collect_best_fit_stats(BestFitStats* stats) { best_fit_stats_ = stats; }
 
   bool is_placed(int32_t i) const { return offsets_[i] >= 0; }
   int64_t offset(int32_t i) const { return offsets_[i]; }
@@ -143,6 +158,7 @@ class PlacementEngine {
   int64_t index_find(int32_t i, Fit fit) const;
   IndexBox index_;
   std::vector<std::pair<int32_t, int32_t>> piece_slots_;  // by piece: lifetime as slots
+  BestFitStats* best_fit_stats_ = nullptr;
   bool index_eligible_ = false;  // every piece has positive size and duration
   bool index_on_ = false;        // maintained since the last clear() (or since switched on)
   bool index_valid_ = true;      // no placed buffer moved since

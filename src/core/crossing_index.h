@@ -38,6 +38,10 @@ struct AddressRun {
 // Adds [lo, hi) to a merged set (sorted, disjoint, non-touching runs): runs it meets or
 // touches are absorbed.
 void insert_run(std::vector<AddressRun>& set, int64_t lo, int64_t hi);
+// Prefetches each set's top run, where insert_run mostly lands (a hint only: no effect on
+// results). The sets one piece goes into lie scattered in memory; prefetching them all before
+// inserting overlaps their cache misses.
+void prefetch_tops(const std::vector<std::vector<AddressRun>*>& sets);
 
 class CrossingIndex {
  public:
@@ -75,6 +79,7 @@ class CrossingIndex {
   int32_t block_ = 1, blocks_ = 1;
   std::vector<std::vector<AddressRun>> here_, all_;  // by node (1-based heap numbering)
   std::vector<int32_t> touched_;                     // nodes with a non-empty all()
+  std::vector<std::vector<AddressRun>*> targets_;    // add()'s scratch: the sets a piece goes into
 };
 
 }  // namespace memplan

@@ -66,21 +66,26 @@ void OccupancyIndex::canonical(int32_t fa, int32_t fb, F&& f) const {
   }
 }
 
+// The sets a piece goes into lie scattered in memory (~39 per piece, crossing sets included,
+// at 1M training buffers; most inserts land at a set's top run, and reading it was 65 % of
+// insert_run's time, a cache miss): they are listed first and their top runs prefetched
+// (prefetch_tops), so that the misses overlap instead of coming one after the other.
 void OccupancyIndex::add(int32_t a, int32_t b, int64_t lo, int64_t hi) {
   if (crossing_on_) crossing_.add(a, b, lo, hi);
   const int32_t fa = (a + block_ - 1) / block_, fb = b / block_;  // fully covered blocks
   ++now_;
+  targets_.clear();
   auto up = [&](int32_t node) {  // below() of node and its ancestors, each once
     for (; node >= 1 && stamp_[node] != now_; node /= 2) {
       stamp_[node] = now_;
       touch(node);
-      insert_run(below_[node], lo, hi);
+      targets_.push_back(&below_[node]);
     }
   };
   if (fa < fb)
     canonical(fa, fb, [&](int32_t node) {
       touch(node);
-      insert_run(here_[node], lo, hi);
+      targets_.push_back(&here_[node]);
       ++inserts_[node];
       up(node);
     });
@@ -97,6 +102,8 @@ void OccupancyIndex::add(int32_t a, int32_t b, int64_t lo, int64_t hi) {
     if (ba < fa) partial(ba);
     if (bb >= fb) partial(bb);
   }
+  prefetch_tops(targets_);
+  for (std::vector<Run>* set : targets_) insert_run(*set, lo, hi);
 }
 
 void OccupancyIndex::sources(int32_t a, int32_t b, int64_t ql, int64_t qh, std::vector<Source>& out,

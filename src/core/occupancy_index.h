@@ -150,6 +150,7 @@ class OccupancyIndex {
   std::vector<std::vector<Run>> here_, below_;  // by node
   std::vector<std::vector<Raw>> raw_;           // by block
   std::vector<int32_t> touched_;                // nodes (and blocks, as -1 - block) in use
+  std::vector<std::vector<Run>*> targets_;      // add()'s scratch: the sets a piece goes into
   std::vector<uint8_t> is_touched_;             // by node
   mutable std::vector<uint32_t> stamp_;         // by node: query deduplication
   mutable uint32_t now_ = 0;

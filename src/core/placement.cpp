@@ -1,6 +1,7 @@
 #include "memplan/placement.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <climits>
 #include <cstring>
@@ -27,6 +28,8 @@ struct PlacementEngine::IndexState {
   // The walk's steps (runs passed) and queries since the last crossing-index decision.
   int64_t steps = 0;
   int32_t queries = 0;
+  // By length class, the holes a best-fit query has visited (only with BestFitStats on).
+  std::array<int64_t, 64> holes_by_class{};
 };
 PlacementEngine::IndexBox::IndexBox() : p(std::make_unique<IndexState>()) {}
 PlacementEngine::IndexBox::~IndexBox() = default;
@@ -227,6 +230,26 @@ int64_t PlacementEngine::index_settle(int64_t x, int64_t align) const {
   return OccupancyIndex::settle(st.src.data(), st.next.data(), st.src.size(), x, align, st.steps, st.low);
 }
 
+namespace {
+
+int length_class(int64_t length) { return std::bit_width(static_cast<uint64_t>(length)) - 1; }
+
+// Adds one best-fit query's holes (by length class, then cleared) to the stats.
+void tally(BestFitStats& s, std::array<int64_t, 64>& by_class, int64_t size, int64_t best_slack) {
+  if (best_slack == INT64_MAX) return;  // no hole fits: the answer is above everything
+  const int best = length_class(best_slack + size - 1);
+  ++s.queries;
+  s.classes += best - length_class(size) + 1;
+  s.exact += best_slack == 1;
+  for (int c = 0; c < 64; ++c) {
+    s.holes += by_class[c];
+    if (c == best || c == best + 1) s.near_best += by_class[c];
+  }
+  by_class.fill(0);
+}
+
+}  // namespace
+
 // First-fit and best-fit on the index, with the semantics of the scans over forbidden
 // ranges in find_offset.
 int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
@@ -245,14 +268,19 @@ int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
   x = index_settle(align_up(x, align), align);
   if (fit == Fit::kFirst) return x;
   int64_t best = -1, best_slack = INT64_MAX;
+  const int64_t size = problem_->buffers[i].size;
   for (;;) {
     // x is feasible, so every source's next[] lies above it: the lowest of them (low, left
     // by index_settle) is the first offset above x that some run blocks.
     const int64_t next = st.low;
-    if (next == INT64_MAX) return best >= 0 ? best : x;
+    // At the top, or after an exact fit (later holes can only tie, and ties go low): done.
+    if (next == INT64_MAX || best_slack == 1) {
+      if (best_fit_stats_) tally(*best_fit_stats_, st.holes_by_class, size, best_slack);
+      return best >= 0 ? best : x;
+    }
+    if (best_fit_stats_) ++st.holes_by_class[length_class(next - x + size - 1)];
     if (next - x < best_slack) best_slack = next - x, best = x;
-    if (best_slack == 1) return best;  // an exact fit: later holes can only tie, and ties go low
-    x = index_settle(next, align);
+    if (best_slack > 1) x = index_settle(next, align);
   }
 }
 
