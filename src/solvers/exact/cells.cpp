@@ -127,7 +127,8 @@ class CellDfs {
     const size_t cbase = cands_.size();
     const bool by_top = in_.aligned && order_aligned_cells;
     if (by_top) {
-      cands_.insert(cands_.end(), live_.begin() + live_begin_[cell], live_.begin() + live_begin_[cell + 1]);
+      for (int32_t k = live_begin_[cell]; k < live_begin_[cell + 1]; ++k)
+        if (const int32_t i = live_[k]; !placed_[i] && mo_[i] == h) cands_.push_back(i);
       order_by_top_valuation(in_, h, cap_, cands_, cbase);
     }
     const std::vector<int32_t>& tries = by_top ? cands_ : live_;
