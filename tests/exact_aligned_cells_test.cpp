@@ -46,12 +46,8 @@ TEST(ExactAlignedCells, DecidesAlignedInstancesLikeBruteForce) {
   int decided = 0;
   const int trials = static_cast<int>(testing::sanitizer_scaled(300, 80));
   for (int trial = 0; trial < trials; ++trial) {
-    testing::RandomSpec spec;
-    spec.buffers = 2 + trial % 7;
-    spec.horizon = 6;
-    spec.max_size = 4;
-    spec.alignment = true;
-    const Problem p = testing::random_problem(rng, spec);
+    const Problem p =
+        testing::random_problem(rng, {.buffers = 2 + trial % 7, .horizon = 6, .max_size = 4, .alignment = true});
     const int64_t opt = testing::brute_force_optimum(p);
     const exact::Instance in = testing::exact_instance(p);
     if (!in.aligned) continue;
