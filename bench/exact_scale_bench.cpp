@@ -18,6 +18,14 @@
 //          (2 s, one thread), then the proof at optimum - 1 by the canonical and the lowest-cell search, with
 //          and without the alignment-aware inference (aligned_stacks_fit), under a cap of
 //          10M nodes each. Prints the node totals, medians and maxima.
+//        exact_scale_bench plan_order [sizes=400,800] [seeds=100-106] [kind=aligned]
+//          The generator's own plan followed cell by cell as the lowest-cell search would
+//          (lowest floor, its leftmost section; candidates: the unplaced buffers live there
+//          whose floors are all at h, h a multiple of their alignment, h + size <= capacity),
+//          placing the plan's buffer at each cell. Per size: the cells with 2+ candidates,
+//          and in how many of them the plan's buffer comes first in preorder rank (TAW) and
+//          first by the valuation of its top (aligned_cells.h). An order that puts the
+//          plan's buffer first more often goes wrong less (the plan need not be the only one).
 //        exact_scale_bench strategies [sizes=800,1600] [kinds=tiling,pinwheel,aligned,aligned1]
 //                                   [seeds=100-104] [budget=4] [orders=WAT,TAW,TWA,TWO]
 //          Which search finds perfect packings: each of the round robin's searches (canonical,
@@ -44,6 +52,7 @@
 #include "memplan/generate.h"
 #include "memplan/solver.h"
 #include "memplan/validate.h"
+#include "solvers/exact/aligned_cells.h"
 #include "solvers/exact/deep_threads.h"
 #include "solvers/exact/search.h"
 #include "solvers/exact/stacking.h"
@@ -247,6 +256,60 @@ int strategies(const std::vector<std::string>& sizes, const std::vector<std::str
   return 0;
 }
 
+int plan_order(const std::vector<std::string>& sizes, int first_seed, int last_seed, const std::string& kind) {
+  std::printf("| kind | buffers | seeds | cells with 2+ candidates | plan's buffer first by rank (TAW) | "
+              "first by top valuation |\n|---|---:|---|---:|---:|---:|\n");
+  for (const std::string& size : sizes) {
+    int64_t cells = 0, by_rank = 0, by_top = 0;
+    for (int seed = first_seed; seed <= last_seed; ++seed) {
+      GenerateOptions g;
+      g.kind = kind;
+      g.buffers = std::stoll(size);
+      g.seed = static_cast<uint64_t>(seed);
+      const Packing pk = generate_packing(g);
+      const exact::Instance in = *exact::prepare(pk.problem, int64_t{1} << 30, Deadline());
+      const std::vector<int32_t> order = exact::preorder(in, "TAW");
+      std::vector<int32_t> rank(in.n);
+      for (int32_t k = 0; k < in.n; ++k) rank[order[k]] = k;
+      std::vector<int64_t> floor(in.sections, 0);
+      std::vector<char> placed(in.n, 0);
+      for (int32_t step = 0; step < in.n; ++step) {
+        int32_t cell = -1;
+        for (int32_t s = 0; s < in.sections; ++s)
+          if (floor[s] < g.capacity && (cell < 0 || floor[s] < floor[cell])) cell = s;
+        if (cell < 0) break;
+        const int64_t h = floor[cell];
+        std::vector<int32_t> cands;  // in rank order
+        int32_t want = -1;
+        for (int32_t i : order) {
+          if (placed[i] || in.sec_lo[i] > cell || in.sec_hi[i] <= cell || h % in.align[i] != 0 ||
+              h + in.size[i] > g.capacity)
+            continue;
+          if (*std::max_element(floor.begin() + in.sec_lo[i], floor.begin() + in.sec_hi[i]) != h) continue;
+          cands.push_back(i);
+          if (pk.offsets[i] == h) want = i;
+        }
+        if (want < 0) {
+          std::fprintf(stderr, "%s %s seed %d: no plan buffer at a cell\n", kind.c_str(), size.c_str(), seed);
+          return 1;
+        }
+        if (cands.size() >= 2) {
+          ++cells;
+          by_rank += cands[0] == want;
+          exact::order_by_top_valuation(in, h, g.capacity, cands, 0);
+          by_top += cands[0] == want;
+        }
+        placed[want] = 1;
+        for (int32_t s = in.sec_lo[want]; s < in.sec_hi[want]; ++s) floor[s] = h + in.size[want];
+      }
+    }
+    std::printf("| %s | %s | %d-%d | %lld | %lld | %lld |\n", kind.c_str(), size.c_str(), first_seed, last_seed,
+                static_cast<long long>(cells), static_cast<long long>(by_rank), static_cast<long long>(by_top));
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "table";
   auto arg = [&](int k, const char* fallback) { return std::string(argc > k ? argv[k] : fallback); };
@@ -255,14 +318,20 @@ int main(int argc, char** argv) {
                  split(arg(5, "400,800,1600,3200,6400")), split(arg(6, "tiling,pinwheel,aligned")),
                  arg(7, "cpu") == "cpu", std::stoi(arg(8, "1")));
   if (mode == "nodes") return nodes(std::stoi(arg(2, "200")), std::stoi(arg(3, "17")));
-  if (mode == "strategies") {
-    const std::string seeds = arg(4, "100-104");
+  // "A-B" (or "A"): the first and last seed.
+  auto seed_range = [](const std::string& seeds) {
     const size_t dash = seeds.find('-');
-    return strategies(split(arg(2, "800,1600")), split(arg(3, "tiling,pinwheel,aligned,aligned1")),
-                      std::stoi(seeds.substr(0, dash)),
-                      std::stoi(dash == std::string::npos ? seeds : seeds.substr(dash + 1)), std::stoll(arg(5, "4")),
-                      split(arg(6, "WAT,TAW,TWA,TWO")));
+    return std::pair(std::stoi(seeds.substr(0, dash)), std::stoi(dash == std::string::npos ? seeds : seeds.substr(dash + 1)));
+  };
+  if (mode == "plan_order") {
+    const auto [first, last] = seed_range(arg(3, "100-106"));
+    return plan_order(split(arg(2, "400,800")), first, last, arg(4, "aligned"));
   }
-  std::fprintf(stderr, "usage: exact_scale_bench table|nodes|strategies ... (see the source's header)\n");
+  if (mode == "strategies") {
+    const auto [first, last] = seed_range(arg(4, "100-104"));
+    return strategies(split(arg(2, "800,1600")), split(arg(3, "tiling,pinwheel,aligned,aligned1")), first, last,
+                      std::stoll(arg(5, "4")), split(arg(6, "WAT,TAW,TWA,TWO")));
+  }
+  std::fprintf(stderr, "usage: exact_scale_bench table|nodes|strategies|plan_order ... (see the source's header)\n");
   return 2;
 }

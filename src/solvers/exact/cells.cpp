@@ -23,6 +23,7 @@
 #include <stdexcept>
 
 #include "core/arith.h"
+#include "solvers/exact/aligned_cells.h"
 #include "solvers/exact/deep_threads.h"
 #include "solvers/exact/search.h"
 #include "solvers/exact/stacking.h"
@@ -122,8 +123,18 @@ class CellDfs {
     if (well_tiling && !well_can_fill(cell, s_lo, s_hi)) return kFail;
 
     int result = kFail;
-    for (int32_t k = live_begin_[cell]; k < live_begin_[cell + 1] && result == kFail; ++k) {
-      const int32_t i = live_[k];
+    // On aligned instances the cell's buffers are tried in the order of aligned_cells.h.
+    const size_t cbase = cands_.size();
+    const bool by_top = in_.aligned && order_aligned_cells;
+    if (by_top) {
+      for (int32_t k = live_begin_[cell]; k < live_begin_[cell + 1]; ++k)
+        if (const int32_t i = live_[k]; !placed_[i] && mo_[i] == h) cands_.push_back(i);
+      order_by_top_valuation(in_, h, cap_, cands_, cbase);
+    }
+    const std::vector<int32_t>& tries = by_top ? cands_ : live_;
+    const size_t t_lo = by_top ? cbase : live_begin_[cell], t_hi = by_top ? cands_.size() : live_begin_[cell + 1];
+    for (size_t k = t_lo; k < t_hi && result == kFail; ++k) {
+      const int32_t i = tries[k];
       if (placed_[i] || mo_[i] != h || h + in_.size[i] > cap_) continue;
       if (twin_prev_[i] >= 0 && !placed_[twin_prev_[i]]) continue;
       // The child's first test at a glance: each of i's sections, its floor raised to
@@ -134,6 +145,7 @@ class CellDfs {
       result = solve(a, b);
       if (result != kSolved) undo_to(mark, placed_mark, s_lo, s_hi);
     }
+    cands_.resize(cbase);
     if (result != kFail) return result;
 
     // Waste the cell: raise the floor to the lowest offset an unplaced buffer of the
@@ -398,6 +410,7 @@ class CellDfs {
   const int64_t budget_;
   const Deadline& deadline_;
   std::vector<int32_t> twin_prev_, live_begin_, live_, starts_begin_, starts_, scratch_, stack_;
+  std::vector<int32_t> cands_;  // per node on the path: its cell's buffers in trial order (aligned)
   ReleaseSorter sorter_;
   std::vector<char> placed_;
   std::vector<int64_t> offset_, mo_, floor_, remaining_, low_;

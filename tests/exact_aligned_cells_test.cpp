@@ -1,0 +1,104 @@
+// The lowest-cell search's order for aligned cells (src/solvers/exact/aligned_cells.h): the
+// valuation and the order themselves, completeness against brute force on small aligned
+// instances, and its effect on generated aligned packings.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "memplan/generate.h"
+#include "memplan/validate.h"
+#include "solvers/exact/aligned_cells.h"
+#include "solvers/exact/deep_threads.h"
+#include "solvers/exact/search.h"
+#include "exact_testing.h"
+#include "testing.h"
+
+namespace memplan {
+namespace {
+
+TEST(ExactAlignedCells, TopValuation) {
+  EXPECT_EQ(exact::top_valuation(12, 64), 2);
+  EXPECT_EQ(exact::top_valuation(8, 64), 3);
+  EXPECT_EQ(exact::top_valuation(7, 64), 0);
+  EXPECT_EQ(exact::top_valuation(48, 64), 4);
+  EXPECT_EQ(exact::top_valuation(64, 64), 64);  // the capacity: nothing has to start there
+  EXPECT_EQ(exact::top_valuation(0, 64), 64);
+}
+
+TEST(ExactAlignedCells, OrdersByTopValuationKeepingRank) {
+  // At floor 4, sizes 4 (top 8, valuation 3), 2 (6: 1), 12 (16: 4), 1 (5: 0), 60 (64: the
+  // capacity) and 28 (32: 5); two tops of valuation 1 (sizes 2 and 6) keep their order.
+  Problem p;
+  for (int64_t size : {4, 2, 12, 1, 60, 28, 6})
+    p.buffers.push_back(testing::make_buffer("b" + std::to_string(size), 0, 2, size));
+  const exact::Instance in = testing::exact_instance(p);
+  std::vector<int32_t> ids = {9, 0, 1, 2, 3, 4, 5, 6};  // ids[0] is outside the range sorted
+  exact::order_by_top_valuation(in, 4, 64, ids, 1);
+  EXPECT_EQ(ids, (std::vector<int32_t>{9, 4, 5, 2, 0, 1, 6, 3}));
+}
+
+TEST(ExactAlignedCells, DecidesAlignedInstancesLikeBruteForce) {
+  // Instances with alignments (2-8 buffers, sizes 1-4, random power-of-two alignments): the
+  // reordered search finds a plan at the optimum and proves optimum - 1 infeasible, under
+  // either cell choice and three preorders.
+  std::mt19937_64 rng(2121);
+  int decided = 0;
+  const int trials = static_cast<int>(testing::sanitizer_scaled(300, 80));
+  for (int trial = 0; trial < trials; ++trial) {
+    const Problem p =
+        testing::random_problem(rng, {.buffers = 2 + trial % 7, .horizon = 6, .max_size = 4, .alignment = true});
+    const int64_t opt = testing::brute_force_optimum(p);
+    const exact::Instance in = testing::exact_instance(p);
+    if (!in.aligned) continue;
+    for (const char* keys : {"WAT", "TAW", "ZWA"})
+      for (exact::CellChoice choice : {exact::CellChoice::kLeastSlack, exact::CellChoice::kFewestBranches}) {
+        const std::vector<int32_t> order = exact::preorder(in, keys);
+        const exact::SearchResult yes = exact::search_cells(in, opt, order, choice, INT64_MAX, Deadline());
+        ASSERT_EQ(yes.outcome, exact::Outcome::kFound) << "trial " << trial << " " << keys;
+        ASSERT_TRUE(testing::brute_force_valid(p, yes.offsets, opt)) << "trial " << trial;
+        const exact::SearchResult no = exact::search_cells(in, opt - 1, order, choice, INT64_MAX, Deadline());
+        ASSERT_EQ(no.outcome, exact::Outcome::kInfeasible) << "trial " << trial << " " << keys;
+        ++decided;
+      }
+  }
+  EXPECT_GT(decided, 6 * trials / 2);
+}
+
+TEST(ExactAlignedCells, FindsSmallAlignedPackingsInFewerNodes) {
+  // Generated aligned packings (capacity 2^14, 100-199 buffers) at their capacity, fewest
+  // branches under random orders, 20n nodes each: with the order, more are found (32 of 40
+  // against 24 when written), in fewer nodes in total (34,119 against 58,644), and every
+  // plan is valid; none is ever refuted (each has a packing).
+  int found_on = 0, found_off = 0;
+  int64_t nodes_on = 0, nodes_off = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    GenerateOptions g;
+    g.kind = "aligned";
+    g.buffers = 100 + static_cast<int>(seed * 7 % 100);
+    g.capacity = 1 << 14;
+    g.horizon = 1 << 12;
+    g.seed = seed;
+    const Problem p = generate(g);
+    const exact::Instance in = testing::exact_instance(p);
+    for (bool on : {true, false}) {
+      exact::SearchResult r;
+      exact::run_deep(1, in.n + 2, [&] {  // the hook is per thread: set on the search's
+        exact::order_aligned_cells = on;
+        r = exact::search_cells(in, g.capacity, exact::random_order(in.n, seed), exact::CellChoice::kFewestBranches,
+                                20 * in.n, Deadline());
+      });
+      ASSERT_NE(r.outcome, exact::Outcome::kInfeasible) << "seed " << seed << " on " << on;
+      if (r.outcome == exact::Outcome::kFound) {
+        ASSERT_TRUE(validate(p, r.offsets).ok) << "seed " << seed;
+        ++(on ? found_on : found_off);
+      }
+      (on ? nodes_on : nodes_off) += r.nodes;
+    }
+  }
+  EXPECT_GT(found_on, found_off) << nodes_on << " nodes with the order, " << nodes_off << " without";
+  EXPECT_LT(nodes_on, nodes_off) << found_on << " found with the order, " << found_off << " without";
+}
+
+}  // namespace
+}  // namespace memplan
