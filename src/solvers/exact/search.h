@@ -175,11 +175,16 @@ inline thread_local bool check_keys = false;
 // Node results shared by both searches.
 enum Status { kFail = 0, kSolved = 1, kAbort = 2 };
 
-// Orders a node's unplaced buffers ids[from, end) by (release, buffer) for section stacking
-// (stacking.h), in both searches. Below a capacity of 2^40 the pairs are packed into
-// integers and radix sorted, markedly faster than an indirect comparator; the buffer takes
-// bit_width(n) bits, so the keys span few digits. A release above 2^41 > capacity fails the
-// stacking whatever the order, so it is clamped to fit the key. Holds its scratch keys.
+// Orders a node's unplaced buffers ids[from, end) by release for section stacking
+// (stacking.h), in both searches. Buffers of equal release may come in any order: every
+// test on the sorted items gives the same answer for any order within equal releases
+// (stacks_fit adds a group of equal releases whole; the padded tests round releases
+// monotonically and decide each section exactly), so the searches take the same nodes.
+// Below a capacity of 2^40 the pairs are packed into integers (the buffer in the low
+// bit_width(n) bits) and radix sorted on the release alone (sort_keys' payload: the
+// buffer's bits take no pass), markedly faster than an indirect comparator. A release above
+// 2^41 > capacity fails the stacking whatever the order, so it is clamped to fit the key.
+// Holds its scratch keys.
 struct ReleaseSorter {
   std::vector<uint64_t> keys, tmp;
 
@@ -202,7 +207,7 @@ struct ReleaseSorter {
       const int64_t r = std::clamp<int64_t>(release[ids[u]], 0, (int64_t{1} << 41) - 1);
       keys.push_back(static_cast<uint64_t>(r) >> tz << jb | static_cast<uint64_t>(ids[u]));
     }
-    sort_keys(keys, tmp);
+    sort_keys(keys, tmp, jb);
     for (size_t u = 0; u < keys.size(); ++u)
       ids[from + u] = static_cast<int32_t>(keys[u] & ((uint64_t{1} << jb) - 1));
   }
