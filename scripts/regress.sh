@@ -22,14 +22,17 @@
 #    prints the median CPU s (user + sys) of each CLI over ROUNDS runs (default 3) and "same"
 #    or "DIFFERENT" by the md5 of the plans (e.g. the training-trace placement figures in
 #    README.md, "Many buffers live at once").
-#      scripts/regress.sh OLD_CLI NEW_CLI --cpu "ALGO..." [--rounds R] INPUT...
+#      scripts/regress.sh OLD_CLI NEW_CLI --cpu "ALGO..." [--rounds R] [--iterations N] INPUT...
+#    --iterations N: each run stops at N iterations on one thread, and the table adds each
+#    side's search nodes (exact; other algorithms: iterations) and median nodes per CPU s
+#    (the exact search's node rate, e.g. README.md, "No regression since before the refactor").
 set -euo pipefail
 before=$1 after=$2; shift 2
-tl=5 quick=0 packings=0 algos="auto greedy somas" exact_rows=1 cpu_algos="" rounds=3 inputs=() only=""
+tl=5 quick=0 packings=0 algos="auto greedy somas" exact_rows=1 cpu_algos="" rounds=3 inputs=() only="" iters=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --time-limit) tl=$2; shift 2;; --quick) quick=1; shift;; --packings) packings=1; shift;; --algos) algos=$2; exact_rows=0; shift 2;;
-    --cpu) cpu_algos=$2; shift 2;; --rounds) rounds=$2; shift 2;; --only) only=$2; shift 2;;
+    --cpu) cpu_algos=$2; shift 2;; --rounds) rounds=$2; shift 2;; --only) only=$2; shift 2;; --iterations) iters=$2; shift 2;;
     -*) echo "unknown $1" >&2; exit 2;; *) inputs+=("$1"); shift;;
   esac
 done
@@ -39,12 +42,20 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 if [[ -n $cpu_algos ]]; then  # use 2
   [[ ${#inputs[@]} -gt 0 ]] || { echo "--cpu needs INPUT files" >&2; exit 2; }
   median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-  cpu() {  # cli input algo out -> CPU seconds
-    /usr/bin/time -f "%U %S" -o "$tmp/t" "$1" solve "$2" -a "$3" --time-limit 0 -o "$4" > /dev/null
-    awk '{print $1 + $2}' "$tmp/t"
+  extra=(); [[ -n $iters ]] && extra=(--iterations "$iters" --threads 1)
+  cpu() {  # cli input algo out -> "CPU-seconds iterations"
+    local out; out=$(/usr/bin/time -f "%U %S" -o "$tmp/t" "$1" solve "$2" -a "$3" --time-limit 0 -o "$4" "${extra[@]}")
+    local nodes; nodes=$(sed -n 's/.* nodes=\([0-9]*\).*/\1/p' <<<"$out")  # exact's; else iterations
+    [[ -n $nodes ]] || nodes=$(sed -n 's/.* iterations=\([0-9]*\).*/\1/p' <<<"$out")
+    echo "$(awk '{print $1 + $2}' "$tmp/t") $nodes"
   }
-  echo "| input | algorithm | old CPU s | new CPU s | plans |"
-  echo "|---|---|---:|---:|---|"
+  if [[ -n $iters ]]; then
+    echo "| input | algorithm | old CPU s | new CPU s | old nodes | new nodes | old nodes/CPU s | new nodes/CPU s | plans |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---|"
+  else
+    echo "| input | algorithm | old CPU s | new CPU s | plans |"
+    echo "|---|---|---:|---:|---|"
+  fi
   for f in "${inputs[@]}"; do
     for a in $cpu_algos; do
       : > "$tmp/o"; : > "$tmp/n"
@@ -54,7 +65,13 @@ if [[ -n $cpu_algos ]]; then  # use 2
       done
       same=DIFFERENT
       [[ "$(md5sum < "$tmp/old.csv")" == "$(md5sum < "$tmp/new.csv")" ]] && same=same
-      echo "| $(basename "$f") | $a | $(median < "$tmp/o") | $(median < "$tmp/n") | $same |"
+      if [[ -n $iters ]]; then
+        io=$(tail -1 "$tmp/o" | cut -d' ' -f2) in=$(tail -1 "$tmp/n" | cut -d' ' -f2)
+        ro=$(awk '{printf "%.0f\n", $2 / $1}' "$tmp/o" | median) rn=$(awk '{printf "%.0f\n", $2 / $1}' "$tmp/n" | median)
+        echo "| $(basename "$f") | $a | $(cut -d' ' -f1 "$tmp/o" | median) | $(cut -d' ' -f1 "$tmp/n" | median) | $io | $in | $ro | $rn | $same |"
+      else
+        echo "| $(basename "$f") | $a | $(cut -d' ' -f1 "$tmp/o" | median) | $(cut -d' ' -f1 "$tmp/n" | median) | $same |"
+      fi
     done
   done
   exit 0

@@ -33,6 +33,26 @@ TEST(SortKeys, MatchesStdSort) {
   }
 }
 
+// With a payload in the low bits: the keys come out ordered by their high bits alone,
+// as a permutation of the input (the radix sort skips the payload's passes).
+TEST(SortKeys, PayloadBitsOrderByTheHighBitsOnly) {
+  std::mt19937_64 rng(6);
+  std::vector<uint64_t> tmp;
+  for (int trial = 0; trial < 400; ++trial) {
+    const size_t n = rng() % 300;
+    const int payload = 1 + int(rng() % 12), bits = 1 + int(rng() % 30);
+    const uint64_t base = rng() % (uint64_t{1} << 20);
+    std::vector<uint64_t> v(n);
+    for (uint64_t& k : v) k = (base + rng() % (uint64_t{1} << bits)) << payload | rng() % (uint64_t{1} << payload);
+    std::vector<uint64_t> sorted = v;
+    sort_keys(sorted, tmp, payload);
+    for (size_t u = 1; u < n; ++u) ASSERT_LE(sorted[u - 1] >> payload, sorted[u] >> payload) << "n=" << n;
+    std::vector<uint64_t> a = v, b = sorted;
+    std::sort(a.begin(), a.end()), std::sort(b.begin(), b.end());
+    ASSERT_EQ(a, b) << "n=" << n;  // a permutation
+  }
+}
+
 TEST(Load, MatchesBruteForceOnRandomInstances) {
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 3000; ++trial) {

@@ -330,6 +330,7 @@ class CellDfs {
   // Stacks the buffers scratch_[from, end()) over sections [lo, hi) (spans clipped to it).
   bool stack_filtered(size_t from, int32_t lo, int32_t hi, bool padded) {
     if (scratch_.size() == from) return true;
+    if (padded && !padded_test_due(padding_, in_.aligned)) return true;  // the gate first: no sort
     sorter_.sort(scratch_, from, mo_, cap_, in_.n);
     // Every minimum offset is at or above the floors of its buffer's sections, so stacking
     // from 0 gives the same tops as stacking from the floors.
@@ -339,7 +340,7 @@ class CellDfs {
       items_.push_back({std::max(in_.sec_lo[i], lo), std::min(in_.sec_hi[i], hi), mo_[i], in_.size[i], in_.align[i]});
     }
     if (!padded) return stacks_fit(items_, lo, hi, 0, cap_, low_, tree_);
-    return gated_aligned_stacks_fit(padding_, in_.aligned, items_, lo, hi, 0, cap_, rounded_, low_, tree_);
+    return recorded_aligned_stacks_fit(padding_, items_, lo, hi, 0, cap_, rounded_, low_, tree_);
   }
 
   void place(int32_t i, int64_t at) {

@@ -98,17 +98,30 @@ inline thread_local bool well_tiling = true;
 // counts before and after it, in bench/exact_scale_bench.cpp).
 inline thread_local bool aligned_inference = true;
 
-// aligned_stacks_fit as a search calls it, after stacks_fit passed: only on aligned
-// instances, with the test hook on and the search's gate open, the gate recording whether
-// it refuted. False only when the padded test ran and refuted.
+// Whether a search runs the padded test at this node: only on aligned instances, with the
+// test hook on and the search's gate open (which counts the call). A search that asks
+// before it builds the items (the cell search) skips their sort when the gate is closed.
+inline bool padded_test_due(PaddingGate& gate, bool aligned) {
+  return aligned && aligned_inference && gate.open();
+}
+
+// aligned_stacks_fit once padded_test_due said yes, the gate recording whether it refuted.
+inline bool recorded_aligned_stacks_fit(PaddingGate& gate, std::span<const StackItem> items, int32_t s_lo,
+                                        int32_t s_hi, int64_t base, int64_t cap, std::vector<StackItem>& rounded,
+                                        std::vector<int64_t>& low, std::vector<int64_t>& tree) {
+  const bool fits = aligned_stacks_fit(items, s_lo, s_hi, base, cap, rounded, low, tree);
+  gate.record(!fits);
+  return fits;
+}
+
+// aligned_stacks_fit as a search calls it, after stacks_fit passed: when padded_test_due,
+// recorded. False only when the padded test ran and refuted.
 inline bool gated_aligned_stacks_fit(PaddingGate& gate, bool aligned, std::span<const StackItem> items,
                                      int32_t s_lo, int32_t s_hi, int64_t base, int64_t cap,
                                      std::vector<StackItem>& rounded, std::vector<int64_t>& low,
                                      std::vector<int64_t>& tree) {
-  if (!aligned || !aligned_inference || !gate.open()) return true;
-  const bool fits = aligned_stacks_fit(items, s_lo, s_hi, base, cap, rounded, low, tree);
-  gate.record(!fits);
-  return fits;
+  return !padded_test_due(gate, aligned) ||
+         recorded_aligned_stacks_fit(gate, items, s_lo, s_hi, base, cap, rounded, low, tree);
 }
 
 }  // namespace memplan::exact
