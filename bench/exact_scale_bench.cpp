@@ -27,10 +27,11 @@
 //          first by the valuation of its top (aligned_cells.h). An order that puts the
 //          plan's buffer first more often goes wrong less (the plan need not be the only one).
 //        exact_scale_bench strategies [sizes=800,1600] [kinds=tiling,pinwheel,aligned,aligned1]
-//                                   [seeds=100-104] [budget=4] [orders=WAT,TAW,TWA,TWO]
-//          Which search finds perfect packings: each of the round robin's searches (canonical,
-//          re-ranking canonical, lowest cell by least slack, by fewest branches) under each
-//          preorder (WAT, TAW, TWA, TWO; Rk = random_order seeded k), alone, at capacity = LOAD with budget x n nodes, one
+//                                   [seeds=100-104] [budget=4] [orders=WAT,TAW,TWA,TWO] [searches=0,1,2,3,4]
+//          Which search finds perfect packings: each of the round robin's searches (0 canonical,
+//          1 re-ranking canonical, lowest cell by 2 least slack, 3 fewest branches, 4 fewest
+//          branches over all wells, CellChoice::kWells) under each preorder (WAT, TAW, TWA,
+//          TWO; Rk = random_order seeded k; Jk = jittered_order seeded k), alone, at capacity = LOAD with budget x n nodes, one
 //          thread, on the tuning seeds. Kind aligned1: the aligned instances with every
 //          alignment set to 1. Prints, per kind, size and search, how many of the seeds x 4
 //          preorders found the packing, their median nodes, and the CPU seconds spent.
@@ -54,6 +55,7 @@
 #include "memplan/validate.h"
 #include "solvers/exact/aligned_cells.h"
 #include "solvers/exact/deep_threads.h"
+#include "solvers/exact/restarts.h"
 #include "solvers/exact/search.h"
 #include "solvers/exact/stacking.h"
 
@@ -200,14 +202,19 @@ int nodes(int instances, int buffers) {
 }  // namespace
 
 int strategies(const std::vector<std::string>& sizes, const std::vector<std::string>& kinds, int first_seed,
-               int last_seed, int64_t per_buffer, const std::vector<std::string>& orders) {
-  const char* names[] = {"canonical", "re-ranking", "cells, least slack", "cells, fewest branches"};
+               int last_seed, int64_t per_buffer, const std::vector<std::string>& orders,
+               const std::vector<std::string>& searches) {
+  constexpr int kSearches = 5;
+  const char* names[kSearches] = {"canonical", "re-ranking", "cells, least slack", "cells, fewest branches",
+                                  "cells, wells"};
+  std::vector<char> on(kSearches, 0);
+  for (const std::string& k : searches) on.at(std::stoul(k)) = 1;
   std::printf("| kind | buffers | search | found | median nodes when found | CPU s |\n|---|---:|---|---:|---:|---:|\n");
   for (const std::string& kind : kinds)
     for (const std::string& size : sizes) {
-      std::vector<double> nodes[4];
-      int found[4] = {}, runs[4] = {};
-      double cpu[4] = {};
+      std::vector<double> nodes[kSearches];
+      int found[kSearches] = {}, runs[kSearches] = {};
+      double cpu[kSearches] = {};
       for (int seed = first_seed; seed <= last_seed; ++seed) {
         GenerateOptions g;
         g.kind = kind == "aligned1" ? "aligned" : kind;
@@ -218,11 +225,13 @@ int strategies(const std::vector<std::string>& sizes, const std::vector<std::str
           for (Buffer& b : p.buffers) b.alignment = 1;
         const exact::Instance in = *exact::prepare(p, int64_t{1} << 30, Deadline());
         for (const std::string& name : orders) {
-          const bool random = name[0] == 'R';
-          const char* keys = random ? "" : name.c_str();
-          const std::vector<int32_t> order = random ? exact::random_order(in.n, std::stoull(name.substr(1)))
-                                                    : exact::preorder(in, keys);
-          for (int k = 0; k < 4; ++k) {
+          const bool random = name[0] == 'R', jittered = name[0] == 'J';
+          const char* keys = random || jittered ? "" : name.c_str();
+          const std::vector<int32_t> order = random     ? exact::random_order(in.n, std::stoull(name.substr(1)))
+                                             : jittered ? exact::jittered_order(in, std::stoull(name.substr(1)))
+                                                        : exact::preorder(in, keys);
+          for (int k = 0; k < kSearches; ++k) {
+            if (!on[k]) continue;
             const double c0 = cpu_seconds();
             const int64_t budget = per_buffer * g.buffers;
             exact::SearchResult r;
@@ -230,7 +239,9 @@ int strategies(const std::vector<std::string>& sizes, const std::vector<std::str
             exact::run_deep(1, in.n + 2, [&] {
               r = k < 2 ? exact::search(in, g.capacity, order, budget, Deadline(), k == 1 ? keys : "")
                         : exact::search_cells(in, g.capacity, order,
-                                              k == 2 ? exact::CellChoice::kLeastSlack : exact::CellChoice::kFewestBranches,
+                                              k == 2   ? exact::CellChoice::kLeastSlack
+                                              : k == 3 ? exact::CellChoice::kFewestBranches
+                                                       : exact::CellChoice::kWells,
                                               budget, Deadline());
             });
             cpu[k] += cpu_seconds() - c0;
@@ -246,7 +257,8 @@ int strategies(const std::vector<std::string>& sizes, const std::vector<std::str
           }
         }
       }
-      for (int k = 0; k < 4; ++k) {
+      for (int k = 0; k < kSearches; ++k) {
+        if (!on[k]) continue;
         std::printf("| %s | %s | %s | %d/%d | ", kind.c_str(), size.c_str(), names[k], found[k], runs[k]);
         if (found[k] > 0) std::printf("%.0f", median(nodes[k]));
         std::printf(" | %.2f |\n", cpu[k]);
@@ -330,7 +342,7 @@ int main(int argc, char** argv) {
   if (mode == "strategies") {
     const auto [first, last] = seed_range(arg(4, "100-104"));
     return strategies(split(arg(2, "800,1600")), split(arg(3, "tiling,pinwheel,aligned,aligned1")), first, last,
-                      std::stoll(arg(5, "4")), split(arg(6, "WAT,TAW,TWA,TWO")));
+                      std::stoll(arg(5, "4")), split(arg(6, "WAT,TAW,TWA,TWO")), split(arg(7, "0,1,2,3,4")));
   }
   std::fprintf(stderr, "usage: exact_scale_bench table|nodes|strategies|plan_order ... (see the source's header)\n");
   return 2;

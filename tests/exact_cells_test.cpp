@@ -16,8 +16,8 @@
 namespace memplan {
 namespace {
 
-constexpr exact::CellChoice kChoices[] = {exact::CellChoice::kLeastSlack,
-                                          exact::CellChoice::kFewestBranches};
+constexpr exact::CellChoice kChoices[] = {exact::CellChoice::kLeastSlack, exact::CellChoice::kFewestBranches,
+                                          exact::CellChoice::kWells};
 
 TEST(ExactCells, DecidesTinyInstancesLikeBruteForce) {
   std::mt19937_64 rng(909);

@@ -17,6 +17,8 @@
 // to break beyond identical buffers (placed in rank order). A placement never wastes space:
 // only the explicit waste branch does, and section inference bounds the waste a section can
 // afford (zero in a section at the capacity), so tight sections branch on buffers only.
+// (CellChoice::kWells branches on a cell at a local minimum of the floors instead, not only
+// at the lowest: complete as well, see choose_well_cell.)
 // Pre-placed buffers are not supported here (the canonical search handles them).
 #include <algorithm>
 #include <climits>
@@ -71,6 +73,13 @@ class CellDfs {
     starts_.resize(n);
     fill.assign(starts_begin_.begin(), starts_begin_.end() - 1);
     for (int32_t i = 0; i < n; ++i) starts_[fill[in.sec_lo[i]]++] = i;
+    // Buffers by last section (CSR): the candidates of a well's last cell (choose_well_cell).
+    ends_begin_.assign(in.sections + 1, 0);
+    for (int32_t i = 0; i < n; ++i) ++ends_begin_[in.sec_hi[i]];
+    for (int32_t s = 0; s < in.sections; ++s) ends_begin_[s + 1] += ends_begin_[s];
+    ends_.resize(n);
+    fill.assign(ends_begin_.begin(), ends_begin_.end() - 1);
+    for (int32_t i = 0; i < n; ++i) ends_[fill[in.sec_hi[i] - 1]++] = i;
   }
 
   SearchResult run() {
@@ -150,8 +159,9 @@ class CellDfs {
 
     // Waste the cell: raise the floor to the lowest offset an unplaced buffer of the
     // section could take with this cell empty: align_up(max(h + granularity, its other
-    // floors)), which is max(align_up(h + granularity), mo_) as the cell's floor h is the
-    // lowest (align_up commutes with max). The floor rises by a granularity at least, so a
+    // floors)), which is max(align_up(h + granularity), mo_) (align_up commutes with max,
+    // and mo_ is align_up of the largest of its floors, wherever the cell is). The floor
+    // rises by a granularity at least, so a
     // section without that much room to waste fails at once.
     if (h + in_.granularity + remaining_[cell] > cap_) return kFail;
     int64_t next = INT64_MAX;
@@ -171,8 +181,9 @@ class CellDfs {
     return result;
   }
 
-  // The well around the cell: the run of sections at the lowest floor h that holds it,
-  // bounded by higher floors or the ends of the sub-problem. Every cell of the well's
+  // The well around the cell: the run of sections at the cell's floor h that holds it,
+  // bounded by higher floors or the ends of the sub-problem (h is the lowest floor, or with
+  // kWells a local minimum). Every cell of the well's
   // bottom row is either filled by a buffer placed at h or wasted. A buffer placed at h has
   // all its floors at h (they only rise), so it lies within the well, and the buffers at h
   // are pairwise apart in time: their lifetimes partition the well's sections, except for
@@ -214,11 +225,12 @@ class CellDfs {
     hs_[s] = k;
   }
 
-  // The cell to branch on: a section at the lowest floor h (required for completeness);
+  // The cell to branch on: a section at the lowest floor h (kWells: at a local minimum);
   // which one is free, and decides the search's shape. kLeastSlack takes the one with the
   // least room to waste; kFewestBranches the one with the fewest branches (buffers that fit
   // at h, plus waste when the section can afford it). Ties: the earliest section.
   int32_t choose_cell(int32_t s_lo, int32_t s_hi) const {
+    if (choice_ == CellChoice::kWells) return choose_well_cell(s_lo, s_hi);
     int64_t h = INT64_MAX;
     for (int32_t s = s_lo; s < s_hi; ++s) h = std::min(h, floor_[s]);
     int32_t cell = -1;
@@ -244,6 +256,48 @@ class CellDfs {
       // above the floor with no room to waste), so no later section can win (and any
       // section at floor h keeps the search complete either way).
       if (choice_ == CellChoice::kFewestBranches && best <= int64_t{1} << 42) break;
+    }
+    return cell;
+  }
+
+  // kWells: among the runs of equal floors that are local minima (both neighbours higher,
+  // or the sub-problem's ends), not only those at the lowest floor, the end cell (a run's
+  // first or last section: the corners of the skyline's steps) with the fewest branches;
+  // ties: the lowest floor, then the earliest. A buffer at a local minimum h has every floor
+  // at h, so it lies within the run: the first cell's candidates are the buffers starting
+  // there with minimum offset h, the last cell's those ending there (short lists, where a
+  // section's live list is long: counting every section of every run took 4x the CPU on
+  // tilings of 6,400 buffers for the same packings found).
+  // Complete too: the branching on cell (s, f) is exhaustive for any section s at its floor
+  // f. Every unplaced buffer live in s sits at or above f in the plan (the invariant), so
+  // the plan either leaves the cell empty (the waste branch) or puts there a buffer at
+  // exactly f, whose floors are then all at most f, so its minimum offset is f (a branch).
+  // A local minimum keeps the well test sound (a buffer at f lies within the run).
+  // Why: on pinwheel packings the lowest-floor choice filled one region while a forced
+  // chain higher up elsewhere (wells with one candidate each) was already doomed, and
+  // every failure there undid unrelated decisions below (pinwheel 800 seed 109: the same
+  // 15-placement chain failing at depth 340-355 again and again). Choosing forced cells
+  // wherever they are propagates them at once (unit propagation): pinwheel 1,600, tuning
+  // seeds 100-109, restarts of 2n nodes: 13 of 20 found, 6 of 20 with the lowest floor only.
+  int32_t choose_well_cell(int32_t s_lo, int32_t s_hi) const {
+    int32_t cell = -1;
+    int64_t best = INT64_MAX;
+    for (int32_t w_lo = s_lo, w_hi; w_lo < s_hi; w_lo = w_hi) {
+      const int64_t h = floor_[w_lo];
+      for (w_hi = w_lo + 1; w_hi < s_hi && floor_[w_hi] == h;) ++w_hi;
+      if ((w_lo > s_lo && floor_[w_lo - 1] < h) || (w_hi < s_hi && floor_[w_hi] < h)) continue;
+      for (const bool first : {true, false}) {
+        const int32_t s = first ? w_lo : w_hi - 1;
+        const int32_t* at = first ? starts_.data() + starts_begin_[s] : ends_.data() + ends_begin_[s];
+        const int32_t* end = first ? starts_.data() + starts_begin_[s + 1] : ends_.data() + ends_begin_[s + 1];
+        int64_t branches = cap_ - h - remaining_[s] > 0;
+        for (; at != end; ++at)
+          branches += !placed_[*at] && mo_[*at] == h && (twin_prev_[*at] < 0 || placed_[twin_prev_[*at]]);
+        const int64_t key = std::min<int64_t>(branches, 1 << 20) << 42 | std::min<int64_t>(h, (int64_t{1} << 42) - 1);
+        if (key < best) best = key, cell = s;
+        // One branch and no slack: only a dead cell could win, and inference refuted those.
+        if (best <= int64_t{1} << 42) return cell;
+      }
     }
     return cell;
   }
@@ -410,7 +464,7 @@ class CellDfs {
   const CellChoice choice_;
   const int64_t budget_;
   const Deadline& deadline_;
-  std::vector<int32_t> twin_prev_, live_begin_, live_, starts_begin_, starts_, scratch_, stack_;
+  std::vector<int32_t> twin_prev_, live_begin_, live_, starts_begin_, starts_, ends_begin_, ends_, scratch_, stack_;
   std::vector<int32_t> cands_;  // per node on the path: its cell's buffers in trial order (aligned)
   ReleaseSorter sorter_;
   std::vector<char> placed_;

@@ -263,7 +263,8 @@ SearchResult search(const Instance& in, int64_t capacity, const std::vector<int3
 // lowest free cell (section x offset) instead of which buffer comes next. Much stronger on
 // tight instances; declines (kBudget, no nodes) when there are pre-placed buffers.
 // `choice` picks the cell among the sections at the lowest floor (see cells.cpp).
-enum class CellChoice { kLeastSlack, kFewestBranches };
+// kWells: the fewest branches over every local minimum of the floors, not only the lowest.
+enum class CellChoice { kLeastSlack, kFewestBranches, kWells };
 SearchResult search_cells(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
                           CellChoice choice, int64_t node_budget, const Deadline& deadline,
                           FailureMemo* memo = nullptr);
