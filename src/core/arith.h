@@ -31,4 +31,13 @@ inline int64_t align_up(int64_t x, int64_t align) {
 
 inline bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+// SplitMix64 (Steele, Lea and Flood 2014): advances `state` by the golden-ratio step and
+// returns its mix. The seeded orders and per-iteration RNGs derive their streams from it.
+inline uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 }  // namespace memplan

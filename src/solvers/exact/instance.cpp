@@ -187,14 +187,8 @@ std::vector<int32_t> random_order(int32_t n, uint64_t seed) {
   std::vector<int32_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   uint64_t x = seed;
-  auto next = [&x] {  // splitmix64
-    uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  };
   for (int32_t k = n - 1; k > 0; --k)
-    std::swap(order[k], order[static_cast<int32_t>(next() % static_cast<uint64_t>(k + 1))]);
+    std::swap(order[k], order[static_cast<int32_t>(splitmix64(x) % static_cast<uint64_t>(k + 1))]);
   return order;
 }
 

@@ -4,23 +4,14 @@
 #include <cmath>
 #include <utility>
 
+#include "core/arith.h"
+
 namespace memplan::exact {
-namespace {
-
-uint64_t splitmix(uint64_t& x) {
-  uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
-
 std::vector<int32_t> jittered_order(const Instance& in, uint64_t seed) {
   uint64_t x = seed;
   std::vector<std::pair<double, int32_t>> keyed(static_cast<size_t>(in.n));
   for (int32_t i = 0; i < in.n; ++i) {
-    const double u = static_cast<double>(splitmix(x) >> 11) * 0x1.0p-53;  // [0, 1)
+    const double u = static_cast<double>(splitmix64(x) >> 11) * 0x1.0p-53;  // [0, 1)
     const double w = static_cast<double>(std::max<int64_t>(in.end[i] - in.start[i], 1));
     keyed[static_cast<size_t>(i)] = {-std::log(w) + kJitter * (2 * u - 1), i};
   }
@@ -36,7 +27,7 @@ SearchResult restart_cells(const Instance& in, int64_t capacity, uint64_t seed, 
   SearchResult total;
   uint64_t mix = seed ^ (static_cast<uint64_t>(node_budget) * 0xd1b54a32d192ed03ULL);
   do {
-    const std::vector<int32_t> order = jittered_order(in, splitmix(mix));
+    const std::vector<int32_t> order = jittered_order(in, splitmix64(mix));
     SearchResult r = search_cells(in, capacity, order, CellChoice::kWells,
                                   std::min(each, node_budget - total.nodes), deadline, memo);
     const bool declined = r.nodes == 0;  // pre-placed buffers: the cell search declines

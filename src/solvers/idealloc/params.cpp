@@ -7,6 +7,7 @@
 
 #include "solvers/idealloc/idealloc.h"
 
+#include "core/arith.h"
 #include "core/polled.h"
 
 namespace memplan::idealloc {
@@ -174,12 +175,7 @@ EpsilonChoice epsilon_search(const std::vector<int64_t>& heights) {
 }
 
 std::mt19937_64 iteration_rng(uint64_t seed, uint64_t index) {
-  auto splitmix = [](uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-  };
+  auto splitmix = [](uint64_t x) { return splitmix64(x); };  // of the value: x is a copy
   return std::mt19937_64(splitmix(splitmix(seed) ^ (index * 0xd1b54a32d192ed03ULL + 1)));
 }
 
