@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -51,12 +52,6 @@ testing::RandomSpec tiny(std::mt19937_64& rng, bool alignment) {
   return spec;
 }
 
-Sections sections_of_problem(const Problem& p) {
-  std::vector<int64_t> st, en, sz;
-  for (const Buffer& b : p.buffers) st.push_back(b.start), en.push_back(b.end), sz.push_back(b.size);
-  return sections_of(st, en, sz);
-}
-
 TEST(InstantsProblem, KeepsTheBuffersAndConflictsAtTheInstants) {
   Problem p;
   p.buffers = {testing::make_buffer("a", 0, 10, 4), testing::make_buffer("b", 3, 5, 2),
@@ -94,6 +89,38 @@ TEST(InstantsProblem, RefusesWhatItDoesNotModel) {
   EXPECT_THROW(instants_problem(p, {13}), std::invalid_argument);
 }
 
+// relaxable() is the relaxations' own condition, which the window and instant bounds check
+// before relaxing: for each feature they do not model, relaxable is false, instants_problem
+// refuses the problem, and instant_bound returns its start untouched without deciding
+// anything; without the feature the bound decides.
+TEST(InstantBound, SkipsWhatTheRelaxationsDoNotModel) {
+  const std::vector<std::function<void(Problem&)>> features = {
+      [](Problem& p) { p.buffers[1].gaps.push_back(Gap{6, 7}); },
+      [](Problem& p) { p.buffers[1].inplace_of = "a"; },
+      [](Problem& p) { p.buffers[1].group = "g"; },
+      [](Problem& p) { p.buffers[1].from_top = true; },
+      [](Problem& p) { p.conflicts = {{0, 1}}; },
+  };
+  int decided = 0;
+  const DecideInstants count = [&](const Problem& r, int64_t capacity) {
+    ++decided;
+    return by_exact(r, capacity);
+  };
+  for (size_t k = 0; k <= features.size(); ++k) {
+    Problem p;
+    p.buffers = {testing::make_buffer("a", 0, 10, 4), testing::make_buffer("b", 5, 14, 2)};
+    if (k < features.size()) features[k](p);
+    const bool modelled = k == features.size();
+    EXPECT_EQ(relaxable(p), modelled) << "feature " << k;
+    if (modelled) EXPECT_NO_THROW(instants_problem(p, {6}));
+    else EXPECT_THROW(instants_problem(p, {6}), std::invalid_argument) << "feature " << k;
+    decided = 0;
+    const InstantBound ib = instant_bound(p, 6, {}, count, Deadline());
+    EXPECT_EQ(ib.bound, 6) << "feature " << k;
+    EXPECT_EQ(decided > 0, modelled) << "feature " << k;
+  }
+}
+
 // On random instances and random sets of instants: two kept buffers overlap in the
 // relaxation exactly when they share an instant of the set, a buffer is kept exactly when
 // it is live at one, and the relaxation's optimum never exceeds the whole's (all by brute
@@ -123,7 +150,7 @@ TEST(InstantsProblem, OptimumNeverExceedsTheWhole) {
     const int64_t relaxed = r.buffers.empty() ? 0 : testing::brute_force_optimum(r);
     ASSERT_LE(relaxed, opt) << "trial " << trial;
     below += relaxed < opt;
-    const Sections s = sections_of_problem(p);
+    const Sections s = sections_of(p);
     std::vector<int64_t> all(s.times.begin(), s.times.end() - 1);
     ASSERT_EQ(testing::brute_force_optimum(instants_problem(p, all)), opt) << "trial " << trial;
   }
@@ -224,11 +251,11 @@ TEST(InstantBound, NonContiguousInstantsRefuteWhereNoWindowOfTheirSizeDoes) {
     const Problem g = testing::random_problem(rng, spec);
     const int64_t load = compute_load(g);
     if (!refutes(g, load)) continue;
-    const Sections gs = sections_of_problem(g);
+    const Sections gs = sections_of(g);
     for (int32_t k = 1; k < gs.count() && !found; ++k) {
       const Problem p = with_filler(g, gs.times[k]);
       if (compute_load(p) != load) continue;
-      const Sections s = sections_of_problem(p);
+      const Sections s = sections_of(p);
       std::vector<int64_t> set;  // every section of p but the filler's
       for (int32_t j = 0; j < s.count(); ++j)
         if (s.times[j] != gs.times[k]) set.push_back(s.times[j]);

@@ -79,6 +79,12 @@ Problem window_problem(const Problem& p, int64_t from, int64_t to);
 // in-place link, a group or a high-end placement (as window_problem).
 Problem instants_problem(const Problem& p, std::vector<int64_t> instants);
 
+// Whether window_problem and instants_problem model p (they throw otherwise): no explicit
+// conflicts or vector clocks, and no buffer (relaxable(b)) with gaps, an in-place link, a
+// group or a high-end placement. The window and instant lower bounds skip other problems.
+bool relaxable(const Buffer& b);
+bool relaxable(const Problem& p);
+
 struct InstanceStats {
   int64_t buffers = 0;
   int64_t time_min = 0, time_max = 0;    // span of all lifetimes

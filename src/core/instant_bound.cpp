@@ -19,17 +19,6 @@ namespace {
 
 constexpr size_t kMaxSeeds = 4;
 
-// A buffer whose restriction instants_problem models: no gaps, in-place link, group or
-// high-end placement.
-bool plain_buffer(const Buffer& b) {
-  return b.gaps.empty() && b.inplace_of.empty() && b.group.empty() && !b.from_top;
-}
-
-bool plain(const Problem& p) {
-  if (!p.conflicts.empty() || p.clock_dim > 0) return false;
-  return std::all_of(p.buffers.begin(), p.buffers.end(), plain_buffer);
-}
-
 // Overlapping bytes among `live` (buffer indices with offsets): after sorting by offset,
 // each buffer's bytes below the highest end so far.
 int64_t overlap_bytes(std::vector<int32_t> live, const std::vector<int64_t>& off, const Problem& p) {
@@ -66,7 +55,7 @@ std::vector<int32_t> peak_sections(const Sections& s, size_t at_most) {
 int64_t peak_granule(const Problem& p) {
   int64_t g = 0;
   for (const Buffer& b : p.buffers) {
-    if (!plain_buffer(b)) return 1;
+    if (!relaxable(b)) return 1;
     g = std::gcd(g, b.size);
     if (b.alignment > 1) g = std::gcd(g, b.alignment);
     if (b.offset) g = std::gcd(g, *b.offset);
@@ -78,7 +67,7 @@ InstantBound instant_bound(const Problem& p, int64_t start, std::vector<int64_t>
                            const Deadline& deadline, const std::function<void(const std::string&)>& log) {
   InstantBound out;
   out.bound = start;
-  if (!plain(p) || p.buffers.empty()) return out;
+  if (!relaxable(p) || p.buffers.empty()) return out;
   const int32_t n = static_cast<int32_t>(p.buffers.size());
   const Sections s = sections_of(p);
   const int64_t g = peak_granule(p);

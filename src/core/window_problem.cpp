@@ -36,6 +36,15 @@ Buffer restricted(const Buffer& b, int64_t start, int64_t end, const char* what)
 
 }  // namespace
 
+bool relaxable(const Buffer& b) {
+  return b.gaps.empty() && b.inplace_of.empty() && b.group.empty() && !b.from_top;
+}
+
+bool relaxable(const Problem& p) {
+  if (!p.conflicts.empty() || p.clock_dim > 0) return false;
+  return std::all_of(p.buffers.begin(), p.buffers.end(), [](const Buffer& b) { return relaxable(b); });
+}
+
 Problem window_problem(const Problem& p, int64_t from, int64_t to) {
   if (from >= to)
     throw std::invalid_argument("window [" + std::to_string(from) + ", " + std::to_string(to) + ") is empty");

@@ -33,6 +33,19 @@
 namespace memplan::exact {
 namespace {
 
+// The buffers grouped by one section each (CSR): items[begin[s], begin[s + 1]) are the
+// buffers i with section_of(i) == s, in increasing i.
+template <class SectionOf>
+void group_by_section(int32_t n, int32_t sections, SectionOf section_of, std::vector<int32_t>& begin,
+                      std::vector<int32_t>& items) {
+  begin.assign(sections + 1, 0);
+  for (int32_t i = 0; i < n; ++i) ++begin[section_of(i) + 1];
+  for (int32_t s = 0; s < sections; ++s) begin[s + 1] += begin[s];
+  items.resize(n);
+  std::vector<int32_t> fill(begin.begin(), begin.end() - 1);
+  for (int32_t i = 0; i < n; ++i) items[fill[section_of(i)]++] = i;
+}
+
 class CellDfs {
  public:
   CellDfs(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
@@ -66,20 +79,10 @@ class CellDfs {
     std::vector<int32_t> fill(live_begin_.begin(), live_begin_.end() - 1);
     for (int32_t i : order)
       for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) live_[fill[s]++] = i;
-    // Buffers by first section (CSR): with live_, the buffers overlapping a span, each once.
-    starts_begin_.assign(in.sections + 1, 0);
-    for (int32_t i = 0; i < n; ++i) ++starts_begin_[in.sec_lo[i] + 1];
-    for (int32_t s = 0; s < in.sections; ++s) starts_begin_[s + 1] += starts_begin_[s];
-    starts_.resize(n);
-    fill.assign(starts_begin_.begin(), starts_begin_.end() - 1);
-    for (int32_t i = 0; i < n; ++i) starts_[fill[in.sec_lo[i]]++] = i;
-    // Buffers by last section (CSR): the candidates of a well's last cell (choose_well_cell).
-    ends_begin_.assign(in.sections + 1, 0);
-    for (int32_t i = 0; i < n; ++i) ++ends_begin_[in.sec_hi[i]];
-    for (int32_t s = 0; s < in.sections; ++s) ends_begin_[s + 1] += ends_begin_[s];
-    ends_.resize(n);
-    fill.assign(ends_begin_.begin(), ends_begin_.end() - 1);
-    for (int32_t i = 0; i < n; ++i) ends_[fill[in.sec_hi[i] - 1]++] = i;
+    // Buffers by first section: with live_, the buffers overlapping a span, each once.
+    group_by_section(n, in.sections, [&](int32_t i) { return in.sec_lo[i]; }, starts_begin_, starts_);
+    // Buffers by last section: the candidates of a well's last cell (choose_well_cell).
+    group_by_section(n, in.sections, [&](int32_t i) { return in.sec_hi[i] - 1; }, ends_begin_, ends_);
   }
 
   SearchResult run() {

@@ -20,9 +20,7 @@ WindowBound window_bound(const Problem& p, int64_t start, int64_t granularity, c
                          const Deadline& deadline, const std::function<void(const std::string&)>& log) {
   WindowBound out;
   out.bound = start;
-  if (!p.conflicts.empty() || p.clock_dim > 0) return out;
-  for (const Buffer& b : p.buffers)
-    if (!b.gaps.empty() || !b.inplace_of.empty() || !b.group.empty() || b.from_top) return out;
+  if (!relaxable(p)) return out;
   const Sections s = sections_of(p);
   const std::vector<int32_t> centers = peak_sections(s, kMaxCenters);
   const int32_t count = s.count();
