@@ -19,19 +19,26 @@ struct Footprint {
   std::vector<int32_t> tenants;
 };
 
-// One FastHeuristic::Eval run. SingleObject keeps everyone in footprint 0 and finds its
-// conflicts through a time index instead of scanning the tenant list (same set).
-// Whether records a and b may not share bytes: lifetimes overlap, or (explicit conflicts)
-// they are neighbours in the may-share graph (adjacency lists are increasing).
-bool conflicting(const std::vector<Rec>& recs, const MayShare& share, int32_t a, int32_t b) {
-  if (!share.graph) return overlap(recs[a], recs[b]);
+// Under explicit conflicts, whether records a and b may not share bytes: they are neighbours
+// in the may-share graph (adjacency lists are increasing).
+bool graph_conflict(const MayShare& share, int32_t a, int32_t b) {
   const ConflictGraph& g = *share.graph;
   const int32_t u = share.graph_id[a], v = share.graph_id[b];
   return std::binary_search(g.adj.begin() + g.begin[u], g.adj.begin() + g.begin[u + 1], v);
 }
 
+// One FastHeuristic::Eval run. SingleObject keeps everyone in footprint 0 and finds its
+// conflicts through a time index instead of scanning the tenant list (same set).
+// Compiled once per relation (kGraph: explicit conflicts), so the interval instance keeps
+// the plain overlap tests in its inner loops: the runtime branch on the graph cost the real
+// sets 4-6 % of CPU (bert_nezha, bert_large; issue 18's no-regression check).
+template <bool kGraph>
 Plan footprint_run(const std::vector<Rec>& recs, const std::vector<int32_t>& order,
                    bool many_objects, bool best_fit, const Deadline& dl, const MayShare& share) {
+  auto conflicts = [&](int32_t a, int32_t b) {
+    if constexpr (kGraph) return graph_conflict(share, a, b);
+    else return overlap(recs[a], recs[b]);
+  };
   Plan plan;
   plan.offsets.assign(recs.size(), -1);
   std::vector<Footprint> fps(1);  // the last one is always the empty tail
@@ -39,11 +46,23 @@ Plan footprint_run(const std::vector<Rec>& recs, const std::vector<int32_t>& ord
   if (!index_or_give_up(placed, plan, "somas")) return plan;
   // Explicit conflicts: record of each graph vertex (-1: not among the records).
   std::vector<int32_t> record_of;
-  if (share.graph) {
+  if constexpr (kGraph) {
     record_of.assign(share.graph->begin.size() - 1, -1);
     for (size_t k = 0; k < recs.size(); ++k) record_of[share.graph_id[k]] = static_cast<int32_t>(k);
   }
-  std::vector<std::pair<int64_t, int64_t>> forbidden;
+  using Range = std::pair<int64_t, int64_t>;
+  auto range_of = [&](int32_t t) { return Range{plan.offsets[t], plan.offsets[t] + recs[t].size}; };
+  // ManyObjects keeps each footprint's tenants sorted by byte range, so the ranges that
+  // conflict with a block come out in the order the gap scan needs, without a sort per try
+  // (the sort was 40 % of the CPU on bert_nezha). SingleObject reads its index instead.
+  auto enter = [&](Footprint& fp, int32_t t) {
+    if (!many_objects) return;
+    const Range key = range_of(t);
+    fp.tenants.insert(std::upper_bound(fp.tenants.begin(), fp.tenants.end(), key,
+                                       [&](const Range& k, int32_t x) { return k < range_of(x); }),
+                      t);
+  };
+  std::vector<Range> forbidden;
   int64_t steps = 0;
   for (int32_t b : order) {
     if ((++steps & 255) == 0 && dl.expired()) {
@@ -58,28 +77,33 @@ Plan footprint_run(const std::vector<Rec>& recs, const std::vector<int32_t>& ord
         const int64_t off = round_up(fp.base, r.align);
         plan.offsets[b] = off;
         fp.anchor = b;
-        fp.tenants.push_back(b);
+        enter(fp, b);
         placed.insert(b);
         fps.push_back(Footprint{sat_add(off, r.size), -1, {}});
         break;
       }
       const int64_t upper = many_objects ? fps[p + 1].base : kInf;
       // Pre-filter (ManyObjects): the anchor spans the whole slab.
-      if (many_objects && conflicting(recs, share, fp.anchor, b)) continue;
+      if (many_objects && conflicts(fp.anchor, b)) continue;
       forbidden.clear();
-      auto add = [&](int32_t t) { forbidden.push_back({plan.offsets[t], plan.offsets[t] + recs[t].size}); };
+      auto add = [&](int32_t t) { forbidden.push_back(range_of(t)); };
       if (many_objects) {
-        for (int32_t t : fp.tenants)
-          if (conflicting(recs, share, t, b)) add(t);
-      } else if (share.graph) {  // every placed neighbour (all are in footprint 0)
-        const ConflictGraph& g = *share.graph;
-        const int32_t u = share.graph_id[b];
-        for (int64_t k = g.begin[u]; k < g.begin[u + 1]; ++k)
-          if (const int32_t t = record_of[g.adj[k]]; t >= 0 && plan.offsets[t] >= 0) add(t);
+        for (int32_t t : fp.tenants)  // sorted already
+          if (conflicts(t, b)) add(t);
       } else {
-        placed.for_each(r.start, r.end, add);
+        if constexpr (kGraph) {  // every placed neighbour (all are in footprint 0)
+          const ConflictGraph& g = *share.graph;
+          const int32_t u = share.graph_id[b];
+          for (int64_t k = g.begin[u]; k < g.begin[u + 1]; ++k)
+            if (const int32_t t = record_of[g.adj[k]]; t >= 0 && plan.offsets[t] >= 0) add(t);
+        } else {
+          placed.for_each(r.start, r.end, add);
+        }
+        // By start alone: ranges with one start leave the scan below the same whatever
+        // their order (the first moves the cursor to at least that start).
+        std::sort(forbidden.begin(), forbidden.end(),
+                  [](const Range& x, const Range& y) { return x.first < y.first; });
       }
-      std::sort(forbidden.begin(), forbidden.end());
       // Candidate gaps between merged forbidden intervals, then [top, upper).
       int64_t best_off = -1, best_waste = kInf;
       auto consider = [&](int64_t a, int64_t bnd) {
@@ -102,7 +126,7 @@ Plan footprint_run(const std::vector<Rec>& recs, const std::vector<int32_t>& ord
       consider(cursor, upper);
       if (best_off < 0) continue;
       plan.offsets[b] = best_off;
-      fp.tenants.push_back(b);
+      enter(fp, b);
       placed.insert(b);
       fps[p + 1].base = std::max(fps[p + 1].base, sat_add(best_off, r.size));
       break;
@@ -142,7 +166,8 @@ Plan somas(const std::vector<Rec>& recs, int64_t threshold, const Deadline& dl, 
       plans[k] = plans[k - 2];  // same order as sort 0, same fit
       continue;
     }
-    plans[k] = footprint_run(recs, order, runs[k].many, runs[k].best_fit, dl, share);
+    plans[k] = share.graph ? footprint_run<true>(recs, order, runs[k].many, runs[k].best_fit, dl, share)
+                           : footprint_run<false>(recs, order, runs[k].many, runs[k].best_fit, dl, share);
   }
   // FindBest: smallest total, ties keep the earlier; a SingleObject challenger replaces a
   // ManyObjects best only if it saves more than `threshold` bytes.
