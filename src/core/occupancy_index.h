@@ -120,6 +120,10 @@ class OccupancyIndex {
   // crossing sets on (placement.cpp, index_tune).
   void set_floors(bool on);
   bool floors() const { return floors_on_; }
+  // The merged sets add() has inserted into since init() (crossing sets included): the
+  // index's upkeep, counted.
+  int64_t set_inserts() const { return set_inserts_ + crossing_.set_inserts(); }
+  int64_t floor_steps() const { return floor_steps_; }  // runs the floors' walks passed since init()
 
   static constexpr int32_t kDefaultBlock = 32;  // slots per block
   // The block size for `pieces` pieces over `slots` time slots. A piece that covers no whole
@@ -151,6 +155,7 @@ class OccupancyIndex {
   std::vector<std::vector<Raw>> raw_;           // by block
   std::vector<int32_t> touched_;                // nodes (and blocks, as -1 - block) in use
   std::vector<std::vector<Run>*> targets_;      // add()'s scratch: the sets a piece goes into
+  int64_t set_inserts_ = 0;
   std::vector<uint8_t> is_touched_;             // by node
   mutable std::vector<uint32_t> stamp_;         // by node: query deduplication
   mutable uint32_t now_ = 0;
@@ -168,6 +173,7 @@ class OccupancyIndex {
   mutable std::vector<int32_t> floored_;            // nodes with floors
   mutable std::vector<Source> floor_src_;           // path_floor's scratch
   mutable std::vector<int64_t> floor_next_;
+  mutable int64_t floor_steps_ = 0;
 };
 
 }  // namespace memplan

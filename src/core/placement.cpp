@@ -192,9 +192,14 @@ bool PlacementEngine::use_occupancy_index(int32_t block_slots) {
 }
 
 void PlacementEngine::index_add(int32_t i) {
+  const int64_t before = walk_stats_ ? index_.p->index.set_inserts() : 0;
   for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
     const int32_t pc = piece_index_[k];
     index_.p->index.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi);
+  }
+  if (walk_stats_) {
+    walk_stats_->inserts += first_piece_[i + 1] - first_piece_[i];
+    walk_stats_->set_inserts += index_.p->index.set_inserts() - before;
   }
 }
 
@@ -260,13 +265,23 @@ int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
   ++st.queries;
   // Offsets below the floors collide (OccupancyIndex::floor), so neither fit has a hole there.
   int64_t x = 0;
+  const int64_t floor_steps_before = walk_stats_ ? st.index.floor_steps() : 0;
   for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
     const int32_t pc = piece_index_[k];
     const Piece& q = pieces_[pc];
     x = std::max(x, st.index.floor(piece_slots_[pc].first, piece_slots_[pc].second, q.hi - q.lo) - q.lo);
   }
+  const int64_t steps_before = st.steps;
+  if (walk_stats_) {
+    ++walk_stats_->queries;
+    walk_stats_->sources += static_cast<int64_t>(st.src.size());
+    walk_stats_->floor_steps += st.index.floor_steps() - floor_steps_before;
+  }
   x = index_settle(align_up(x, align), align);
-  if (fit == Fit::kFirst) return x;
+  if (fit == Fit::kFirst) {
+    if (walk_stats_) walk_stats_->steps += st.steps - steps_before;
+    return x;
+  }
   int64_t best = -1, best_slack = INT64_MAX;
   const int64_t size = problem_->buffers[i].size;
   for (;;) {
@@ -276,6 +291,7 @@ int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
     // At the top, or after an exact fit (later holes can only tie, and ties go low): done.
     if (next == INT64_MAX || best_slack == 1) {
       if (best_fit_stats_) tally(*best_fit_stats_, st.holes_by_class, size, best_slack);
+      if (walk_stats_) walk_stats_->steps += st.steps - steps_before;
       return best >= 0 ? best : x;
     }
     if (best_fit_stats_) ++st.holes_by_class[length_class(next - x + size - 1)];
