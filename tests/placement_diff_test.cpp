@@ -533,6 +533,31 @@ TEST(PlacementDiff, WalkStatsBoundedByTheSweep) {
   }
 }
 
+// The floors switch on as soon as their window's steps pass the threshold (index_tune), not
+// at the window's end: in pressure and area order on training traces a burst of long walks
+// (the long activations' stack, before the floors) otherwise ran for up to two windows of
+// 4,096 queries, with walks that grow with n. Counted with WalkStats at 20k buffers (seed
+// 1): 178 (pressure) and 77 (area) runs passed per query when decided at the window's end,
+// 32 each now. Mutation check: deciding at the window's end again fails it.
+TEST(PlacementDiff, FloorsSwitchOnWithinTheWindowThatNeedsThem) {
+  GenerateOptions o;
+  o.kind = "training";
+  o.buffers = 20000;
+  o.seed = 1;
+  const Problem p = generate(o);
+  for (const Order order : {Order::kPressureDesc, Order::kAreaDesc}) {
+    PlacementEngine engine(p);
+    WalkStats st;
+    engine.collect_walk_stats(&st);
+    const GreedyResult g = place_in_order(engine, make_order(p, order), Fit::kFirst);
+    ASSERT_TRUE(g.complete);
+    EXPECT_TRUE(validate(p, g.solution.offsets).ok) << order_name(order);
+    EXPECT_GT(st.queries, 19000) << order_name(order);
+    EXPECT_GT(st.floor_steps, 0) << order_name(order);  // the floors did switch on
+    EXPECT_LT(st.steps, 64 * st.queries) << order_name(order);
+  }
+}
+
 // Larger gap-free instances, sparse (long horizon) and dense: the engine's small-instance
 // mode with many and with few live buffers per query, over several blocks of 64 in its
 // masked scan (up to 180 buffers).

@@ -151,11 +151,18 @@ constexpr int64_t kCrossingSteps = 32;
 constexpr int32_t kFloorWindow = 4096;
 constexpr int64_t kFloorSteps = 128;
 
+// The floors' window is decided as soon as its steps pass kFloorSteps * kFloorWindow: steps
+// only add up, so the window would end above the threshold too (the same decision, made
+// before the rest of its long walks). Waiting for the window's end cost pressure order a
+// burst of ~6,000 walks of ~1,400 runs each at 100k buffers (14M of the pass's 24M steps;
+// the walks grow with n, so that burst was quadratic), measured with WalkStats.
 void PlacementEngine::index_tune() {
   IndexState& st = *index_.p;
-  if (st.index.floors() || st.queries < (st.index.crossing() ? kFloorWindow : kCrossingWindow)) return;
-  if (st.index.crossing()) {
-    if (st.steps > kFloorSteps * st.queries) st.index.set_floors(true);
+  if (st.index.floors()) return;
+  const bool crossing = st.index.crossing(), decided = crossing && st.steps > kFloorSteps * kFloorWindow;
+  if (!decided && st.queries < (crossing ? kFloorWindow : kCrossingWindow)) return;
+  if (crossing) {
+    if (decided || st.steps > kFloorSteps * st.queries) st.index.set_floors(true);
   } else if (st.steps > kCrossingSteps * st.queries) {
     st.index.set_crossing(true);
     Poll poll(deadline_);  // (1M placed: O(n log n)); stopped, the index stays off (answers alike)
