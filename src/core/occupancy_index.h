@@ -78,24 +78,17 @@ class OccupancyIndex {
     }
   }
   // The first run of s that ends above y, for y never below an earlier call's since
-  // resolve(): the cursor moves forward by galloping (O(log distance)), so one query walks
-  // each source once, however many times it tests it.
+  // resolve(): the cursor only moves forward, so one query walks each source once, however
+  // many times it tests it. It looks at the next three runs, then binary-searches the rest:
+  // O(log set size) probes instead of galloping's 2 log(distance), since the far probes are
+  // the cache misses and first-fit's moves are mostly far (first-fit-size, 1M training
+  // buffers: a pass 12 % less CPU, first-fit-area 13-18 %, best-fit at 50k within noise).
   static const Run* advance(Source& s, int64_t y) {
     const Run* lo = s.at;
     if (lo == s.end || lo->hi > y) return lo;
-    size_t step = 1;
-    const Run* hi = lo;
-    for (;;) {  // lo->hi <= y throughout
-      hi = static_cast<size_t>(s.end - lo) > step ? lo + step : s.end;
-      if (hi == s.end || hi->hi > y) break;
-      lo = hi;
-      step *= 2;
-    }
-    while (hi - lo > 1) {  // lo->hi <= y < hi->hi (or hi == end)
-      const Run* mid = lo + (hi - lo) / 2;
-      (mid->hi <= y ? lo : hi) = mid;
-    }
-    return s.at = hi;
+    for (int k = 0; k < 3; ++k)
+      if (++lo == s.end || lo->hi > y) return s.at = lo;
+    return s.at = std::partition_point(lo + 1, s.end, [y](const Run& r) { return r.hi <= y; });
   }
 
   // The lowest offset y >= x, aligned (or x itself), at which a query collides with none of
