@@ -118,6 +118,11 @@ std::vector<Problem> training_instances(const std::string& size, int seeds) {
   return problems;
 }
 
+// The order named `name` (order_name), or std::end(kAllOrders).
+const Order* order_named(const std::string& name) {
+  return std::find_if(std::begin(kAllOrders), std::end(kAllOrders), [&](Order o) { return name == order_name(o); });
+}
+
 // One best-fit pass in `order` on the placement engine, with its walk's counters.
 BestFitStats best_fit_holes(const Problem& p, Order order) {
   BestFitStats stats;
@@ -138,8 +143,7 @@ int print_holes(const std::vector<std::string>& sizes, const std::vector<std::st
   for (const std::string& size : sizes) {
     const std::vector<Problem> problems = training_instances(size, seeds);
     for (const std::string& name : orders) {
-      const Order* order = std::find_if(std::begin(kAllOrders), std::end(kAllOrders),
-                                        [&](Order o) { return name == order_name(o); });
+      const Order* order = order_named(name);
       if (order == std::end(kAllOrders)) {
         std::fprintf(stderr, "unknown order %s\n", name.c_str());
         return 2;
@@ -221,8 +225,7 @@ int print_walk(const std::vector<std::string>& sizes, const std::vector<std::str
       const std::string& algo = algos[a];
       const bool first = algo.rfind("first-fit-", 0) == 0, best = algo.rfind("best-fit-", 0) == 0;
       const std::string name = algo.substr(first ? 10 : 9);
-      const Order* order = std::find_if(std::begin(kAllOrders), std::end(kAllOrders),
-                                        [&](Order o) { return name == order_name(o); });
+      const Order* order = order_named(name);
       if ((!first && !best) || order == std::end(kAllOrders)) {
         std::fprintf(stderr, "--walk takes first-fit-ORDER or best-fit-ORDER, not %s\n", algo.c_str());
         return 2;

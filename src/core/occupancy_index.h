@@ -1,6 +1,6 @@
 // memplan internal: occupied address ranges of placed pieces, indexed by time, so that a
 // placement query reads O(log T) merged sets instead of O(live placed pieces) ranges, and
-// walks each set forward once (a galloping cursor per set: O(log distance) per step).
+// walks each set forward once (a cursor per set: O(log set size) per step, advance()).
 // The walk still passes every run of those sets below the answer: on training traces in
 // size order a long-lived query's forbidden offsets form one interval, yet its runs are
 // split over ~18 sets whose runs interleave (measured: ~1,400 steps per long query at 100k
