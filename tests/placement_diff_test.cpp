@@ -522,7 +522,7 @@ TEST(PlacementDiff, WalkStatsBoundedByTheSweep) {
         ++placed;
       }
       // The engine switches the crossing sets on by itself when walks grow long (size order
-      // here); the floors need a window of 4,096 queries, more than this instance has.
+      // here); the floors need 128 x 4,096 steps in one window, far more than these walks make.
       if (order == Order::kSizeDesc) EXPECT_TRUE(engine.crossing_index_in_use());
       EXPECT_EQ(got.queries, queries) << order_name(order);
       EXPECT_EQ(got.inserts, placed) << order_name(order);
