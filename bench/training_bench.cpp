@@ -15,14 +15,24 @@
 // visits per query (PlacementEngine::collect_best_fit_stats): the holes that fit, those in the
 // best hole's length class or the next (what a search by width class would still have to
 // compare), the classes from the query's size to the best hole's, and the exact fits.
+//   training_bench --walk first-fit-size,first-fit-area,... [--sizes ...] [--seeds 3]
+// instead prints, per size and greedy solver, what the occupancy index does per query
+// (PlacementEngine::collect_walk_stats: sets read, runs passed, floor upkeep, sets per insert)
+// beside the pass's CPU time and three n log n references timed on the same instance in the
+// same process (the independent validator on the pass's plan; a sort of the 2n lifetime
+// endpoints; a lookup of each buffer's start among them, in the pass's order), then the
+// growth exponents between consecutive sizes: whether a pass grows faster than n log n *on
+// this machine*, where memory latency grows with the working set.
 // The default solvers: first-fit and best-fit in each greedy order (first-fit is
 // first-fit-size, best-fit is best-fit-size), greedy (all 16), online-best-fit and auto.
 #include <sys/resource.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -108,6 +118,11 @@ std::vector<Problem> training_instances(const std::string& size, int seeds) {
   return problems;
 }
 
+// The order named `name` (order_name), or std::end(kAllOrders).
+const Order* order_named(const std::string& name) {
+  return std::find_if(std::begin(kAllOrders), std::end(kAllOrders), [&](Order o) { return name == order_name(o); });
+}
+
 // One best-fit pass in `order` on the placement engine, with its walk's counters.
 BestFitStats best_fit_holes(const Problem& p, Order order) {
   BestFitStats stats;
@@ -128,8 +143,7 @@ int print_holes(const std::vector<std::string>& sizes, const std::vector<std::st
   for (const std::string& size : sizes) {
     const std::vector<Problem> problems = training_instances(size, seeds);
     for (const std::string& name : orders) {
-      const Order* order = std::find_if(std::begin(kAllOrders), std::end(kAllOrders),
-                                        [&](Order o) { return name == order_name(o); });
+      const Order* order = order_named(name);
       if (order == std::end(kAllOrders)) {
         std::fprintf(stderr, "unknown order %s\n", name.c_str());
         return 2;
@@ -152,6 +166,115 @@ int print_holes(const std::vector<std::string>& sizes, const std::vector<std::st
   return 0;
 }
 
+double cpu_now() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+// One greedy pass ("first-fit-ORDER" or "best-fit-ORDER") on the placement engine, with its
+// index's counters and CPU time, and the two references' CPU times on the same instance.
+struct WalkRun {
+  WalkStats stats;
+  double pass = 0, validate = 0, sort = 0, search = 0;
+  bool ok = false;
+};
+
+WalkRun walk_run(const Problem& p, Order order, Fit fit) {
+  WalkRun run;
+  double t0 = cpu_now();
+  PlacementEngine engine(p);
+  engine.collect_walk_stats(&run.stats);
+  const std::vector<int32_t> by = make_order(p, order);
+  place_in_order(engine, by, fit);
+  run.pass = cpu_now() - t0;
+  t0 = cpu_now();
+  run.ok = validate(p, engine.offsets()).ok;
+  run.validate = cpu_now() - t0;
+  t0 = cpu_now();
+  std::vector<int64_t> ends;
+  ends.reserve(2 * p.buffers.size());
+  for (const Buffer& b : p.buffers) ends.push_back(b.start), ends.push_back(b.end);
+  std::sort(ends.begin(), ends.end());
+  run.sort = cpu_now() - t0;
+  // Random access: each buffer's start looked up in the sorted endpoints, in the pass's order
+  // (binary searches over 2n keys: n log n, with a cache miss per probe once 2n keys outgrow
+  // the caches, as the index's sets do).
+  t0 = cpu_now();
+  int64_t sum = 0;
+  for (const int32_t i : by) sum += std::lower_bound(ends.begin(), ends.end(), p.buffers[i].start) - ends.begin();
+  run.search = cpu_now() - t0;
+  if (sum < 0) std::printf("?");  // keeps the searches
+  return run;
+}
+
+int print_walk(const std::vector<std::string>& sizes, const std::vector<std::string>& algos, int seeds) {
+  struct Row {
+    double n, pass, validate, sort, search, per_query;
+  };
+  std::vector<std::vector<Row>> rows(algos.size());
+  std::printf("the occupancy index's work per query on training traces (generate --kind training, seeds 1..%d), "
+              "in-process, medians over seeds\n\n",
+              seeds);
+  std::printf("| buffers | solver | queries | sets / query | steps / query | floor steps / query | "
+              "sets / insert | pass CPU s | validate CPU s | sort CPU s | search CPU s |\n");
+  std::printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const std::string& size : sizes) {
+    const std::vector<Problem> problems = training_instances(size, seeds);
+    for (size_t a = 0; a < algos.size(); ++a) {
+      const std::string& algo = algos[a];
+      const bool first = algo.rfind("first-fit-", 0) == 0, best = algo.rfind("best-fit-", 0) == 0;
+      const std::string name = algo.substr(first ? 10 : 9);
+      const Order* order = order_named(name);
+      if ((!first && !best) || order == std::end(kAllOrders)) {
+        std::fprintf(stderr, "--walk takes first-fit-ORDER or best-fit-ORDER, not %s\n", algo.c_str());
+        return 2;
+      }
+      std::vector<double> queries, sets, steps, floor_steps, per_insert, pass, val, sorted, searched, work;
+      for (const Problem& p : problems) {
+        const WalkRun r = walk_run(p, *order, first ? Fit::kFirst : Fit::kBest);
+        if (!r.ok) {
+          std::fprintf(stderr, "%s at %s: the validator rejected the plan\n", algo.c_str(), size.c_str());
+          return 1;
+        }
+        const WalkStats& st = r.stats;
+        const double q = double(std::max<int64_t>(st.queries, 1));
+        queries.push_back(double(st.queries));
+        sets.push_back(double(st.sources) / q);
+        steps.push_back(double(st.steps) / q);
+        floor_steps.push_back(double(st.floor_steps) / q);
+        per_insert.push_back(double(st.set_inserts) / double(std::max<int64_t>(st.inserts, 1)));
+        work.push_back(double(st.sources + st.steps + st.floor_steps) / q);
+        pass.push_back(r.pass);
+        val.push_back(r.validate);
+        sorted.push_back(r.sort);
+        searched.push_back(r.search);
+      }
+      std::printf("| %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f | %.3f | %.3f |\n", size.c_str(),
+                  algo.c_str(), median(queries), median(sets), median(steps), median(floor_steps), median(per_insert),
+                  median(pass), median(val), median(sorted), median(searched));
+      std::fflush(stdout);
+      rows[a].push_back(
+          {std::stod(size), median(pass), median(val), median(sorted), median(searched), median(work)});
+    }
+  }
+  // Exponent e with cost ~ n^e between consecutive sizes (n log n is about n^1.08 from 100k to 1M).
+  std::printf("\ngrowth exponents between consecutive sizes (cost ~ n^e; per query: sets + steps + floor steps)\n\n");
+  std::printf("| solver | from | to | pass CPU | validate CPU | sort CPU | search CPU | work per query |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  auto e = [](double from, double to, double n0, double n1) {
+    return from > 0 && to > 0 ? std::log(to / from) / std::log(n1 / n0) : 0.0;
+  };
+  for (size_t a = 0; a < algos.size(); ++a)
+    for (size_t k = 0; k + 1 < rows[a].size(); ++k) {
+      const Row &x = rows[a][k], &y = rows[a][k + 1];
+      std::printf("| %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", algos[a].c_str(), x.n, y.n,
+                  e(x.pass, y.pass, x.n, y.n), e(x.validate, y.validate, x.n, y.n), e(x.sort, y.sort, x.n, y.n),
+                  e(x.search, y.search, x.n, y.n), e(x.per_query, y.per_query, x.n, y.n));
+    }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -163,6 +286,7 @@ int main(int argc, char** argv) {
   for (const char* a : {"greedy", "online-best-fit", "auto"}) algos.push_back(a);
   int seeds = 3;
   std::vector<std::string> holes;  // --holes: best-fit orders whose walks to count
+  std::vector<std::string> walk;   // --walk: greedy solvers whose index work to count
   SolveOptions opt;
   opt.time_limit_seconds = 10;
   opt.threads = 2;
@@ -174,12 +298,14 @@ int main(int argc, char** argv) {
     else if (a == "--time-limit") opt.time_limit_seconds = std::stod(v);
     else if (a == "--threads") opt.threads = std::stoi(v);
     else if (a == "--holes") holes = split(v);
+    else if (a == "--walk") walk = split(v);
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
     }
   }
   if (!holes.empty()) return print_holes(sizes, holes, seeds);
+  if (!walk.empty()) return print_walk(sizes, walk, seeds);
   char limit[32] = "none";  // --time-limit 0: every pass runs to the end
   if (opt.time_limit_seconds > 0) std::snprintf(limit, sizeof limit, "%g s", opt.time_limit_seconds);
   std::printf("training traces (generate --kind training, seeds 1..%d), time limit %s, %d threads; "

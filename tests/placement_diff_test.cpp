@@ -472,6 +472,92 @@ TEST(PlacementDiff, BestFitStatsCountTheSweepsHoles) {
   }
 }
 
+// The index's work counters (PlacementEngine::collect_walk_stats, printed by training_bench
+// --walk) against the sweep, query by query, on training traces with thousands live at once
+// (the crossing sets switched on by the engine midway; floors off, so every walk starts at
+// offset 0), without and with alignments: a query passes at
+// least one run iff its first-fit offset is above 0, and at most one per distinct top of its
+// forbidden ranges up to the answer (each step moves the offset strictly up to an aligned
+// top); it reads at least one set iff something placed overlaps it in time; every placed
+// piece is counted as an insert, into at least one set. Mutation checks: not counting the
+// steps of the first-fit return, or counting one source fewer per query, fails it (counting
+// the sources twice does not: they are only bounded below here).
+TEST(PlacementDiff, WalkStatsBoundedByTheSweep) {
+  for (const bool aligned : {false, true}) {
+    GenerateOptions o;
+    o.kind = "training";
+    o.buffers = 2400;  // above kListMax: the index, not list mode
+    o.seed = aligned ? 9 : 10;
+    Problem p = generate(o);
+    const int32_t n = static_cast<int32_t>(p.buffers.size());
+    for (int32_t k = 0; k < n; ++k) {
+      p.buffers[k].size -= k % 29;
+      if (aligned) p.buffers[k].alignment = int64_t{1} << (k % 3);
+    }
+    for (const Order order : {Order::kSizeDesc, Order::kAreaDesc}) {
+      PlacementEngine engine(p);
+      ASSERT_TRUE(engine.use_occupancy_index(3));
+      WalkStats got;
+      engine.collect_walk_stats(&got);
+      std::vector<int64_t> off(p.buffers.size(), -1);
+      int64_t queries = 0, moved = 0, placed = 0;
+      for (const int32_t k : make_order(p, order)) {
+        const WalkStats before = got;
+        auto f = forbidden(p, off, k);
+        const int64_t x = engine.find_offset(k, Fit::kFirst);
+        ASSERT_EQ(x, sweep_offset(p, off, k, Fit::kFirst)) << "buffer " << k;
+        ++queries;
+        const int64_t steps = got.steps - before.steps, sources = got.sources - before.sources;
+        std::vector<int64_t> tops;
+        for (const Interval& v : f)
+          if (v.hi <= x) tops.push_back(v.hi);
+        std::sort(tops.begin(), tops.end());
+        tops.erase(std::unique(tops.begin(), tops.end()), tops.end());
+        ASSERT_EQ(steps > 0, x > 0) << "buffer " << k;
+        ASSERT_LE(steps, static_cast<int64_t>(tops.size())) << "buffer " << k;
+        ASSERT_EQ(sources > 0, !f.empty()) << "buffer " << k;
+        moved += steps > 0;
+        engine.place(k, x);
+        off[k] = x;
+        ++placed;
+      }
+      // The engine switches the crossing sets on by itself when walks grow long (size order
+      // here); the floors need 128 x 4,096 steps in one window, far more than these walks make.
+      if (order == Order::kSizeDesc) EXPECT_TRUE(engine.crossing_index_in_use());
+      EXPECT_EQ(got.queries, queries) << order_name(order);
+      EXPECT_EQ(got.inserts, placed) << order_name(order);
+      EXPECT_GE(got.set_inserts, got.inserts) << order_name(order);
+      EXPECT_GT(moved, n / 2) << order_name(order);  // most queries walk
+      EXPECT_EQ(got.floor_steps, 0) << order_name(order);
+    }
+  }
+}
+
+// The floors switch on as soon as their window's steps pass the threshold (index_tune), not
+// at the window's end: in pressure and area order on training traces a burst of long walks
+// (the long activations' stack, before the floors) otherwise ran for up to two windows of
+// 4,096 queries, with walks that grow with n. Counted with WalkStats at 20k buffers (seed
+// 1): 178 (pressure) and 77 (area) runs passed per query when decided at the window's end,
+// 32 each now. Mutation check: deciding at the window's end again fails it.
+TEST(PlacementDiff, FloorsSwitchOnWithinTheWindowThatNeedsThem) {
+  GenerateOptions o;
+  o.kind = "training";
+  o.buffers = 20000;
+  o.seed = 1;
+  const Problem p = generate(o);
+  for (const Order order : {Order::kPressureDesc, Order::kAreaDesc}) {
+    PlacementEngine engine(p);
+    WalkStats st;
+    engine.collect_walk_stats(&st);
+    const GreedyResult g = place_in_order(engine, make_order(p, order), Fit::kFirst);
+    ASSERT_TRUE(g.complete);
+    EXPECT_TRUE(validate(p, g.solution.offsets).ok) << order_name(order);
+    EXPECT_GT(st.queries, 19000) << order_name(order);
+    EXPECT_GT(st.floor_steps, 0) << order_name(order);  // the floors did switch on
+    EXPECT_LT(st.steps, 64 * st.queries) << order_name(order);
+  }
+}
+
 // Larger gap-free instances, sparse (long horizon) and dense: the engine's small-instance
 // mode with many and with few live buffers per query, over several blocks of 64 in its
 // masked scan (up to 180 buffers).

@@ -45,6 +45,17 @@ struct BestFitStats {
   int64_t exact = 0;      // queries ended early by an exact fit (slack 1)
 };
 
+// What the occupancy index's queries and upkeep do (PlacementEngine::collect_walk_stats), to
+// tell how a pass grows with n apart from its CPU time (bench/training_bench --walk).
+struct WalkStats {
+  int64_t queries = 0;      // first-fit and best-fit queries answered on the index
+  int64_t sources = 0;      // merged sets those queries read (summed over queries)
+  int64_t steps = 0;        // runs their walks passed (moves of the candidate offset)
+  int64_t floor_steps = 0;  // runs the floors' own walks passed (OccupancyIndex::floor)
+  int64_t inserts = 0;      // pieces added to the index
+  int64_t set_inserts = 0;  // merged sets those pieces went into (crossing sets included)
+};
+
 class PlacementEngine {
  public:
   // Indexes the problem's buffers; nothing is placed yet. O(n log n). With a deadline, the
@@ -80,6 +91,8 @@ class PlacementEngine {
 
   // Counts best-fit's holes into *stats from now on (nullptr: off, the default).
   void collect_best_fit_stats(BestFitStats* stats) { best_fit_stats_ = stats; }
+  // Counts the index's queries, walks and inserts into *stats from now on (nullptr: off).
+  void collect_walk_stats(WalkStats* stats) { walk_stats_ = stats; }
 
   bool is_placed(int32_t i) const { return offsets_[i] >= 0; }
   int64_t offset(int32_t i) const { return offsets_[i]; }
@@ -159,6 +172,7 @@ class PlacementEngine {
   IndexBox index_;
   std::vector<std::pair<int32_t, int32_t>> piece_slots_;  // by piece: lifetime as slots
   BestFitStats* best_fit_stats_ = nullptr;
+  WalkStats* walk_stats_ = nullptr;
   bool index_eligible_ = false;  // every piece has positive size and duration
   bool index_on_ = false;        // maintained since the last clear() (or since switched on)
   bool index_valid_ = true;      // no placed buffer moved since

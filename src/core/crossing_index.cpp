@@ -41,6 +41,7 @@ void CrossingIndex::init(int32_t slots, int32_t block) {
   here_.assign(4 * static_cast<size_t>(blocks_), {});
   all_.assign(4 * static_cast<size_t>(blocks_), {});
   touched_.clear();
+  set_inserts_ = 0;
 }
 
 void CrossingIndex::clear() {
@@ -66,6 +67,7 @@ void CrossingIndex::add(int32_t a, int32_t b, int64_t lo, int64_t hi) {
     else v = 2 * v + 1, l = m;
   }
   prefetch_tops(targets_);
+  set_inserts_ += static_cast<int64_t>(targets_.size());
   for (std::vector<AddressRun>* set : targets_) insert_run(*set, lo, hi);
 }
 

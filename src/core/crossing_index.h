@@ -52,6 +52,7 @@ class CrossingIndex {
   // Calls f(const std::vector<AddressRun>&) for non-empty sets whose every piece is live
   // during some slot of [a, b) (a < b): all(v) for the nodes whose blocks lie in [a, b),
   // here(v) for nodes whose split boundary c has a <= c <= b. O(log T) sets.
+  int64_t set_inserts() const { return set_inserts_; }  // sets add() inserted into since init()
   template <class F>
   void sets(int32_t a, int32_t b, F&& f) const {
     visit(1, 0, blocks_, a, b, f);
@@ -80,6 +81,7 @@ class CrossingIndex {
   std::vector<std::vector<AddressRun>> here_, all_;  // by node (1-based heap numbering)
   std::vector<int32_t> touched_;                     // nodes with a non-empty all()
   std::vector<std::vector<AddressRun>*> targets_;    // add()'s scratch: the sets a piece goes into
+  int64_t set_inserts_ = 0;
 };
 
 }  // namespace memplan

@@ -21,6 +21,8 @@ void OccupancyIndex::init(int32_t slots, int32_t block) {
   inserts_.assign(2 * static_cast<size_t>(leaves_), 0);
   floors_.assign(2 * static_cast<size_t>(leaves_), {});
   floored_.clear();
+  set_inserts_ = 0;
+  floor_steps_ = 0;
   crossing_.init(slots, block_);
   crossing_on_ = false;
   floors_on_ = false;
@@ -103,6 +105,7 @@ void OccupancyIndex::add(int32_t a, int32_t b, int64_t lo, int64_t hi) {
     if (bb >= fb) partial(bb);
   }
   prefetch_tops(targets_);
+  set_inserts_ += static_cast<int64_t>(targets_.size());
   for (std::vector<Run>* set : targets_) insert_run(*set, lo, hi);
 }
 
@@ -214,6 +217,7 @@ int64_t OccupancyIndex::path_floor(int32_t node, int32_t k, uint64_t& version) c
   floor_next_.assign(floor_src_.size(), INT64_MIN);
   int64_t steps = 0, low = 0;
   it->at = settle(floor_src_.data(), floor_next_.data(), floor_src_.size(), from, 1, steps, low);
+  floor_steps_ += steps;
   it->version = version;
   return it->at;
 }

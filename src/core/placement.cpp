@@ -151,11 +151,18 @@ constexpr int64_t kCrossingSteps = 32;
 constexpr int32_t kFloorWindow = 4096;
 constexpr int64_t kFloorSteps = 128;
 
+// The floors' window is decided as soon as its steps pass kFloorSteps * kFloorWindow: steps
+// only add up, so the window would end above the threshold too (the same decision, made
+// before the rest of its long walks). Waiting for the window's end cost pressure order a
+// burst of ~6,000 walks of ~1,400 runs each at 100k buffers (14M of the pass's 24M steps;
+// the walks grow with n, so that burst was quadratic), measured with WalkStats.
 void PlacementEngine::index_tune() {
   IndexState& st = *index_.p;
-  if (st.index.floors() || st.queries < (st.index.crossing() ? kFloorWindow : kCrossingWindow)) return;
-  if (st.index.crossing()) {
-    if (st.steps > kFloorSteps * st.queries) st.index.set_floors(true);
+  if (st.index.floors()) return;
+  const bool crossing = st.index.crossing(), decided = crossing && st.steps > kFloorSteps * kFloorWindow;
+  if (!decided && st.queries < (crossing ? kFloorWindow : kCrossingWindow)) return;
+  if (crossing) {
+    if (decided || st.steps > kFloorSteps * st.queries) st.index.set_floors(true);
   } else if (st.steps > kCrossingSteps * st.queries) {
     st.index.set_crossing(true);
     Poll poll(deadline_);  // (1M placed: O(n log n)); stopped, the index stays off (answers alike)
@@ -192,9 +199,14 @@ bool PlacementEngine::use_occupancy_index(int32_t block_slots) {
 }
 
 void PlacementEngine::index_add(int32_t i) {
+  const int64_t before = walk_stats_ ? index_.p->index.set_inserts() : 0;
   for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
     const int32_t pc = piece_index_[k];
     index_.p->index.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi);
+  }
+  if (walk_stats_) {
+    walk_stats_->inserts += first_piece_[i + 1] - first_piece_[i];
+    walk_stats_->set_inserts += index_.p->index.set_inserts() - before;
   }
 }
 
@@ -260,13 +272,23 @@ int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
   ++st.queries;
   // Offsets below the floors collide (OccupancyIndex::floor), so neither fit has a hole there.
   int64_t x = 0;
+  const int64_t floor_steps_before = walk_stats_ ? st.index.floor_steps() : 0;
   for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
     const int32_t pc = piece_index_[k];
     const Piece& q = pieces_[pc];
     x = std::max(x, st.index.floor(piece_slots_[pc].first, piece_slots_[pc].second, q.hi - q.lo) - q.lo);
   }
+  const int64_t steps_before = st.steps;
+  if (walk_stats_) {
+    ++walk_stats_->queries;
+    walk_stats_->sources += static_cast<int64_t>(st.src.size());
+    walk_stats_->floor_steps += st.index.floor_steps() - floor_steps_before;
+  }
   x = index_settle(align_up(x, align), align);
-  if (fit == Fit::kFirst) return x;
+  if (fit == Fit::kFirst) {
+    if (walk_stats_) walk_stats_->steps += st.steps - steps_before;
+    return x;
+  }
   int64_t best = -1, best_slack = INT64_MAX;
   const int64_t size = problem_->buffers[i].size;
   for (;;) {
@@ -276,6 +298,7 @@ int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
     // At the top, or after an exact fit (later holes can only tie, and ties go low): done.
     if (next == INT64_MAX || best_slack == 1) {
       if (best_fit_stats_) tally(*best_fit_stats_, st.holes_by_class, size, best_slack);
+      if (walk_stats_) walk_stats_->steps += st.steps - steps_before;
       return best >= 0 ? best : x;
     }
     if (best_fit_stats_) ++st.holes_by_class[length_class(next - x + size - 1)];
