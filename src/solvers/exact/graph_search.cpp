@@ -39,6 +39,8 @@ enum class Answer { kFound, kInfeasible, kBudget };
 constexpr int64_t kCliqueMembers = int64_t{1} << 20;
 
 struct GraphSearch {
+  GraphSearch(const Problem& problem, const ConflictGraph& graph, const Deadline& dl)
+      : p(problem), g(graph), deadline(dl) {}
   const Problem& p;
   const ConflictGraph& g;
   const Deadline& deadline;
@@ -172,7 +174,7 @@ SolveResult search_on_graph(const Problem& p, const ConflictGraph& g, const Solv
   const auto cap = capacity_of(p, opt);
   bool proofs = true;  // gaps are searched as full rectangles: no proofs then
   for (const Buffer& b : p.buffers) proofs = proofs && b.gaps.empty();
-  GraphSearch s{p, g, deadline};
+  GraphSearch s(p, g, deadline);
   s.rank.assign(n, 0);
   s.off.assign(n, -1);
   s.fixed.assign(n, 0);
