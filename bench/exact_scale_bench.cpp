@@ -204,9 +204,10 @@ int nodes(int instances, int buffers) {
 int strategies(const std::vector<std::string>& sizes, const std::vector<std::string>& kinds, int first_seed,
                int last_seed, int64_t per_buffer, const std::vector<std::string>& orders,
                const std::vector<std::string>& searches) {
-  constexpr int kSearches = 5;
+  constexpr int kSearches = 7;
   const char* names[kSearches] = {"canonical", "re-ranking", "cells, least slack", "cells, fewest branches",
-                                  "cells, wells"};
+                                  "cells, wells", "wells, restarts",
+                                  "wells, restarts, unweighted"};
   std::vector<char> on(kSearches, 0);
   for (const std::string& k : searches) on.at(std::stoul(k)) = 1;
   std::printf("| kind | buffers | search | found | median nodes when found | CPU s |\n|---|---:|---|---:|---:|---:|\n");
@@ -237,7 +238,9 @@ int strategies(const std::vector<std::string>& sizes, const std::vector<std::str
             exact::SearchResult r;
             // On a thread whose stack holds n levels, as in the solver (else a deep search stops).
             exact::run_deep(1, in.n + 2, [&] {
-              r = k < 2 ? exact::search(in, g.capacity, order, budget, Deadline(), k == 1 ? keys : "")
+              exact::weigh_dead_ends = k != 6;
+              r = k >= 5  ? exact::restart_cells(in, g.capacity, std::hash<std::string>{}(name), budget, Deadline())
+                  : k < 2 ? exact::search(in, g.capacity, order, budget, Deadline(), k == 1 ? keys : "")
                         : exact::search_cells(in, g.capacity, order,
                                               k == 2   ? exact::CellChoice::kLeastSlack
                                               : k == 3 ? exact::CellChoice::kFewestBranches

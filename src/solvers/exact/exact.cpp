@@ -198,6 +198,15 @@ std::vector<Strategy> strategies(const exact::Instance& in, bool perfect = false
             make(Strategy::kCanonical, kTWA, 1), make(Strategy::kCanonical, kWAT, 1),
             make(Strategy::kCanonical, kTAW, 1), make(Strategy::kRestart, kWAT, 1),
             make(Strategy::kRestart, kTAW, 1)};
+  if (perfect && in.aligned) {
+    std::vector<Strategy> list = {make(Strategy::kCellsWells, kWAT, 1), make(Strategy::kCellsWells, kTAW, 1),
+                                  make(Strategy::kCellsWells, kTWA, 1)};
+    for (uint64_t seed = 1; seed <= 2; ++seed)
+      list.push_back(Strategy{Strategy::kCellsWells, {}, "", kJitterWeight, true, seed});
+    list.push_back(make(Strategy::kRestart, kTWA, 1));
+    list.push_back(make(Strategy::kCanonical, kTWA, 1));
+    return list;
+  }
   if (perfect) {
     std::vector<Strategy> list = {make(Strategy::kCellsWells, kWAT, 1)};
     for (uint64_t seed = 1; seed <= kJitteredCellSearches; ++seed) {
@@ -226,7 +235,7 @@ std::vector<Strategy> strategies(const exact::Instance& in, bool perfect = false
 // at 10 s, one run each under a load average of 9: 1,517,808 with them, 1,484,944 without;
 // the order of 3c47bcf reached 1,482,752).
 bool perfect_at(const exact::Instance& in, int64_t target) {
-  return in.sections > 0 && !in.aligned &&
+  return in.sections > 0 &&
          std::all_of(in.section_total.begin(), in.section_total.end(), [&](int64_t t) { return t == target; });
 }
 
