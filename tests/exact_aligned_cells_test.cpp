@@ -40,19 +40,29 @@ TEST(ExactAlignedCells, OrdersByTopValuationKeepingRank) {
   EXPECT_EQ(ids, (std::vector<int32_t>{9, 4, 5, 2, 0, 1, 6, 3}));
 }
 
-TEST(ExactAlignedCells, DecidesAlignedInstancesLikeBruteForce) {
-  // Instances with alignments (2-8 buffers, sizes 1-4, random power-of-two alignments): the
-  // reordered search finds a plan at the optimum and proves optimum - 1 infeasible, under
-  // either cell choice and three preorders.
-  std::mt19937_64 rng(2121);
-  int decided = 0;
+// Small random instances with alignments (2-8 buffers, sizes 1-4, random power-of-two
+// alignments; those drawn without any alignment above 1 skipped) and their optimum by brute
+// force: fn(trial, problem, optimum, instance). Returns the trials run.
+template <class Fn>
+int for_small_aligned(uint64_t seed, Fn fn) {
+  std::mt19937_64 rng(seed);
   const int trials = static_cast<int>(testing::sanitizer_scaled(300, 80));
   for (int trial = 0; trial < trials; ++trial) {
     const Problem p =
         testing::random_problem(rng, {.buffers = 2 + trial % 7, .horizon = 6, .max_size = 4, .alignment = true});
     const int64_t opt = testing::brute_force_optimum(p);
     const exact::Instance in = testing::exact_instance(p);
-    if (!in.aligned) continue;
+    if (in.aligned) fn(trial, p, opt, in);
+  }
+  return trials;
+}
+
+TEST(ExactAlignedCells, DecidesAlignedInstancesLikeBruteForce) {
+  // Instances with alignments (2-8 buffers, sizes 1-4, random power-of-two alignments): the
+  // reordered search finds a plan at the optimum and proves optimum - 1 infeasible, under
+  // either cell choice and three preorders.
+  int decided = 0;
+  const int trials = for_small_aligned(2121, [&](int trial, const Problem& p, int64_t opt, const exact::Instance& in) {
     for (const char* keys : {"WAT", "TAW", "ZWA"})
       for (exact::CellChoice choice : {exact::CellChoice::kLeastSlack, exact::CellChoice::kFewestBranches}) {
         const std::vector<int32_t> order = exact::preorder(in, keys);
@@ -63,7 +73,7 @@ TEST(ExactAlignedCells, DecidesAlignedInstancesLikeBruteForce) {
         ASSERT_EQ(no.outcome, exact::Outcome::kInfeasible) << "trial " << trial << " " << keys;
         ++decided;
       }
-  }
+  });
   EXPECT_GT(decided, 6 * trials / 2);
 }
 
@@ -110,13 +120,7 @@ TEST(ExactAlignedCells, DeadEndWeightsKeepTheWellSearchExact) {
   // proves optimum - 1 infeasible; the refutations count dead ends.
   std::mt19937_64 rng(2129);
   int decided = 0, weighed = 0;
-  const int trials = static_cast<int>(testing::sanitizer_scaled(300, 80));
-  for (int trial = 0; trial < trials; ++trial) {
-    const Problem p =
-        testing::random_problem(rng, {.buffers = 2 + trial % 7, .horizon = 6, .max_size = 4, .alignment = true});
-    const int64_t opt = testing::brute_force_optimum(p);
-    const exact::Instance in = testing::exact_instance(p);
-    if (!in.aligned) continue;
+  const int trials = for_small_aligned(2129, [&](int trial, const Problem& p, int64_t opt, const exact::Instance& in) {
     for (const bool planted : {false, true}) {
       std::vector<uint32_t> weights;
       if (planted)
@@ -135,7 +139,7 @@ TEST(ExactAlignedCells, DeadEndWeightsKeepTheWellSearchExact) {
       }
       if (!planted) weighed += std::any_of(weights.begin(), weights.end(), [](uint32_t w) { return w > 0; });
     }
-  }
+  });
   EXPECT_GT(decided, 4 * trials / 2);
   EXPECT_GT(weighed, trials / 4);  // refutations run into dead ends, and count them
 }
