@@ -28,6 +28,8 @@
 //          plan's buffer first more often goes wrong less (the plan need not be the only one).
 //        exact_scale_bench strategies [sizes=800,1600] [kinds=tiling,pinwheel,aligned,aligned1]
 //                                   [seeds=100-104] [budget=4] [orders=WAT,TAW,TWA,TWO] [searches=0,1,2,3,4]
+//          (searches 5 and 6: restart_cells seeded by the order's name, its restarts carrying
+//          the dead-end weights of aligned_cells.h (5) or not (6); budget x n nodes in all)
 //          Which search finds perfect packings: each of the round robin's searches (0 canonical,
 //          1 re-ranking canonical, lowest cell by 2 least slack, 3 fewest branches, 4 fewest
 //          branches over all wells, CellChoice::kWells) under each preorder (WAT, TAW, TWA,
