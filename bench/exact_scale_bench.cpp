@@ -28,6 +28,8 @@
 //          plan's buffer first more often goes wrong less (the plan need not be the only one).
 //        exact_scale_bench strategies [sizes=800,1600] [kinds=tiling,pinwheel,aligned,aligned1]
 //                                   [seeds=100-104] [budget=4] [orders=WAT,TAW,TWA,TWO] [searches=0,1,2,3,4]
+//          (searches 5 and 6: restart_cells seeded by the order's name, its restarts carrying
+//          the dead-end weights of aligned_cells.h (5) or not (6); budget x n nodes in all)
 //          Which search finds perfect packings: each of the round robin's searches (0 canonical,
 //          1 re-ranking canonical, lowest cell by 2 least slack, 3 fewest branches, 4 fewest
 //          branches over all wells, CellChoice::kWells) under each preorder (WAT, TAW, TWA,
@@ -204,9 +206,10 @@ int nodes(int instances, int buffers) {
 int strategies(const std::vector<std::string>& sizes, const std::vector<std::string>& kinds, int first_seed,
                int last_seed, int64_t per_buffer, const std::vector<std::string>& orders,
                const std::vector<std::string>& searches) {
-  constexpr int kSearches = 5;
+  constexpr int kSearches = 7;
   const char* names[kSearches] = {"canonical", "re-ranking", "cells, least slack", "cells, fewest branches",
-                                  "cells, wells"};
+                                  "cells, wells", "wells, restarts",
+                                  "wells, restarts, unweighted"};
   std::vector<char> on(kSearches, 0);
   for (const std::string& k : searches) on.at(std::stoul(k)) = 1;
   std::printf("| kind | buffers | search | found | median nodes when found | CPU s |\n|---|---:|---|---:|---:|---:|\n");
@@ -237,7 +240,9 @@ int strategies(const std::vector<std::string>& sizes, const std::vector<std::str
             exact::SearchResult r;
             // On a thread whose stack holds n levels, as in the solver (else a deep search stops).
             exact::run_deep(1, in.n + 2, [&] {
-              r = k < 2 ? exact::search(in, g.capacity, order, budget, Deadline(), k == 1 ? keys : "")
+              exact::weigh_dead_ends = k != 6;
+              r = k >= 5  ? exact::restart_cells(in, g.capacity, std::hash<std::string>{}(name), budget, Deadline())
+                  : k < 2 ? exact::search(in, g.capacity, order, budget, Deadline(), k == 1 ? keys : "")
                         : exact::search_cells(in, g.capacity, order,
                                               k == 2   ? exact::CellChoice::kLeastSlack
                                               : k == 3 ? exact::CellChoice::kFewestBranches

@@ -3,6 +3,7 @@
 // instances, and its effect on generated aligned packings.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -10,6 +11,7 @@
 #include "memplan/validate.h"
 #include "solvers/exact/aligned_cells.h"
 #include "solvers/exact/deep_threads.h"
+#include "solvers/exact/restarts.h"
 #include "solvers/exact/search.h"
 #include "exact_testing.h"
 #include "testing.h"
@@ -38,19 +40,29 @@ TEST(ExactAlignedCells, OrdersByTopValuationKeepingRank) {
   EXPECT_EQ(ids, (std::vector<int32_t>{9, 4, 5, 2, 0, 1, 6, 3}));
 }
 
-TEST(ExactAlignedCells, DecidesAlignedInstancesLikeBruteForce) {
-  // Instances with alignments (2-8 buffers, sizes 1-4, random power-of-two alignments): the
-  // reordered search finds a plan at the optimum and proves optimum - 1 infeasible, under
-  // either cell choice and three preorders.
-  std::mt19937_64 rng(2121);
-  int decided = 0;
+// Small random instances with alignments (2-8 buffers, sizes 1-4, random power-of-two
+// alignments; those drawn without any alignment above 1 skipped) and their optimum by brute
+// force: fn(trial, problem, optimum, instance). Returns the trials run.
+template <class Fn>
+int for_small_aligned(uint64_t seed, Fn fn) {
+  std::mt19937_64 rng(seed);
   const int trials = static_cast<int>(testing::sanitizer_scaled(300, 80));
   for (int trial = 0; trial < trials; ++trial) {
     const Problem p =
         testing::random_problem(rng, {.buffers = 2 + trial % 7, .horizon = 6, .max_size = 4, .alignment = true});
     const int64_t opt = testing::brute_force_optimum(p);
     const exact::Instance in = testing::exact_instance(p);
-    if (!in.aligned) continue;
+    if (in.aligned) fn(trial, p, opt, in);
+  }
+  return trials;
+}
+
+TEST(ExactAlignedCells, DecidesAlignedInstancesLikeBruteForce) {
+  // Instances with alignments (2-8 buffers, sizes 1-4, random power-of-two alignments): the
+  // reordered search finds a plan at the optimum and proves optimum - 1 infeasible, under
+  // either cell choice and three preorders.
+  int decided = 0;
+  const int trials = for_small_aligned(2121, [&](int trial, const Problem& p, int64_t opt, const exact::Instance& in) {
     for (const char* keys : {"WAT", "TAW", "ZWA"})
       for (exact::CellChoice choice : {exact::CellChoice::kLeastSlack, exact::CellChoice::kFewestBranches}) {
         const std::vector<int32_t> order = exact::preorder(in, keys);
@@ -61,7 +73,7 @@ TEST(ExactAlignedCells, DecidesAlignedInstancesLikeBruteForce) {
         ASSERT_EQ(no.outcome, exact::Outcome::kInfeasible) << "trial " << trial << " " << keys;
         ++decided;
       }
-  }
+  });
   EXPECT_GT(decided, 6 * trials / 2);
 }
 
@@ -98,6 +110,59 @@ TEST(ExactAlignedCells, FindsSmallAlignedPackingsInFewerNodes) {
   }
   EXPECT_GT(found_on, found_off) << nodes_on << " nodes with the order, " << nodes_off << " without";
   EXPECT_LT(nodes_on, nodes_off) << found_on << " found with the order, " << found_off << " without";
+}
+
+TEST(ExactAlignedCells, DeadEndWeightsKeepTheWellSearchExact) {
+  // The cell search over all wells on aligned instances chooses by branches per dead end
+  // (aligned_cells.h, weigh_dead_ends). Against brute force (2-8 buffers, alignments up to
+  // 8): with weights carried from search to search, as the restarts carry them, and with
+  // random weights planted first (other cells chosen), it finds a plan at the optimum and
+  // proves optimum - 1 infeasible; the refutations count dead ends.
+  std::mt19937_64 rng(2129);
+  int decided = 0, weighed = 0;
+  const int trials = for_small_aligned(2129, [&](int trial, const Problem& p, int64_t opt, const exact::Instance& in) {
+    for (const bool planted : {false, true}) {
+      std::vector<uint32_t> weights;
+      if (planted)
+        for (int32_t s = 0; s < in.sections; ++s) weights.push_back(static_cast<uint32_t>(rng() % 5));
+      for (const char* keys : {"WAT", "TAW"}) {
+        const std::vector<int32_t> order = exact::preorder(in, keys);
+        const exact::SearchResult no =
+            exact::search_cells(in, opt - 1, order, exact::CellChoice::kWells, INT64_MAX, Deadline(), nullptr, &weights);
+        ASSERT_EQ(no.outcome, exact::Outcome::kInfeasible) << "trial " << trial << " " << keys;
+        ASSERT_EQ(weights.size(), static_cast<size_t>(in.sections));
+        const exact::SearchResult yes =
+            exact::search_cells(in, opt, order, exact::CellChoice::kWells, INT64_MAX, Deadline(), nullptr, &weights);
+        ASSERT_EQ(yes.outcome, exact::Outcome::kFound) << "trial " << trial << " " << keys;
+        ASSERT_TRUE(testing::brute_force_valid(p, yes.offsets, opt)) << "trial " << trial;
+        ++decided;
+      }
+      if (!planted) weighed += std::any_of(weights.begin(), weights.end(), [](uint32_t w) { return w > 0; });
+    }
+  });
+  EXPECT_GT(decided, 4 * trials / 2);
+  EXPECT_GT(weighed, trials / 4);  // refutations run into dead ends, and count them
+}
+
+TEST(ExactAlignedCells, DeadEndWeightsCarryAcrossRestarts) {
+  // Aligned packing of 800 buffers, tuning seed 102: restarts of the well search (2n nodes
+  // each) find it within 64n nodes when each restart starts from the dead ends the earlier
+  // ones found (2,992 nodes when written), not when each starts afresh.
+  GenerateOptions g;
+  g.kind = "aligned";
+  g.buffers = 800;
+  g.seed = 102;
+  const Problem p = generate(g);
+  const exact::Instance in = testing::exact_instance(p);
+  for (const bool weighed : {true, false}) {
+    exact::SearchResult r;
+    exact::run_deep(1, in.n + 3, [&] {
+      exact::weigh_dead_ends = weighed;
+      r = exact::restart_cells(in, g.capacity, 1, 64 * in.n, Deadline());
+    });
+    EXPECT_EQ(r.outcome, weighed ? exact::Outcome::kFound : exact::Outcome::kBudget) << "weighed " << weighed;
+    if (r.outcome == exact::Outcome::kFound) EXPECT_TRUE(validate(p, r.offsets).ok);
+  }
 }
 
 }  // namespace

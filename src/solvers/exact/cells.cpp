@@ -49,9 +49,13 @@ void group_by_section(int32_t n, int32_t sections, SectionOf section_of, std::ve
 class CellDfs {
  public:
   CellDfs(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
-          CellChoice choice, int64_t budget, const Deadline& deadline, FailureMemo* memo)
+          CellChoice choice, int64_t budget, const Deadline& deadline, FailureMemo* memo,
+          std::vector<uint32_t>* weights)
       : in_(in), cap_(capacity), choice_(choice), budget_(budget), deadline_(deadline),
-        own_memo_(memo ? 0 : budget), memo_(memo ? memo : &own_memo_) {
+        own_memo_(memo ? 0 : budget), memo_(memo ? memo : &own_memo_),
+        weighted_(choice == CellChoice::kWells && in.aligned && weigh_dead_ends),
+        weights_(weights ? weights : &own_weights_) {
+    if (weighted_ && weights_->size() != static_cast<size_t>(in.sections)) weights_->assign(in.sections, 0);
     const int32_t n = in.n;
     placed_.assign(n, 0);
     offset_.assign(n, 0);
@@ -131,6 +135,15 @@ class CellDfs {
   // Branches on the lowest cell of the sub-problem [a, b) spanning sections [s_lo, s_hi).
   int branch(int32_t a, int32_t b, int32_t s_lo, int32_t s_hi) {
     const int32_t cell = choose_cell(s_lo, s_hi);
+    const int64_t before = nodes_;
+    const int status = branch_on(cell, a, b, s_lo, s_hi);
+    // A dead end: the cell's every branch failed at its own node (inference or the tests
+    // below), or it had none. Weighs the cell's section (aligned_cells.h, weigh_dead_ends).
+    if (weighted_ && status == kFail && nodes_ - before <= kDeadEndNodes) ++(*weights_)[cell];
+    return status;
+  }
+
+  int branch_on(int32_t cell, int32_t a, int32_t b, int32_t s_lo, int32_t s_hi) {
     const int64_t h = floor_[cell];
     if (well_tiling && !well_can_fill(cell, s_lo, s_hi)) return kFail;
 
@@ -285,6 +298,8 @@ class CellDfs {
   int32_t choose_well_cell(int32_t s_lo, int32_t s_hi) const {
     int32_t cell = -1;
     int64_t best = INT64_MAX;
+    uint64_t best_b = 0, best_w = 1;  // weighted_: the best cell's branches and weight + 1
+    int64_t best_h = 0;
     for (int32_t w_lo = s_lo, w_hi; w_lo < s_hi; w_lo = w_hi) {
       const int64_t h = floor_[w_lo];
       for (w_hi = w_lo + 1; w_hi < s_hi && floor_[w_hi] == h;) ++w_hi;
@@ -293,10 +308,17 @@ class CellDfs {
         const int32_t s = first ? w_lo : w_hi - 1;
         const int32_t* at = first ? starts_.data() + starts_begin_[s] : ends_.data() + ends_begin_[s];
         const int32_t* end = first ? starts_.data() + starts_begin_[s + 1] : ends_.data() + ends_begin_[s + 1];
-        int64_t branches = cap_ - h - remaining_[s] > 0;
+        uint64_t branches = cap_ - h - remaining_[s] > 0;
         for (; at != end; ++at)
           branches += !placed_[*at] && mo_[*at] == h && (twin_prev_[*at] < 0 || placed_[twin_prev_[*at]]);
-        const int64_t key = std::min<int64_t>(branches, 1 << 20) << 42 | std::min<int64_t>(h, (int64_t{1} << 42) - 1);
+        if (weighted_) {
+          // Fewest branches per dead end found there (dom/wdeg), then the lowest floor.
+          const uint64_t w = (*weights_)[s] + 1;
+          if (cell < 0 || branches * best_w < best_b * w || (branches * best_w == best_b * w && h < best_h))
+            cell = s, best_b = branches, best_w = w, best_h = h;
+          continue;
+        }
+        const int64_t key = std::min<int64_t>(static_cast<int64_t>(branches), 1 << 20) << 42 | std::min<int64_t>(h, (int64_t{1} << 42) - 1);
         if (key < best) best = key, cell = s;
         // One branch and no slack: only a dead cell could win, and inference refuted those.
         if (best <= int64_t{1} << 42) return cell;
@@ -483,6 +505,9 @@ class CellDfs {
   std::vector<FailureMemo::Key> hb_, hs_;  // memo key parts per buffer and per section
   FailureMemo own_memo_;
   FailureMemo* memo_;
+  const bool weighted_;             // kWells on an aligned instance: weights guide the choice
+  std::vector<uint32_t> own_weights_;
+  std::vector<uint32_t>* weights_;  // per section: dead ends found there
   int64_t nodes_ = 0;
   int64_t depth_ = 0;
   const int64_t depth_limit_ = depth_limit();  // recursion levels this thread's stack holds
@@ -492,10 +517,10 @@ class CellDfs {
 
 SearchResult search_cells(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
                           CellChoice choice, int64_t node_budget, const Deadline& deadline,
-                          FailureMemo* memo) {
+                          FailureMemo* memo, std::vector<uint32_t>* weights) {
   for (int32_t i = 0; i < in.n; ++i)
     if (in.fixed[i]) return {};  // kBudget: not for pre-placed buffers
-  CellDfs dfs(in, capacity, order, choice, node_budget, deadline, memo);
+  CellDfs dfs(in, capacity, order, choice, node_budget, deadline, memo, weights);
   return dfs.run();
 }
 

@@ -26,10 +26,11 @@ SearchResult restart_cells(const Instance& in, int64_t capacity, uint64_t seed, 
   const int64_t each = 2 * std::max<int64_t>(in.n, 1);
   SearchResult total;
   uint64_t mix = seed ^ (static_cast<uint64_t>(node_budget) * 0xd1b54a32d192ed03ULL);
+  std::vector<uint32_t> weights;  // dead ends learnt by one restart guide the next (aligned)
   do {
     const std::vector<int32_t> order = jittered_order(in, splitmix64(mix));
     SearchResult r = search_cells(in, capacity, order, CellChoice::kWells,
-                                  std::min(each, node_budget - total.nodes), deadline, memo);
+                                  std::min(each, node_budget - total.nodes), deadline, memo, &weights);
     const bool declined = r.nodes == 0;  // pre-placed buffers: the cell search declines
     r.nodes += total.nodes;
     total = std::move(r);

@@ -265,9 +265,11 @@ SearchResult search(const Instance& in, int64_t capacity, const std::vector<int3
 // `choice` picks the cell among the sections at the lowest floor (see cells.cpp).
 // kWells: the fewest branches over every local minimum of the floors, not only the lowest.
 enum class CellChoice { kLeastSlack, kFewestBranches, kWells };
+// `weights` (kWells on aligned instances only, aligned_cells.h): per section, the dead ends
+// found there so far, read and updated; kept by the caller across restarts (else its own).
 SearchResult search_cells(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
                           CellChoice choice, int64_t node_budget, const Deadline& deadline,
-                          FailureMemo* memo = nullptr);
+                          FailureMemo* memo = nullptr, std::vector<uint32_t>* weights = nullptr);
 
 // Testing aid for soundness: the same search, but a buffer is a candidate only when its
 // minimum offset equals `target[i]`, the offsets of a known canonical plan (every buffer at
