@@ -1,9 +1,15 @@
-// Solver `lns`: a large-neighbourhood search over a plan (issue 21 item 2). From a start
-// plan it asks, one neighbourhood at a time, whether the freed buffers can be re-placed
-// around the kept ones below the current peak: capacity = the largest multiple of the
-// granule (peak_granule) below it, decided by `exact` within a node budget (a decision, not
-// a minimization). A plan found is merged, validated against the whole and kept; a step that
-// fails (refuted or out of nodes) keeps the plan. After kPatience failures in a row the
+// Solver `lns`: a large-neighbourhood search over a plan (issue 21 item 2). The target is
+// the largest multiple of the granule (peak_granule) below the current peak: every optimal
+// peak is such a multiple, so nothing between is lost. Each step draws a neighbourhood
+// around one buffer above the target (the anchor: lns::pick) and asks `exact` whether the
+// freed buffers fit below the target around the kept ones, within a node budget (a
+// decision, not a minimization; the kept buffers above the target are clipped to their part
+// below it, lns::sub_of). A plan found is merged, validated against the whole and kept:
+// fewer buffers above the target (the anchor at least went below), and when none is left
+// the peak has dropped and the next target is one granule lower. So the buffers at the peak
+// are moved down a few at a time, not all at once (on D they lie across the horizon: one
+// neighbourhood holding them all is the whole problem). A step that fails (refuted or out
+// of nodes) keeps the plan. After kPatience failures in a row the
 // neighbourhoods grow by half; past the whole problem they start small again with twice the
 // node budget. Every choice is drawn from the seed and every decision is bounded by nodes,
 // so a run given --iterations (steps) repeats step for step under any load; the time limit
@@ -86,7 +92,7 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
   size_t size = std::min<size_t>(kFirstSize, static_cast<size_t>(n));
   int64_t step_nodes = kFirstStepNodes, nodes = 0;
   int fails = 0;
-  int64_t step = 0, found = 0, refuted = 0, undecided = 0;
+  int64_t step = 0, found = 0, moved = 0, refuted = 0, undecided = 0;
   size_t max_found = 0, max_refuted = 0;
   const char* reason = "steps";
   for (; step < steps; ++step) {
@@ -107,13 +113,14 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
       reason = "preplaced_at_peak";
       break;
     }
-    const Buffer& c = p.buffers[must[splitmix64(state) % must.size()]];
     lns::Draw draw;
+    draw.anchor = must[splitmix64(state) % must.size()];
+    const Buffer& c = p.buffers[draw.anchor];
     draw.center = c.start + static_cast<int64_t>(splitmix64(state) % static_cast<uint64_t>(c.end - c.start));
     draw.lambda = kLambdas[splitmix64(state) % std::size(kLambdas)];
     draw.size = size;
     draw.seed = splitmix64(state);
-    const std::vector<int32_t> freed = lns::pick(p, offsets, target, draw);
+    const std::vector<int32_t> freed = lns::pick(p, offsets, draw);
     const lns::Sub sub = lns::sub_of(p, offsets, freed, target);
     SolveOptions o = exact_options(deadline, opt, step_nodes);
     o.capacity = target;
@@ -123,13 +130,16 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
     if (r.solution) {
       std::vector<int64_t> merged = offsets;
       for (size_t k = 0; k < freed.size(); ++k) merged[freed[k]] = r.solution->offsets[k];
-      if (validate(p, merged, target, 1).ok) {  // the kept buffers stayed where they were
+      // The freed buffers are below the target now, the kept ones where they were: fewer
+      // buffers above it, and the peak no higher (lower once none is left above it).
+      if (validate(p, merged, capacity_of(p, opt), 1).ok) {
         offsets = std::move(merged);
         ok = true;
       }
     }
     if (ok) {
-      ++found;
+      ++moved;
+      if (peak_of(p, offsets) < peak) ++found;
       max_found = std::max(max_found, freed.size());
       fails = 0;
     } else {
@@ -154,8 +164,8 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
   res.iterations = step;
   res.detail = "reason=" + std::string(reason) + " start=" + how + " start_peak=" + std::to_string(start_peak) +
                " steps=" + std::to_string(step) + " improved=" + std::to_string(found) +
-               " refuted=" + std::to_string(refuted) + " undecided=" + std::to_string(undecided) +
-               " max_improved_size=" + std::to_string(max_found) + " max_refuted_size=" + std::to_string(max_refuted) +
+               " moved=" + std::to_string(moved) + " refuted=" + std::to_string(refuted) +
+               " undecided=" + std::to_string(undecided) + " max_moved_size=" + std::to_string(max_found) + " max_refuted_size=" + std::to_string(max_refuted) +
                " size=" + std::to_string(size) + " step_nodes=" + std::to_string(step_nodes) +
                " nodes=" + std::to_string(nodes) + " granule=" + std::to_string(g);
   return res;

@@ -11,7 +11,7 @@ namespace {
 constexpr double kJitter = 0.02;
 }  // namespace
 
-std::vector<int32_t> pick(const Problem& p, const std::vector<int64_t>& offsets, int64_t target, const Draw& draw) {
+std::vector<int32_t> pick(const Problem& p, const std::vector<int64_t>& offsets, const Draw& draw) {
   const int32_t n = static_cast<int32_t>(p.buffers.size());
   int64_t lo = INT64_MAX, hi = INT64_MIN, peak = 1;
   for (int32_t i = 0; i < n; ++i) {
@@ -27,7 +27,7 @@ std::vector<int32_t> pick(const Problem& p, const std::vector<int64_t>& offsets,
     const double jitter = kJitter * static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
     if (b.offset) continue;
     const int64_t top = sat_add(offsets[i], b.size);
-    if (top > target) {  // must move
+    if (i == draw.anchor) {
       scored.push_back({-1.0, i});
       continue;
     }
@@ -77,7 +77,23 @@ Sub sub_of(const Problem& p, const std::vector<int64_t>& offsets, const std::vec
   s.ids.insert(s.ids.end(), context.begin(), context.end());
   s.problem = subproblem(p, s.ids);
   s.problem.capacity = target;
-  for (size_t k = freed.size(); k < s.ids.size(); ++k) s.problem.buffers[k].offset = offsets[s.ids[k]];
+  std::vector<int32_t> keep;  // positions in s.ids, dropping context wholly above the target
+  for (size_t k = 0; k < s.ids.size(); ++k) {
+    Buffer& b = s.problem.buffers[k];
+    if (k >= freed.size()) {
+      const int64_t at = offsets[s.ids[k]];
+      if (at >= target) continue;
+      b.offset = at;
+      if (sat_add(at, b.size) > target) b.size = target - at, b.gaps.clear();
+    }
+    keep.push_back(static_cast<int32_t>(k));
+  }
+  if (keep.size() < s.ids.size()) {
+    std::vector<int32_t> ids;
+    for (int32_t k : keep) ids.push_back(s.ids[k]);
+    s.problem = subproblem(s.problem, keep);
+    s.ids = std::move(ids);
+  }
   return s;
 }
 

@@ -19,24 +19,28 @@ namespace memplan::lns {
 // the highest buffers over the whole horizon; in between, a band below the peak around it.
 // `jitter` (one value in [0, kJitter) per buffer) breaks ties differently per draw.
 struct Draw {
+  int32_t anchor = -1;  // a buffer above the target, freed whatever its score (-1: none)
   int64_t center = 0;
   double lambda = 0;
   size_t size = 0;
   uint64_t seed = 0;
 };
 
-// The buffers to free: every movable buffer whose top exceeds `target` (each must move),
-// then the best-scored others up to `draw.size` in all (more when more must move). Pre-placed
-// buffers (Buffer::offset) are never freed. Sorted by index.
-std::vector<int32_t> pick(const Problem& p, const std::vector<int64_t>& offsets, int64_t target, const Draw& draw);
+// The buffers to free: the anchor, then the best-scored other movable buffers up to
+// `draw.size` in all. Pre-placed buffers (Buffer::offset) are never freed. Sorted by index.
+std::vector<int32_t> pick(const Problem& p, const std::vector<int64_t>& offsets, const Draw& draw);
 
 // The kept buffers whose lifetimes overlap some freed buffer's (the only ones the freed can
 // collide with), sorted by index. O(n log f) for f freed.
 std::vector<int32_t> context_of(const Problem& p, const std::vector<int32_t>& freed);
 
 // subproblem(p, freed + context) with each context buffer pre-placed at its offset in
-// `offsets` and the capacity `target`. Returns the problem and the whole's index of each of
-// its buffers.
+// `offsets` and the capacity `target`. A context buffer reaching above the target (one of
+// those still to be moved down, left where it is by this step) keeps only its part below the
+// target, [offset, target), as a full rectangle (none when it lies wholly above): the freed
+// buffers must stay below the target, so they can only meet that part, and a plan of the
+// sub-problem merged back is a plan of the whole whose buffers above the target are those
+// kept there. Returns the problem and the whole's index of each of its buffers.
 struct Sub {
   Problem problem;
   std::vector<int32_t> ids;
