@@ -122,7 +122,7 @@ TEST(LnsNeighbourhood, SubProblemPreplacesTheContextWhereThePlanHasIt) {
 TEST(Lns, ValidNeverWorseAndDeterministicOnRandomInstances) {
   std::mt19937_64 rng(3);
   int improved = 0;
-  for (int trial = 0; trial < testing::sanitizer_scaled(24, 8); ++trial) {
+  for (int trial = 0; trial < testing::sanitizer_scaled(16, 6); ++trial) {
     const Problem p = testing::random_problem(rng, {.buffers = 30, .horizon = 20, .max_size = 40,
                                                     .alignment = trial % 2 == 1});
     const std::vector<int64_t> start = stacked(p);

@@ -33,6 +33,7 @@ namespace {
 
 constexpr size_t kFirstSize = 24;              // buffers freed by the first neighbourhoods
 constexpr int kPatience = 8;                   // failures in a row before they grow
+constexpr int kShakeEvery = 4;                 // a shake after this many failures in a row
 constexpr int64_t kFirstStepNodes = 1 << 14;   // a step's node budget, doubled each cycle
 constexpr int64_t kStartNodes = 1 << 20;       // exact's start plan, when none is given
 constexpr int64_t kDefaultSteps = 2000;        // with neither a time limit nor --iterations
@@ -92,7 +93,7 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
   size_t size = std::min<size_t>(kFirstSize, static_cast<size_t>(n));
   int64_t step_nodes = kFirstStepNodes, nodes = 0;
   int fails = 0;
-  int64_t step = 0, found = 0, moved = 0, refuted = 0, undecided = 0;
+  int64_t step = 0, found = 0, moved = 0, shaken = 0, refuted = 0, undecided = 0;
   size_t max_found = 0, max_refuted = 0;
   const char* reason = "steps";
   for (; step < steps; ++step) {
@@ -120,10 +121,17 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
     draw.lambda = kLambdas[splitmix64(state) % std::size(kLambdas)];
     draw.size = size;
     draw.seed = splitmix64(state);
+    // Every kShakeEvery-th failure in a row, a shake: the same kind of neighbourhood decided
+    // at the current peak instead, so the search's plan of it (each buffer pushed down onto
+    // the ones below, exact's canonical form) replaces the old one at no higher peak: the
+    // kept buffers around the next anchors are then others (on D no anchor moved in 300
+    // steps without them).
+    const bool shake = fails > 0 && fails % kShakeEvery == 0;
+    const int64_t cap = shake ? peak : target;
     const std::vector<int32_t> freed = lns::pick(p, offsets, draw);
-    const lns::Sub sub = lns::sub_of(p, offsets, freed, target);
+    const lns::Sub sub = lns::sub_of(p, offsets, freed, cap);
     SolveOptions o = exact_options(deadline, opt, step_nodes);
-    o.capacity = target;
+    o.capacity = cap;
     const SolveResult r = exact->run(sub.problem, o);
     nodes = sat_add(nodes, nodes_of(r));
     bool ok = false;
@@ -137,22 +145,26 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
         ok = true;
       }
     }
-    if (ok) {
+    if (ok && shake) {
+      ++shaken;
+      ++fails;  // a shake is not progress: the neighbourhoods still grow
+    } else if (ok) {
       ++moved;
       if (peak_of(p, offsets) < peak) ++found;
       max_found = std::max(max_found, freed.size());
       fails = 0;
     } else {
-      if (r.status == Status::kInfeasible) ++refuted, max_refuted = std::max(max_refuted, freed.size());
-      else ++undecided;
-      if (++fails >= kPatience) {
-        fails = 0;
-        if (size >= static_cast<size_t>(n)) {  // a whole cycle failed: small again, deeper
-          size = std::min<size_t>(kFirstSize, static_cast<size_t>(n));
-          step_nodes = sat_mul(step_nodes, 2);
-        } else {
-          size = std::min<size_t>(size + size / 2, static_cast<size_t>(n));
-        }
+      if (!shake && r.status == Status::kInfeasible) ++refuted, max_refuted = std::max(max_refuted, freed.size());
+      else if (!shake) ++undecided;
+      ++fails;
+    }
+    if (fails >= kPatience) {
+      fails = 0;
+      if (size >= static_cast<size_t>(n)) {  // a whole cycle failed: small again, deeper
+        size = std::min<size_t>(kFirstSize, static_cast<size_t>(n));
+        step_nodes = sat_mul(step_nodes, 2);
+      } else {
+        size = std::min<size_t>(size + size / 2, static_cast<size_t>(n));
       }
     }
     if (opt.progress)
@@ -164,7 +176,7 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
   res.iterations = step;
   res.detail = "reason=" + std::string(reason) + " start=" + how + " start_peak=" + std::to_string(start_peak) +
                " steps=" + std::to_string(step) + " improved=" + std::to_string(found) +
-               " moved=" + std::to_string(moved) + " refuted=" + std::to_string(refuted) +
+               " moved=" + std::to_string(moved) + " shaken=" + std::to_string(shaken) + " refuted=" + std::to_string(refuted) +
                " undecided=" + std::to_string(undecided) + " max_moved_size=" + std::to_string(max_found) + " max_refuted_size=" + std::to_string(max_refuted) +
                " size=" + std::to_string(size) + " step_nodes=" + std::to_string(step_nodes) +
                " nodes=" + std::to_string(nodes) + " granule=" + std::to_string(g);
