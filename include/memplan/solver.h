@@ -90,6 +90,11 @@ struct SolveOptions {
   // the solver builds it. A caller that does not run the solver on that same problem must
   // not pass it (the driver's lowering and two-ended split make new problems: see solve()).
   std::shared_ptr<const ConflictGraph> conflict_graph;
+  // A plan to start from (offsets by buffer index), for solvers that improve a given plan
+  // (`lns`; the CLI's `solve --initial PLAN`); the others ignore it. A start that is not a
+  // valid plan of the problem the solver gets (another buffer count after the driver's
+  // lowering, or a violation) is not used.
+  std::shared_ptr<const std::vector<int64_t>> initial;
 };
 
 enum class Status {

@@ -118,7 +118,7 @@ class ProgressLine {
 int cmd_solve(const std::string& input, const std::string& algo, std::optional<int64_t> capacity,
               double time_limit, uint64_t seed, int threads, int64_t iterations,
               const std::string& output, const std::string& lifetimes, bool validate_plan,
-              const std::string& svg, const std::string& order_out) {
+              const std::string& svg, const std::string& order_out, const std::string& initial) {
   if (has_extension(output, ".plc")) {
     std::cerr << "memplan: error: " << output << ": cannot write PLC; use .csv or .json\n";
     return kExitBadInput;
@@ -165,6 +165,15 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   if (!find_solver(algo)) {
     std::cerr << "memplan: unknown algorithm '" << algo << "' (see 'memplan list')\n";
     return kExitBadInput;
+  }
+  if (!initial.empty()) {  // --initial: a valid plan of this problem, or exit 2 before solving
+    if (l.graph) throw InputError(initial + ": --initial needs a problem file, not a model");
+    auto offsets = std::make_shared<std::vector<int64_t>>(
+        has_extension(initial, ".json") ? read_json_solution_file(initial, l.problem)
+                                        : read_solution_csv_file(initial, l.problem));
+    const Validation v = validate(l.problem, *offsets);
+    if (!v.ok) throw InputError(initial + ": not a valid plan of " + input + ": " + v.errors.front());
+    opt.initial = std::move(offsets);
   }
   if (const int code = solve_spaces(l, input, algo, opt, output); code >= 0) return code;
   const auto t0 = std::chrono::steady_clock::now();
@@ -456,7 +465,9 @@ int main(int argc, char** argv) {
   add_lifetimes(solve_cmd);
   add_model_options(solve_cmd, g_model);
   add_spaces_options(solve_cmd);
-  std::string order_out;
+  std::string order_out, initial;
+  solve_cmd->add_option("--initial", initial,
+                        "a plan of the input to start from (CSV or JSON; algorithms that improve a plan: lns)");
   solve_cmd->add_option("--order-out", order_out,
                         "a model: write the kept execution order here (names per line, or .json)");
 
@@ -539,7 +550,7 @@ int main(int argc, char** argv) {
   try {
     if (*solve_cmd)
       return cmd_solve(input, algo, capacity, time_limit, seed, threads, iterations, output, lifetimes, !no_validate, svg,
-                       order_out);
+                       order_out, initial);
     if (*explain_args.cmd) return run_explain(explain_args);
     if (*bound_args.cmd) return run_bound(bound_args);
     if (*validate_cmd) return cmd_validate(input, solution, capacity, lifetimes);

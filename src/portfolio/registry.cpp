@@ -11,6 +11,7 @@ const std::vector<SolverInfo>& all_solvers() {
     register_baselines(out);
     register_search(out);
     register_idealloc(out);
+    register_lns(out);
     return out;
   }();
   return solvers;

@@ -14,5 +14,6 @@ void register_search(std::vector<SolverInfo>& out);  // order-search metaheurist
 void register_portfolio(std::vector<SolverInfo>& out);
 void register_baselines(std::vector<SolverInfo>& out);  // production allocators
 void register_idealloc(std::vector<SolverInfo>& out);
+void register_lns(std::vector<SolverInfo>& out);  // large-neighbourhood search over exact
 
 }  // namespace memplan

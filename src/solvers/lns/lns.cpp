@@ -1,0 +1,196 @@
+// Solver `lns`: a large-neighbourhood search over a plan (issue 21 item 2). The target is
+// the largest multiple of the granule (peak_granule) below the current peak: every optimal
+// peak is such a multiple, so nothing between is lost. Each step draws a neighbourhood
+// around one buffer above the target (the anchor: lns::pick) and asks `exact` whether the
+// freed buffers fit below the target around the kept ones, within a node budget (a
+// decision, not a minimization; the kept buffers above the target are clipped to their part
+// below it, lns::sub_of). A plan found is merged, validated against the whole and kept:
+// fewer buffers above the target (the anchor at least went below), and when none is left
+// the peak has dropped and the next target is one granule lower. So the buffers at the peak
+// are moved down a few at a time, not all at once (on D they lie across the horizon: one
+// neighbourhood holding them all is the whole problem). A step that fails (refuted or out
+// of nodes) keeps the plan. After kPatience failures in a row the
+// neighbourhoods grow by half; past the whole problem they start small again with twice the
+// node budget. Every choice is drawn from the seed and every decision is bounded by nodes,
+// so a run given --iterations (steps) repeats step for step under any load; the time limit
+// only caps it, returning the best plan so far. A heuristic: its plans are never claimed
+// optimal here (the driver's own bound may still meet one).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "core/arith.h"
+#include "memplan/bounds.h"
+#include "memplan/instant_bound.h"
+#include "memplan/validate.h"
+#include "solvers/families.h"
+#include "solvers/lns/neighbourhood.h"
+
+namespace memplan {
+
+namespace {
+
+constexpr size_t kFirstSize = 24;              // buffers freed by the first neighbourhoods
+constexpr int kPatience = 8;                   // failures in a row before they grow
+constexpr int kShakeEvery = 4;                 // a shake after this many failures in a row
+constexpr int64_t kFirstStepNodes = 1 << 14;   // a step's node budget, doubled each cycle
+constexpr int64_t kStartNodes = 1 << 20;       // exact's start plan, when none is given
+constexpr int64_t kDefaultSteps = 2000;        // with neither a time limit nor --iterations
+constexpr double kLambdas[] = {0.0, 0.3, 0.7, 1.0};  // neighbourhood shapes (Draw::lambda)
+
+// The nodes an `exact` run reports in its detail ("nodes=N"), 0 when absent.
+int64_t nodes_of(const SolveResult& r) {
+  const size_t at = r.detail.find(" nodes=");
+  return at == std::string::npos ? 0 : std::stoll(r.detail.substr(at + 7));
+}
+
+SolveOptions exact_options(const Deadline& deadline, const SolveOptions& opt, int64_t nodes) {
+  SolveOptions o;
+  o.cancel = opt.cancel;
+  const double left = deadline.remaining_seconds();
+  o.time_limit_seconds = std::isfinite(left) ? std::max(0.001, left) : 0;  // 0: no limit
+  o.iterations = nodes;  // exact stops after the round in which its settled nodes reach it
+  o.threads = 1;
+  o.validate = false;
+  o.explain = false;
+  return o;
+}
+
+// The start: opt.initial when it is a valid plan of p, else `exact` minimizing for
+// kStartNodes nodes (one thread: the same plan under any load).
+std::optional<std::vector<int64_t>> start_plan(const Problem& p, const SolveOptions& opt, const Deadline& deadline,
+                                               const SolverInfo& exact, std::string& how) {
+  if (opt.initial && opt.initial->size() == p.buffers.size() && validate(p, *opt.initial, capacity_of(p, opt), 1).ok) {
+    how = "initial";
+    return *opt.initial;
+  }
+  how = opt.initial ? "exact(initial_unusable)" : "exact";
+  const SolveResult r = exact.run(p, exact_options(deadline, opt, kStartNodes));
+  if (!r.solution) return std::nullopt;
+  return r.solution->offsets;
+}
+
+SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
+  const Deadline deadline(opt.time_limit_seconds, opt.cancel);
+  const SolverInfo* exact = find_solver("exact");
+  std::string how;
+  std::optional<std::vector<int64_t>> start = start_plan(p, opt, deadline, *exact, how);
+  if (!start) {
+    SolveResult r = result_from_plan(p, opt, std::nullopt);
+    r.detail = "start=" + how + " reason=no_start_plan";
+    return r;
+  }
+  std::vector<int64_t> offsets = std::move(*start);
+  const int32_t n = static_cast<int32_t>(p.buffers.size());
+  const int64_t g = std::max<int64_t>(peak_granule(p), 1);
+  const int64_t floor = (sat_add(lower_bound_of(p), g - 1)) / g * g;  // no plan is below it
+  const int64_t start_peak = peak_of(p, offsets);
+  const int64_t steps = opt.iterations > 0 ? opt.iterations
+                        : opt.time_limit_seconds > 0 && std::isfinite(opt.time_limit_seconds) ? INT64_MAX
+                                                                                              : kDefaultSteps;
+  uint64_t state = opt.seed;
+  size_t size = std::min<size_t>(kFirstSize, static_cast<size_t>(n));
+  int64_t step_nodes = kFirstStepNodes, nodes = 0;
+  int fails = 0;
+  int64_t step = 0, found = 0, moved = 0, shaken = 0, refuted = 0, undecided = 0;
+  size_t max_found = 0, max_refuted = 0;
+  const char* reason = "steps";
+  for (; step < steps; ++step) {
+    if (deadline.expired()) {
+      reason = "time_limit";
+      break;
+    }
+    const int64_t peak = peak_of(p, offsets);
+    if (peak <= floor) {
+      reason = "at_lower_bound";
+      break;
+    }
+    const int64_t target = (peak - 1) / g * g;
+    std::vector<int32_t> must;  // the buffers above the target
+    for (int32_t i = 0; i < n; ++i)
+      if (sat_add(offsets[i], p.buffers[i].size) > target) must.push_back(i);
+    if (std::any_of(must.begin(), must.end(), [&](int32_t i) { return p.buffers[i].offset.has_value(); })) {
+      reason = "preplaced_at_peak";
+      break;
+    }
+    lns::Draw draw;
+    draw.anchor = must[splitmix64(state) % must.size()];
+    const Buffer& c = p.buffers[draw.anchor];
+    draw.center = c.start + static_cast<int64_t>(splitmix64(state) % static_cast<uint64_t>(c.end - c.start));
+    draw.lambda = kLambdas[splitmix64(state) % std::size(kLambdas)];
+    draw.size = size;
+    draw.seed = splitmix64(state);
+    // Every kShakeEvery-th failure in a row, a shake: the same kind of neighbourhood decided
+    // at the current peak instead, so the search's plan of it (each buffer pushed down onto
+    // the ones below, exact's canonical form) replaces the old one at no higher peak: the
+    // kept buffers around the next anchors are then others (on D no anchor moved in 300
+    // steps without them).
+    const bool shake = fails > 0 && fails % kShakeEvery == 0;
+    const int64_t cap = shake ? peak : target;
+    const std::vector<int32_t> freed = lns::pick(p, offsets, draw);
+    const lns::Sub sub = lns::sub_of(p, offsets, freed, cap);
+    SolveOptions o = exact_options(deadline, opt, step_nodes);
+    o.capacity = cap;
+    const SolveResult r = exact->run(sub.problem, o);
+    nodes = sat_add(nodes, nodes_of(r));
+    bool ok = false;
+    if (r.solution) {
+      std::vector<int64_t> merged = offsets;
+      for (size_t k = 0; k < freed.size(); ++k) merged[freed[k]] = r.solution->offsets[k];
+      // The freed buffers are below the target now, the kept ones where they were: fewer
+      // buffers above it, and the peak no higher (lower once none is left above it).
+      if (validate(p, merged, capacity_of(p, opt), 1).ok) {
+        offsets = std::move(merged);
+        ok = true;
+      }
+    }
+    if (ok && shake) {
+      ++shaken;
+      ++fails;  // a shake is not progress: the neighbourhoods still grow
+    } else if (ok) {
+      ++moved;
+      if (peak_of(p, offsets) < peak) ++found;
+      max_found = std::max(max_found, freed.size());
+      fails = 0;
+    } else {
+      if (!shake && r.status == Status::kInfeasible) ++refuted, max_refuted = std::max(max_refuted, freed.size());
+      else if (!shake) ++undecided;
+      ++fails;
+    }
+    if (fails >= kPatience) {
+      fails = 0;
+      if (size >= static_cast<size_t>(n)) {  // a whole cycle failed: small again, deeper
+        size = std::min<size_t>(kFirstSize, static_cast<size_t>(n));
+        step_nodes = sat_mul(step_nodes, 2);
+      } else {
+        size = std::min<size_t>(size + size / 2, static_cast<size_t>(n));
+      }
+    }
+    if (opt.progress)
+      opt.progress("step=" + std::to_string(step) + " peak=" + std::to_string(peak_of(p, offsets)) +
+                   " size=" + std::to_string(size) + " budget=" + std::to_string(step_nodes));
+  }
+  Solution plan{offsets, peak_of(p, offsets)};
+  SolveResult res = result_from_plan(p, opt, std::move(plan));
+  res.iterations = step;
+  res.detail = "reason=" + std::string(reason) + " start=" + how + " start_peak=" + std::to_string(start_peak) +
+               " steps=" + std::to_string(step) + " improved=" + std::to_string(found) +
+               " moved=" + std::to_string(moved) + " shaken=" + std::to_string(shaken) + " refuted=" + std::to_string(refuted) +
+               " undecided=" + std::to_string(undecided) + " max_moved_size=" + std::to_string(max_found) + " max_refuted_size=" + std::to_string(max_refuted) +
+               " size=" + std::to_string(size) + " step_nodes=" + std::to_string(step_nodes) +
+               " nodes=" + std::to_string(nodes) + " granule=" + std::to_string(g);
+  return res;
+}
+
+}  // namespace
+
+void register_lns(std::vector<SolverInfo>& out) {
+  out.push_back({"lns",
+                 "large-neighbourhood search: from a plan (--initial, or exact's), frees buffers "
+                 "near the peak and re-places them with the exact search one granule lower; "
+                 "seeded, node-budgeted; heuristic",
+                 run_lns});
+}
+
+}  // namespace memplan
