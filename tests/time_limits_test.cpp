@@ -51,6 +51,36 @@ TEST(SortUntil, SortsLikeStableSortAndStopsAtAPassedDeadline) {
   EXPECT_NE(got, want);  // it stopped before the first block
 }
 
+// sort_total_until and sort_until on plain numbers take std::sort in their blocks: under a
+// total order (keys ending in the index) and for numbers, the result is the one sorted order,
+// the same as std::sort's, across the blocks and merges (n above the 2^13-item block) and
+// without a deadline.
+TEST(SortUntil, TotalOrdersAndPlainNumbersSortLikeStdSort) {
+  std::mt19937_64 rng(5);
+  const size_t n = 50'000;
+  std::vector<int64_t> key(n), nums(n);
+  for (size_t i = 0; i < n; ++i) key[i] = static_cast<int64_t>(rng() % 500), nums[i] = static_cast<int64_t>(rng() % 700);
+  auto total = [&](int32_t a, int32_t b) { return std::pair(key[a], a) < std::pair(key[b], b); };
+  std::vector<int32_t> ids(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = static_cast<int32_t>(n - 1 - i);
+  std::vector<int32_t> want_ids = ids;
+  std::sort(want_ids.begin(), want_ids.end(), total);
+  std::vector<int64_t> want_nums = nums;
+  std::sort(want_nums.begin(), want_nums.end());
+  const Deadline unlimited;
+  for (const Deadline* d : {&unlimited, static_cast<const Deadline*>(nullptr)}) {
+    std::vector<int32_t> got_ids = ids;
+    ASSERT_TRUE(sort_total_until(got_ids, total, d));
+    EXPECT_EQ(got_ids, want_ids);
+    std::vector<int64_t> got_nums = nums;
+    ASSERT_TRUE(sort_until(got_nums, std::less<>(), d));
+    EXPECT_EQ(got_nums, want_nums);
+  }
+  const Passed passed;
+  std::vector<int32_t> stopped = ids;
+  EXPECT_FALSE(sort_total_until(stopped, total, &passed.deadline));
+}
+
 TEST(PolledSteps, StopAtAPassedDeadlineAndAgreeOtherwise) {
   const Problem p = dnn(60'000);
   const Passed passed;

@@ -97,27 +97,27 @@ std::vector<int32_t> make_order(const Problem& p, Order o, const Deadline* deadl
   std::iota(idx.begin(), idx.end(), 0);
   auto len = [&](int32_t i) { return b[i].end - b[i].start; };
   auto area = [&](int32_t i) { return static_cast<__int128>(b[i].size) * len(i); };
-  bool sorted = true;
+  bool sorted = true;  // every key below ends in the index: a total order
   switch (o) {
     case Order::kSizeDesc:
-      sorted = sort_until(idx, [&](int32_t x, int32_t y) {
+      sorted = sort_total_until(idx, [&](int32_t x, int32_t y) {
         return std::tuple(-b[x].size, -len(x), b[x].start, x) <
                std::tuple(-b[y].size, -len(y), b[y].start, y);
       }, deadline);
       break;
     case Order::kAreaDesc:
-      sorted = sort_until(idx, [&](int32_t x, int32_t y) {
+      sorted = sort_total_until(idx, [&](int32_t x, int32_t y) {
         if (area(x) != area(y)) return area(x) > area(y);
         return std::tuple(-b[x].size, x) < std::tuple(-b[y].size, y);
       }, deadline);
       break;
     case Order::kLengthDesc:
-      sorted = sort_until(idx, [&](int32_t x, int32_t y) {
+      sorted = sort_total_until(idx, [&](int32_t x, int32_t y) {
         return std::tuple(-len(x), -b[x].size, x) < std::tuple(-len(y), -b[y].size, y);
       }, deadline);
       break;
     case Order::kStartAsc:
-      sorted = sort_until(idx, [&](int32_t x, int32_t y) {
+      sorted = sort_total_until(idx, [&](int32_t x, int32_t y) {
         return std::tuple(b[x].start, -b[x].size, x) < std::tuple(b[y].start, -b[y].size, y);
       }, deadline);
       break;
@@ -126,7 +126,7 @@ std::vector<int32_t> make_order(const Problem& p, Order o, const Deadline* deadl
       const std::vector<int64_t> key =
           o == Order::kConflictDesc ? conflict_counts(p, deadline) : conflict_sizes(p, deadline);
       if (key.size() != b.size()) return {};
-      sorted = sort_until(idx, [&](int32_t x, int32_t y) {
+      sorted = sort_total_until(idx, [&](int32_t x, int32_t y) {
         return std::tuple(-key[x], -b[x].size, x) < std::tuple(-key[y], -b[y].size, y);
       }, deadline);
       break;
@@ -136,7 +136,7 @@ std::vector<int32_t> make_order(const Problem& p, Order o, const Deadline* deadl
       const std::vector<int64_t> t = lifetime_pressure(p, deadline);
       if (t.size() != b.size()) return {};
       const bool taw = o == Order::kPressureDesc;
-      sorted = sort_until(idx, [&](int32_t x, int32_t y) {
+      sorted = sort_total_until(idx, [&](int32_t x, int32_t y) {
         const auto kx = taw ? std::tuple(-t[x], -area(x), -len(x)) : std::tuple(-len(x), -area(x), -t[x]);
         const auto ky = taw ? std::tuple(-t[y], -area(y), -len(y)) : std::tuple(-len(y), -area(y), -t[y]);
         return kx != ky ? kx < ky : x < y;
