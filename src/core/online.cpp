@@ -100,7 +100,7 @@ std::optional<Solution> online_plan(const Problem& p, const Deadline* deadline) 
     events.push_back({b.start, 1, b.size, i});
     events.push_back({b.end, 0, b.size, i});
   }
-  const bool sorted = sort_until(events, [](const Event& a, const Event& b) {
+  const bool sorted = sort_total_until(events, [](const Event& a, const Event& b) {  // total: ends in the id
     if (a.time != b.time) return a.time < b.time;
     if (a.kind != b.kind) return a.kind < b.kind;
     return a.size != b.size ? a.size > b.size : a.buffer < b.buffer;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "memplan/solver.h"
@@ -39,10 +40,14 @@ void sort_block(It first, It last, Less less) {
   else std::stable_sort(first, last, less);
 }
 
-// Numbers compared by std::less: equal ones cannot be told apart, so any sort will do.
+// Numbers, or pairs of numbers, compared whole by std::less: equal ones cannot be told
+// apart, so any sort will do.
+template <class T>
+constexpr bool kNumbers = std::is_arithmetic_v<T>;
+template <class A, class B>
+constexpr bool kNumbers<std::pair<A, B>> = std::is_arithmetic_v<A> && std::is_arithmetic_v<B>;
 template <class T, class Less>
-constexpr bool kPlainValues =
-    std::is_arithmetic_v<T> && (std::is_same_v<Less, std::less<>> || std::is_same_v<Less, std::less<T>>);
+constexpr bool kPlainValues = kNumbers<T> && (std::is_same_v<Less, std::less<>> || std::is_same_v<Less, std::less<T>>);
 
 // The sort behind sort_until / sort_until_stop: `expired()` is read between blocks of 2^13
 // items and every 4096 items of the merges.

@@ -246,13 +246,14 @@ bool sort_events(std::vector<Event>& events, const Deadline* deadline) {
     if (a.is_end != b.is_end) return a.is_end;
     return a.rect < b.rect;
   };
-  if (events.size() < 4096) return sort_until(events, less, deadline);
+  // A total order (a rectangle's two events differ in is_end): std::sort's blocks will do.
+  if (events.size() < 4096) return sort_total_until(events, less, deadline);
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (const Event& e : events) lo = std::min(lo, e.time), hi = std::max(hi, e.time);
   const int rect_bits = std::bit_width(events.size());
   int64_t span = 0;
   if (__builtin_sub_overflow(hi, lo, &span) || std::bit_width(static_cast<uint64_t>(span)) + 1 + rect_bits > 64)
-    return sort_until(events, less, deadline);  // too wide to pack
+    return sort_total_until(events, less, deadline);  // too wide to pack
   std::vector<uint64_t> keys(events.size()), tmp;
   for (size_t k = 0; k < events.size(); ++k) {
     const Event& e = events[k];
