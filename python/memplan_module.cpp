@@ -113,6 +113,7 @@ PYBIND11_MODULE(_memplan, m) {
       }, "offsets[i] for problem.buffers[i], or None when no plan was found")
       .def_readonly("lower_bound", &SolveResult::lower_bound, "Best proven lower bound on the peak (at least LOAD).")
       .def_readonly("iterations", &SolveResult::iterations, "Iterations, probes or restarts run, where meaningful.")
+      .def_readonly("nodes", &SolveResult::nodes, "Search nodes visited, by solvers that count them (exact, lns); else 0.")
       .def_readonly("detail", &SolveResult::detail, "Extra key=value text of the solver.")
       .def_property_readonly("explanation", [](const SolveResult& r) -> std::optional<std::string> {
             if (!r.explanation) return std::nullopt;

@@ -50,6 +50,16 @@ class BindingsTest(unittest.TestCase):
         self.assertTrue(ok, errors)
         self.assertGreaterEqual(r.peak, memplan.load(p))
 
+    def test_exact_reports_its_search_nodes(self):
+        # A at its 1 MiB capacity needs a search (thousands of nodes); the structured count is
+        # the one its summary prints, and a solver that counts none reports 0.
+        p = memplan.read_csv(os.path.join(ROOT, "benchmarks", "minimalloc", "A.1048576.csv"))
+        r = memplan.solve(p, algo="exact", threads=1, capacity=2**20)
+        self.assertTrue(r.found)
+        self.assertGreater(r.nodes, 0)
+        self.assertIn(" nodes=%d " % r.nodes, r.detail)
+        self.assertEqual(memplan.solve(p, algo="greedy").nodes, 0)
+
     def test_pre_placed_buffer_is_kept(self):
         p = memplan.Problem([memplan.Buffer("a", 0, 4, 8, offset=16), memplan.Buffer("b", 0, 4, 8)])
         r = memplan.solve(p, algo="first-fit")

@@ -114,6 +114,7 @@ struct SolveResult {
   std::optional<Solution> solution;
   int64_t lower_bound = 0;   // best proven lower bound on the peak (at least LOAD)
   int64_t iterations = 0;    // iterations/probes/restarts run, where meaningful
+  int64_t nodes = 0;         // search nodes visited, by solvers that count them (exact, lns); else 0
   std::string detail;        // extra key=value text for the summary line
   // Why no plan fits the capacity (SolveOptions::explain); null when a plan was found, no
   // capacity was set, or the plan failed validation. Include memplan/explain.h to read it.

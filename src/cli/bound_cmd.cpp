@@ -53,15 +53,6 @@ std::vector<int64_t> instants_of(const BoundArgs& a, const Problem& p) {
   return {};
 }
 
-// The node count from exact's detail ("nodes=K"), 0 when absent.
-int64_t nodes_of(const SolveResult& r) {
-  const size_t at = r.detail.find("nodes=");
-  if (at == std::string::npos) return 0;
-  int64_t v = 0;
-  std::from_chars(r.detail.data() + at + 6, r.detail.data() + r.detail.size(), v);
-  return v;
-}
-
 // `exact` on one thread at a capacity, within `nodes` settled nodes (0: no limit) and
 // `seconds` (0: no limit): deterministic when ended by nodes or a proof.
 SolveResult decide(const Problem& p, int64_t capacity, int64_t nodes, double seconds) {
@@ -85,7 +76,7 @@ int run_cutting_planes(const BoundArgs& a, const Problem& p) {
     InstantDecision d;
     d.refuted = res.status == Status::kInfeasible;
     if (res.solution) d.offsets = res.solution->offsets;
-    d.nodes = nodes_of(res);
+    d.nodes = res.nodes;
     return d;
   };
   const std::vector<int64_t> seed = instants_of(a, p);

@@ -70,6 +70,7 @@ SolveResult solve_two_ended(const Problem& p, const SolverInfo& algo, const Solv
   SolveResult lo = solve(low, algo, half);
   SolveResult r;
   r.iterations = lo.iterations;
+  r.nodes = lo.nodes;
   if (!lo.solution) {
     r.status = lo.status == Status::kInfeasible ? Status::kInfeasible : Status::kNoPlan;
     r.detail = "reason=low_end_" + std::string(to_string(lo.status));
@@ -78,6 +79,7 @@ SolveResult solve_two_ended(const Problem& p, const SolverInfo& algo, const Solv
   if (cap) half.capacity = *cap / high_align * high_align - align_up(lo.solution->peak, high_align);
   SolveResult hi = solve(high, algo, half);
   r.iterations += hi.iterations;
+  r.nodes = sat_add(r.nodes, hi.nodes);
   if (!hi.solution) {
     r.status = Status::kNoPlan;
     r.detail = "reason=high_end_" + std::string(to_string(hi.status));

@@ -69,6 +69,9 @@ class Result:
     def iterations(self) -> int:
         """Iterations, probes or restarts run, where meaningful."""
     @property
+    def nodes(self) -> int:
+        """Search nodes visited, by solvers that count them (exact, lns); else 0."""
+    @property
     def detail(self) -> str:
         """Extra key=value text of the solver."""
     @property

@@ -370,8 +370,7 @@ struct Prober {
 // `max_nodes` > 0: a decision stops (status unknown) after the round in which its nodes
 // reach that many. A sub-search given a node cap instead of a share of the clock decides the same
 // way under any load: with one thread its node count does not depend on timing.
-SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, int64_t max_nodes = 0,
-                      int64_t* nodes_out = nullptr);
+SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, int64_t max_nodes = 0);
 
 // Node caps of the sub-searches (the windows' decisions), in place of the shares of the time
 // left they had: a share of wall time is what load takes away (Y_1's first peak window ran
@@ -413,11 +412,10 @@ exact::WindowBound window_lower_bound(const Problem& p, int64_t lb, int64_t g, c
   const exact::DecideWindow decide = [&](const Problem& w, int64_t capacity, const Deadline& d) {
     const int64_t cap = node_cap(left / 4, w.buffers.size());
     if (left <= 0) return exact::WindowDecision{false, 0};
-    int64_t nodes = 0;
-    const SolveResult r = run_exact(w, sub_options(capacity, opt, d), false, cap, &nodes);
+    const SolveResult r = run_exact(w, sub_options(capacity, opt, d), false, cap);
     const int64_t n = static_cast<int64_t>(w.buffers.size());
-    left -= sat_mul(sat_mul(nodes, n), n);
-    return exact::WindowDecision{r.status == Status::kInfeasible, nodes};
+    left -= sat_mul(sat_mul(r.nodes, n), n);
+    return exact::WindowDecision{r.status == Status::kInfeasible, r.nodes};
   };
   return exact::window_bound(p, lb, g, decide, deadline, opt.progress);
 }
@@ -445,7 +443,7 @@ std::optional<std::vector<int64_t>> peak_windows(const Problem& p, const exact::
   return std::nullopt;
 }
 
-SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, int64_t max_nodes, int64_t* nodes_out) {
+SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, int64_t max_nodes) {
   // Explicit conflicts: the canonical search on the conflict graph (no sections' time axis).
   if (!p.conflicts.empty()) return exact::run_exact_on_graph(p, opt);
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
@@ -474,8 +472,8 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   Prober prober{*in, strategies(*in, perfect), deadline, std::max(1, opt.threads), max_nodes};
   std::string window_note;  // the window bound's part of the detail, when it ran
   auto finish = [&](SolveResult res, const char* reason) {
-    if (nodes_out) *nodes_out = prober.nodes;
     res.iterations = prober.probes;
+    res.nodes = prober.nodes;
     res.detail = std::string("reason=") + reason + " nodes=" + std::to_string(prober.nodes) +
                  " granularity=" + std::to_string(g) + window_note;
     return res;

@@ -39,12 +39,6 @@ constexpr int64_t kStartNodes = 1 << 20;       // exact's start plan, when none 
 constexpr int64_t kDefaultSteps = 2000;        // with neither a time limit nor --iterations
 constexpr double kLambdas[] = {0.0, 0.3, 0.7, 1.0};  // neighbourhood shapes (Draw::lambda)
 
-// The nodes an `exact` run reports in its detail ("nodes=N"), 0 when absent.
-int64_t nodes_of(const SolveResult& r) {
-  const size_t at = r.detail.find(" nodes=");
-  return at == std::string::npos ? 0 : std::stoll(r.detail.substr(at + 7));
-}
-
 SolveOptions exact_options(const Deadline& deadline, const SolveOptions& opt, int64_t nodes) {
   SolveOptions o;
   o.cancel = opt.cancel;
@@ -133,7 +127,7 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
     SolveOptions o = exact_options(deadline, opt, step_nodes);
     o.capacity = cap;
     const SolveResult r = exact->run(sub.problem, o);
-    nodes = sat_add(nodes, nodes_of(r));
+    nodes = sat_add(nodes, r.nodes);
     bool ok = false;
     if (r.solution) {
       std::vector<int64_t> merged = offsets;
@@ -174,6 +168,7 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
   Solution plan{offsets, peak_of(p, offsets)};
   SolveResult res = result_from_plan(p, opt, std::move(plan));
   res.iterations = step;
+  res.nodes = nodes;  // the steps' searches (not the start plan's)
   res.detail = "reason=" + std::string(reason) + " start=" + how + " start_peak=" + std::to_string(start_peak) +
                " steps=" + std::to_string(step) + " improved=" + std::to_string(found) +
                " moved=" + std::to_string(moved) + " shaken=" + std::to_string(shaken) + " refuted=" + std::to_string(refuted) +
