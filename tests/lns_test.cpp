@@ -140,6 +140,33 @@ TEST(Lns, ValidNeverWorseAndDeterministicOnRandomInstances) {
   EXPECT_GT(improved, 0);  // the stacked starts leave room: a search that never moves fails here
 }
 
+// --threads N: each batch of N steps is decided in parallel against one plan and applied in
+// draw order, so the plan depends on the seed and N, never on timing: two runs agree step
+// for step. And N matters: the batches draw from the plan before their other steps moved
+// anything, so some run differs from the one-thread run (ignoring N would pass the rest).
+TEST(Lns, ThreadsDecideBatchesAndRepeat) {
+  std::mt19937_64 rng(7);
+  int differs = 0;
+  for (int trial = 0; trial < testing::sanitizer_scaled(10, 4); ++trial) {
+    const Problem p = testing::random_problem(rng, {.buffers = 30, .horizon = 20, .max_size = 40,
+                                                    .alignment = trial % 2 == 1});
+    const std::vector<int64_t> start = stacked(p);
+    SolveOptions o = lns_options(start, 12, 11 + trial);
+    o.threads = 3;
+    const SolveResult a = solve(p, "lns", o);
+    const SolveResult b = solve(p, "lns", o);
+    ASSERT_TRUE(a.solution && b.solution) << "trial " << trial << ": " << a.detail;
+    EXPECT_TRUE(testing::brute_force_valid(p, a.solution->offsets)) << "trial " << trial;
+    EXPECT_LE(a.solution->peak, peak_of(p, start)) << "trial " << trial;
+    EXPECT_EQ(a.solution->offsets, b.solution->offsets) << "trial " << trial;
+    EXPECT_EQ(a.detail, b.detail) << "trial " << trial;
+    EXPECT_EQ(a.nodes, b.nodes) << "trial " << trial;
+    const SolveResult one = solve(p, "lns", lns_options(start, 12, 11 + trial));
+    differs += one.detail != a.detail;
+  }
+  EXPECT_GT(differs, 0);
+}
+
 // The start is suboptimal (brute force says so), and one step, whose neighbourhood frees the
 // whole of a small instance, decides the target one granule below the start: it must find
 // a plan there, so the peak drops, and never below the optimum.

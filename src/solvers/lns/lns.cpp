@@ -13,12 +13,18 @@
 // neighbourhoods grow by half; past the whole problem they start small again with twice the
 // node budget. Every choice is drawn from the seed and every decision is bounded by nodes,
 // so a run given --iterations (steps) repeats step for step under any load; the time limit
-// only caps it, returning the best plan so far. A heuristic: its plans are never claimed
+// only caps it, returning the best plan so far. With T threads the steps run in batches of
+// T decided in parallel against one plan (run_steps) and applied in draw order: the plan
+// depends on the seed and T, not on timing. A heuristic: its plans are never claimed
 // optimal here (the driver's own bound may still meet one).
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <memory>
+#include <optional>
 #include <string>
+#include <system_error>
+#include <thread>
 
 #include "core/arith.h"
 #include "memplan/bounds.h"
@@ -65,6 +71,52 @@ std::optional<std::vector<int64_t>> start_plan(const Problem& p, const SolveOpti
   return r.solution->offsets;
 }
 
+// One step of a batch: the buffers it frees and, once decided, exact's answer for them.
+struct Step {
+  bool shake = false;
+  std::vector<int32_t> freed;
+  std::optional<std::vector<int64_t>> solution;  // offsets of `freed`, in its order
+  Status status = Status::kNoPlan;
+  int64_t nodes = 0;
+};
+
+// Decides every step of a batch against the same plan, each on its own thread (exact on one
+// thread within its node budget, so the answers do not depend on the threads' timing). A
+// thread the system refuses is not an error: its step runs on this one. An exception in a
+// step is rethrown here, after every thread has joined.
+void run_steps(const Problem& p, const std::vector<int64_t>& offsets, const SolverInfo& exact,
+               const SolveOptions& base, int64_t peak, int64_t target, std::vector<Step>& steps) {
+  std::vector<std::exception_ptr> errors(steps.size());
+  auto decide = [&](size_t k) {
+    try {
+      Step& t = steps[k];
+      SolveOptions o = base;
+      o.capacity = t.shake ? peak : target;
+      const lns::Sub sub = lns::sub_of(p, offsets, t.freed, *o.capacity);
+      SolveResult r = exact.run(sub.problem, o);
+      t.status = r.status;
+      t.nodes = r.nodes;
+      if (r.solution) t.solution = std::move(r.solution->offsets);
+    } catch (...) {
+      errors[k] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  size_t k = 1;
+  for (; k < steps.size(); ++k) {
+    try {
+      pool.emplace_back(decide, k);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  for (size_t left = k; left < steps.size(); ++left) decide(left);
+  decide(0);
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
 SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   const SolverInfo* exact = find_solver("exact");
@@ -87,10 +139,11 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
   size_t size = std::min<size_t>(kFirstSize, static_cast<size_t>(n));
   int64_t step_nodes = kFirstStepNodes, nodes = 0;
   int fails = 0;
-  int64_t step = 0, found = 0, moved = 0, shaken = 0, refuted = 0, undecided = 0;
+  int64_t step = 0, found = 0, moved = 0, shaken = 0, refuted = 0, undecided = 0, stale = 0;
   size_t max_found = 0, max_refuted = 0;
   const char* reason = "steps";
-  for (; step < steps; ++step) {
+  const int64_t threads = std::max(1, opt.threads);
+  while (step < steps) {
     if (deadline.expired()) {
       reason = "time_limit";
       break;
@@ -108,62 +161,76 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
       reason = "preplaced_at_peak";
       break;
     }
-    lns::Draw draw;
-    draw.anchor = must[splitmix64(state) % must.size()];
-    const Buffer& c = p.buffers[draw.anchor];
-    draw.center = c.start + static_cast<int64_t>(splitmix64(state) % static_cast<uint64_t>(c.end - c.start));
-    draw.lambda = kLambdas[splitmix64(state) % std::size(kLambdas)];
-    draw.size = size;
-    draw.seed = splitmix64(state);
-    // Every kShakeEvery-th failure in a row, a shake: the same kind of neighbourhood decided
-    // at the current peak instead, so the search's plan of it (each buffer pushed down onto
-    // the ones below, exact's canonical form) replaces the old one at no higher peak: the
-    // kept buffers around the next anchors are then others (on D no anchor moved in 300
-    // steps without them).
-    const bool shake = fails > 0 && fails % kShakeEvery == 0;
-    const int64_t cap = shake ? peak : target;
-    const std::vector<int32_t> freed = lns::pick(p, offsets, draw);
-    const lns::Sub sub = lns::sub_of(p, offsets, freed, cap);
-    SolveOptions o = exact_options(deadline, opt, step_nodes);
-    o.capacity = cap;
-    const SolveResult r = exact->run(sub.problem, o);
-    nodes = sat_add(nodes, r.nodes);
-    bool ok = false;
-    if (r.solution) {
-      std::vector<int64_t> merged = offsets;
-      for (size_t k = 0; k < freed.size(); ++k) merged[freed[k]] = r.solution->offsets[k];
-      // The freed buffers are below the target now, the kept ones where they were: fewer
-      // buffers above it, and the peak no higher (lower once none is left above it).
-      if (validate(p, merged, capacity_of(p, opt), 1).ok) {
-        offsets = std::move(merged);
-        ok = true;
+    // A batch of `threads` steps, drawn in turn from the seed and decided in parallel
+    // against the same plan, then applied in draw order as if run one after another: so
+    // the plan depends on the seed and the thread count, never on timing (each decision is
+    // bounded by nodes). One thread: one step per batch, each drawn from the plan the last
+    // one left.
+    const int64_t batch = std::min<int64_t>(threads, steps - step);
+    std::vector<Step> todo(static_cast<size_t>(batch));
+    for (int64_t k = 0; k < batch; ++k) {
+      lns::Draw draw;
+      draw.anchor = must[splitmix64(state) % must.size()];
+      const Buffer& c = p.buffers[draw.anchor];
+      draw.center = c.start + static_cast<int64_t>(splitmix64(state) % static_cast<uint64_t>(c.end - c.start));
+      draw.lambda = kLambdas[splitmix64(state) % std::size(kLambdas)];
+      draw.size = size;
+      draw.seed = splitmix64(state);
+      // Every kShakeEvery-th failure in a row, a shake: the same kind of neighbourhood
+      // decided at the current peak instead, so the search's plan of it (each buffer pushed
+      // down onto the ones below, exact's canonical form) replaces the old one at no higher
+      // peak: the kept buffers around the next anchors are then others (on D no anchor moved
+      // in 300 steps without them). In a batch, counted as if the steps before it failed.
+      Step& t = todo[static_cast<size_t>(k)];
+      t.shake = (fails + k) > 0 && (fails + k) % kShakeEvery == 0;
+      t.freed = lns::pick(p, offsets, draw);
+    }
+    run_steps(p, offsets, *exact, exact_options(deadline, opt, step_nodes), peak, target, todo);
+    for (const Step& t : todo) {
+      nodes = sat_add(nodes, t.nodes);
+      const int64_t before = peak_of(p, offsets);
+      bool ok = false;
+      if (t.solution) {
+        std::vector<int64_t> merged = offsets;
+        for (size_t k = 0; k < t.freed.size(); ++k) merged[t.freed[k]] = (*t.solution)[k];
+        // The freed buffers are below the target now, the kept ones where they were: fewer
+        // buffers above it, and the peak no higher (lower once none is left above it). A
+        // later step of a batch was decided around the batch's plan: if an earlier one moved
+        // its neighbours, the merge may collide, and the validator turns it down (stale).
+        if (validate(p, merged, capacity_of(p, opt), 1).ok) {
+          offsets = std::move(merged);
+          ok = true;
+        } else {
+          ++stale;
+        }
       }
-    }
-    if (ok && shake) {
-      ++shaken;
-      ++fails;  // a shake is not progress: the neighbourhoods still grow
-    } else if (ok) {
-      ++moved;
-      if (peak_of(p, offsets) < peak) ++found;
-      max_found = std::max(max_found, freed.size());
-      fails = 0;
-    } else {
-      if (!shake && r.status == Status::kInfeasible) ++refuted, max_refuted = std::max(max_refuted, freed.size());
-      else if (!shake) ++undecided;
-      ++fails;
-    }
-    if (fails >= kPatience) {
-      fails = 0;
-      if (size >= static_cast<size_t>(n)) {  // a whole cycle failed: small again, deeper
-        size = std::min<size_t>(kFirstSize, static_cast<size_t>(n));
-        step_nodes = sat_mul(step_nodes, 2);
+      if (ok && t.shake) {
+        ++shaken;
+        ++fails;  // a shake is not progress: the neighbourhoods still grow
+      } else if (ok) {
+        ++moved;
+        if (peak_of(p, offsets) < before) ++found;
+        max_found = std::max(max_found, t.freed.size());
+        fails = 0;
       } else {
-        size = std::min<size_t>(size + size / 2, static_cast<size_t>(n));
+        if (!t.shake && t.status == Status::kInfeasible) ++refuted, max_refuted = std::max(max_refuted, t.freed.size());
+        else if (!t.shake && !t.solution) ++undecided;
+        ++fails;
       }
+      if (fails >= kPatience) {
+        fails = 0;
+        if (size >= static_cast<size_t>(n)) {  // a whole cycle failed: small again, deeper
+          size = std::min<size_t>(kFirstSize, static_cast<size_t>(n));
+          step_nodes = sat_mul(step_nodes, 2);
+        } else {
+          size = std::min<size_t>(size + size / 2, static_cast<size_t>(n));
+        }
+      }
+      if (opt.progress)
+        opt.progress("step=" + std::to_string(step) + " peak=" + std::to_string(peak_of(p, offsets)) +
+                     " size=" + std::to_string(size) + " budget=" + std::to_string(step_nodes));
+      ++step;
     }
-    if (opt.progress)
-      opt.progress("step=" + std::to_string(step) + " peak=" + std::to_string(peak_of(p, offsets)) +
-                   " size=" + std::to_string(size) + " budget=" + std::to_string(step_nodes));
   }
   Solution plan{offsets, peak_of(p, offsets)};
   SolveResult res = result_from_plan(p, opt, std::move(plan));
@@ -172,7 +239,7 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
   res.detail = "reason=" + std::string(reason) + " start=" + how + " start_peak=" + std::to_string(start_peak) +
                " steps=" + std::to_string(step) + " improved=" + std::to_string(found) +
                " moved=" + std::to_string(moved) + " shaken=" + std::to_string(shaken) + " refuted=" + std::to_string(refuted) +
-               " undecided=" + std::to_string(undecided) + " max_moved_size=" + std::to_string(max_found) + " max_refuted_size=" + std::to_string(max_refuted) +
+               " undecided=" + std::to_string(undecided) + " stale=" + std::to_string(stale) + " max_moved_size=" + std::to_string(max_found) + " max_refuted_size=" + std::to_string(max_refuted) +
                " size=" + std::to_string(size) + " step_nodes=" + std::to_string(step_nodes) +
                " nodes=" + std::to_string(nodes) + " granule=" + std::to_string(g);
   return res;
@@ -184,8 +251,8 @@ void register_lns(std::vector<SolverInfo>& out) {
   out.push_back({"lns",
                  "large-neighbourhood search: from a plan (--initial, or exact's), frees buffers "
                  "near the peak and re-places them with the exact search one granule lower; "
-                 "seeded, node-budgeted; heuristic",
-                 run_lns});
+                 "seeded, node-budgeted; --threads N decides N neighbourhoods at once; heuristic",
+                 run_lns, Supports{.threads = true}});
 }
 
 }  // namespace memplan
