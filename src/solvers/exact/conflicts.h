@@ -1,0 +1,119 @@
+// Internal: conflict-directed backjumping (CBJ; Prosser 1993) in the cell search
+// (cells.cpp). A failed subtree of the cell search carries a reason, a span of sections R,
+// and the search skips the remaining alternatives of every decision that cannot have
+// caused it.
+//
+// The claim a reason stands for. For a state S of the search (floors per section, the set
+// U of unplaced buffers; each unplaced buffer's minimum offset mo(j) = align_up of the
+// largest floor over its lifetime) and a span of sections R, let P_R(S) be the relaxed
+// problem: place the buffers of U live in some section of R, each aligned at or above
+// mo(j), below the capacity, disjoint from those it shares a section with; nothing else.
+// (The full sub-problem of S is P over all sections: everything below the floors is
+// decided, everything above them empty.) "S fails with reason R" means P_R(S) has no
+// solution. It is a relaxation: P_R(S) infeasible => S has no completion.
+//
+// What P_R(S) reads: the buffers of U live in R, and the floors over their lifetimes,
+// i.e. the floors over the closure of R, [min sec_lo, max sec_hi) of those buffers (a
+// lifetime is contiguous, so the buffers live in R reaching below R are live in R's first
+// section, those reaching above it in R's last; with R itself included).
+//
+// Sources, each a proof of P_R(S) infeasible (cells.cpp):
+//  - section inference failing in section s: R = {s} (the test stacks the buffers live in
+//    s above their minimum offsets: a relaxation of P_{s}); the search narrows a failing
+//    range to one failing section by bisection (each section's verdict is its own);
+//  - the padded (alignment) test, or the memo of failed sub-problems: R = the sub-problem's
+//    span [s_lo, s_hi) (its buffers all lie within it);
+//  - the well test at cell c: R = the well (its proof uses only the buffers live in the
+//    well, their minimum offsets and totals left: a buffer covering the well's bottom row
+//    has its lifetime within the well);
+//  - a node whose every alternative failed (below).
+//
+// A node at state S branches on cell (c, h) (floor_c = h; c at the lowest floor or at a
+// local minimum of the floors): each candidate i (unplaced, live in c, mo(i) = h; its
+// floors all equal h, see cells.cpp) placed at h, then the waste branch (c's floor raised
+// to the lowest offset left for its buffers). Let child k fail with reason R_k. If every
+// alternative failed, the node fails with R = {c} u (union of R_k) u (the lifetimes of the
+// candidates skipped because they leave no room above them: fits_above reads the totals
+// left in their sections). Proof: let sigma solve P_R(S). Cell (c, h) is either covered
+// in sigma, by a buffer i live in c (c is in R) at offset h, so mo(i) = h and i is a
+// candidate (or an identical twin is: swap them), or empty. Covered: every buffer j of
+// P_{R_i} shares no section with i, or shares one at floor h and sits above i in sigma,
+// so at or above align_up(h + size_i), its minimum offset after the placement; sigma
+// minus i solves P_{R_i}(child), a contradiction (and i was not skipped: sigma shows room
+// above it in its sections, which are in R). Empty: every buffer live in c sits at or
+// above the waste child's raised floor (as in the plain search's completeness argument),
+// so sigma solves P_{R_w}(waste child), a contradiction.
+//
+// Backjumping. A decision d (place i: changes the floors over i's lifetime; waste c:
+// changes floor c) is irrelevant to a reason R when the sections it changes miss R's
+// closure (computed on the parent's unplaced buffers, a superset of the child's plus i).
+// Then P_R(parent) = P_R(child): the same buffers (i, live in its own changed sections,
+// is not live in R) with the same minimum offsets. So a child failing with a reason its
+// decision is irrelevant to proves the parent fails with that same reason, and the parent
+// returns at once, skipping its other alternatives. Completeness is kept: an alternative
+// is skipped only when the parent is proven infeasible, so an exhausted search is still a
+// proof, and a failed state remembered in the memo is really failed.
+//
+// Decomposition (for_each_part): the parts of a sub-problem lie over disjoint spans of
+// sections, and every reason found inside a part lies within its span, so the placements
+// of the parts solved before it do not meet the failing part's reason's closure.
+#pragma once
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <vector>
+
+#include "solvers/exact/search.h"
+
+namespace memplan::exact {
+
+// A reason: sections [lo, hi). `all` (lo = 0, hi = INT32_MAX) stands for a failure whose
+// reason is not tracked: every decision is relevant to it.
+struct Conflict {
+  int32_t lo = 0, hi = INT32_MAX;
+  static Conflict all() { return {}; }
+  bool is_all() const { return hi == INT32_MAX; }
+  // The union, over-approximated by the hull (a larger reason is still a valid one: P_R
+  // only gains buffers and constraints).
+  void add(const Conflict& o) { lo = std::min(lo, o.lo), hi = std::max(hi, o.hi); }
+};
+
+// The reasons of the failed sub-problems a search remembers in its FailureMemo, by the same
+// key: a memo hit then fails with the reason found when the state first failed (valid
+// again: the same state, so the same relaxed problem), not with the sub-problem's whole
+// span. A fixed-size table overwritten like the memo; a miss gives the whole span.
+class ReasonTable {
+ public:
+  // One slot per node of budget, at most `max_slots`.
+  ReasonTable(int64_t budget, size_t max_slots) {
+    size_t slots = 1024;
+    while (slots < max_slots && static_cast<int64_t>(slots) < budget) slots <<= 1;
+    table_.assign(slots, Entry{});
+  }
+  void put(const FailureMemo::Key& k, Conflict why) { table_[k.h1 & (table_.size() - 1)] = {k, why}; }
+  Conflict get(const FailureMemo::Key& k, Conflict otherwise) const {
+    const Entry& e = table_[k.h1 & (table_.size() - 1)];
+    return e.key.h1 == k.h1 && e.key.h2 == k.h2 ? e.why : otherwise;
+  }
+
+ private:
+  struct Entry {
+    FailureMemo::Key key;
+    Conflict why;
+  };
+  std::vector<Entry> table_;
+};
+
+// Test hook: when false on a thread, the cell search tries every alternative (the plain
+// search, no backjumping). On by default: backjumping keeps the search exact.
+inline thread_local bool backjump_cells = true;
+
+// Statistics (for exact_scale_bench): the alternatives skipped by backjumps on this thread
+// (a candidate or the waste branch not tried), and the backjumps.
+struct BackjumpCounts {
+  int64_t skipped = 0, jumps = 0;
+};
+inline thread_local BackjumpCounts backjump_counts;
+
+}  // namespace memplan::exact
