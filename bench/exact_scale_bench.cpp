@@ -2,6 +2,7 @@
 //
 // Usage: exact_scale_bench table [seconds=10] [seeds=5] [threads=2] [sizes=400,800,1600,3200,6400]
 //                              [kinds=tiling,pinwheel,aligned] [budget=cpu|wall] [first_seed=1]
+//                              [backjump|plain]
 //          Perfect packings (memplan generate --kind tiling|pinwheel|aligned, capacity 2^20,
 //          horizon 2^20, seeds first_seed..first_seed+seeds-1, never chosen; the tuning seeds
 //          are 100 and up): the `exact` solver on `threads`
@@ -12,6 +13,7 @@
 //          threads would use in `seconds` on an idle machine), under a wall limit of 40 x
 //          seconds. Per kind and size: solved fraction, median wall and CPU seconds (an
 //          unsolved run counts as the budget: the median is then a lower bound, marked >).
+//          plain: the cell searches without backjumping (conflicts.h), for a side-by-side run.
 //        exact_scale_bench nodes [instances=200] [buffers=17]
 //          Random instances with alignments 1-8 and sizes 1-12 (not multiples of their
 //          alignment, as in issue 21), seeds 1..instances: the optimum by the exact solver,
@@ -342,6 +344,7 @@ int plan_order(const std::vector<std::string>& sizes, int first_seed, int last_s
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "table";
   auto arg = [&](int k, const char* fallback) { return std::string(argc > k ? argv[k] : fallback); };
+  if (mode == "table" && arg(9, "backjump") == "plain") exact::backjump_cells = false;
   if (mode == "table")
     return table(std::stod(arg(2, "10")), std::stoi(arg(3, "5")), std::stoi(arg(4, "2")),
                  split(arg(5, "400,800,1600,3200,6400")), split(arg(6, "tiling,pinwheel,aligned")),

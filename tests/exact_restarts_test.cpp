@@ -59,7 +59,7 @@ TEST(ExactWells, FindsPinwheelsTheLowestFloorChoiceMisses) {
   // (conflicts.h), which lets the lowest-floor choice find all 15 too.
   int wells = 0, lowest = 0;
   exact::run_deep(1, 2000, [&] {
-    exact::backjump_cells = false;  // on this (deep) thread only
+    exact::backjump_cells = false;
     for (uint64_t seed = 100; seed < 105; ++seed) {
       const Problem p = packing("pinwheel", 800, seed, 1 << 20, 1 << 20);
       const exact::Instance in = testing::exact_instance(p);
@@ -74,6 +74,7 @@ TEST(ExactWells, FindsPinwheelsTheLowestFloorChoiceMisses) {
       }
     }
   });
+  exact::backjump_cells = true;
   EXPECT_GE(wells, 14);
   EXPECT_GT(wells, lowest);
 }

@@ -50,6 +50,10 @@ void group_by_section(int32_t n, int32_t sections, SectionOf section_of, std::ve
   for (int32_t i = 0; i < n; ++i) items[fill[section_of(i)]++] = i;
 }
 
+// Section inference's tests: stacking by release (stacking.h, stacks_fit), the padded
+// alignment test (aligned_stacks_fit), or the padded test behind the search's gate.
+enum class Test { kPlain, kPadded, kPaddedGated };
+
 class CellDfs {
  public:
   CellDfs(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
@@ -128,7 +132,7 @@ class CellDfs {
     // A sub-problem is its unplaced buffers and its sections' floors: if that state already
     // failed (reached before through other decisions elsewhere), it fails again.
     const FailureMemo::Key key = state_key(ubase, s_lo, s_hi);
-    why_ = {s_lo, s_hi};  // the padded test's reason (infer narrows it when it refutes)
+    why_ = Conflict(s_lo, s_hi);  // the padded test's reason (infer narrows it when it refutes)
     if (memo_->failed(key)) why_ = reasons_.get(key, why_);
     const bool feasible = !memo_->failed(key) && infer(ubase, s_lo, s_hi);
     scratch_.resize(ubase);
@@ -154,7 +158,7 @@ class CellDfs {
     if (well_tiling && !well_can_fill(cell, s_lo, s_hi)) return kFail;  // why_: the well
 
     int result = kFail;
-    Conflict why{cell, cell + 1};  // the node's reason if every alternative fails
+    Conflict why(cell, cell + 1);  // the node's reason if every alternative fails
     // On aligned instances the cell's buffers are tried in the order of aligned_cells.h.
     const size_t cbase = cands_.size();
     const bool by_top = in_.aligned && order_aligned_cells;
@@ -172,7 +176,7 @@ class CellDfs {
       // The child's first test at a glance: each of i's sections, its floor raised to
       // h + size and its total left lowered by size, must keep h + (total left) <= cap.
       if (!fits_above(in_, i, h, remaining_, cap_)) {
-        why.add({in_.sec_lo[i], in_.sec_hi[i]});  // read the totals left over i's lifetime
+        why.add(in_.sec_lo[i], in_.sec_hi[i]);  // read the totals left over i's lifetime
         continue;
       }
       const size_t mark = trail_.size(), placed_mark = stack_.size();
@@ -232,8 +236,8 @@ class CellDfs {
   // (conflicts.h). Relevant: i is live in the reason's sections, or the decision raised the
   // minimum offset of a buffer live there (the trail's entries -(j + 1)).
   bool jumps_over(int32_t i, size_t mark, size_t decided) {
-    if (!backjump_cells || why_.is_all()) return false;
-    const auto meets = [&](int32_t j) { return in_.sec_lo[j] < why_.hi && why_.lo < in_.sec_hi[j]; };
+    if (!backjump_ || why_.is_all()) return false;
+    const auto meets = [&](int32_t j) { return why_.meets(in_.sec_lo[j], in_.sec_hi[j]); };
     if (i >= 0 && meets(i)) return false;
     for (size_t t = mark; t < decided; ++t)
       if (trail_[t].first < 0 && meets(-trail_[t].first - 1)) return false;
@@ -267,7 +271,7 @@ class CellDfs {
         if (!placed_[i] && mo_[i] == h && in_.sec_hi[i] <= w_hi) reach_[in_.sec_hi[i]] = 1;
       }
     }
-    why_ = {w_lo, w_hi};  // the reason if it fails (conflicts.h)
+    why_ = Conflict(w_lo, w_hi);  // the reason if it fails (conflicts.h)
     return reach_[w_hi];
   }
 
@@ -395,26 +399,30 @@ class CellDfs {
       throw std::logic_error("cell search: incremental section inference differs from scratch");
     if (fits && d_lo < d_hi) clean(s_lo, s_hi);  // the dirty sections in range passed
     if (!fits) {
-      why_ = backjump_cells ? failing_section(d_lo, d_hi) : Conflict{d_lo, d_hi};
+      why_ = backjump_ ? failing_range(d_lo, d_hi, Test::kPlain) : Conflict(d_lo, d_hi);
       return false;
     }
     if (!in_.aligned || !aligned_inference) return true;
-    // The padded test (gated) on the sub-problem's filtered buffers, as from scratch; its
-    // reason is the sub-problem's span (set by solve_checked).
-    return infer_from_scratch(ubase, s_lo, s_hi, true);
+    // The padded test (gated) on the sub-problem's filtered buffers, as from scratch.
+    if (infer_from_scratch(ubase, s_lo, s_hi, true)) return true;
+    if (backjump_) why_ = failing_range(s_lo, s_hi, Test::kPadded);
+    return false;
   }
 
-  // A section of [lo, hi) that fails inference (the range does), found by bisection: each
-  // section's verdict is its own (the filter of range_fits keeps it exact on any range), so
-  // one half fails. The whole range if neither does (not expected; still a valid reason).
-  Conflict failing_section(int32_t lo, int32_t hi) {
+  // A short part of [lo, hi) that fails `test` (the range does), by bisection: a half
+  // that fails is a reason (the test on it is a relaxation of its sections' problem). With
+  // the plain test each section's verdict is its own (the filter of range_fits keeps it
+  // exact on any range), so one half fails, down to one section; the padded test's
+  // verdicts can depend on the range (its exact program has a budget per call), so it
+  // stops where neither half fails, the range before still a valid reason.
+  Conflict failing_range(int32_t lo, int32_t hi, Test test) {
     while (hi - lo > 1) {
       const int32_t mid = lo + (hi - lo) / 2;
-      if (!range_fits(lo, mid)) hi = mid;
-      else if (!range_fits(mid, hi)) lo = mid;
+      if (!range_fits(lo, mid, test)) hi = mid;
+      else if (!range_fits(mid, hi, test)) lo = mid;
       else break;
     }
-    return {lo, hi};
+    return Conflict(lo, hi);
   }
 
   // Sections [s_lo, s_hi) pass in the current state: no longer dirty.
@@ -435,7 +443,7 @@ class CellDfs {
 
   // The test on sections [lo, hi) alone: the unplaced buffers overlapping them (enumerated
   // as in raise_min_offsets), their spans clipped to the range.
-  bool range_fits(int32_t lo, int32_t hi) {
+  bool range_fits(int32_t lo, int32_t hi, Test test = Test::kPlain) {
     int64_t r_max = 0;
     for (int32_t s = lo; s < hi; ++s) {
       if (floor_[s] + remaining_[s] > cap_) return false;
@@ -447,7 +455,7 @@ class CellDfs {
     };
     for (int32_t k = live_begin_[lo]; k < live_begin_[lo + 1]; ++k) consider(live_[k]);
     for (int32_t k = starts_begin_[lo + 1]; k < starts_begin_[hi]; ++k) consider(starts_[k]);
-    const bool fits = stack_filtered(end, lo, hi, false);
+    const bool fits = stack_filtered(end, lo, hi, test);
     scratch_.resize(end);
     return fits;
   }
@@ -464,15 +472,15 @@ class CellDfs {
     }
     for (size_t u = ubase; u < end; ++u)
       if (mo_[scratch_[u]] + r_max > cap_) scratch_.push_back(scratch_[u]);
-    const bool fits = stack_filtered(end, s_lo, s_hi, padded);
+    const bool fits = stack_filtered(end, s_lo, s_hi, padded ? Test::kPaddedGated : Test::kPlain);
     scratch_.resize(end);
     return fits;
   }
 
   // Stacks the buffers scratch_[from, end()) over sections [lo, hi) (spans clipped to it).
-  bool stack_filtered(size_t from, int32_t lo, int32_t hi, bool padded) {
+  bool stack_filtered(size_t from, int32_t lo, int32_t hi, Test test) {
     if (scratch_.size() == from) return true;
-    if (padded && !padded_test_due(padding_, in_.aligned)) return true;  // the gate first: no sort
+    if (test == Test::kPaddedGated && !padded_test_due(padding_, in_.aligned)) return true;  // the gate first: no sort
     sorter_.sort(scratch_, from, mo_, cap_, in_.n);
     // Every minimum offset is at or above the floors of its buffer's sections, so stacking
     // from 0 gives the same tops as stacking from the floors.
@@ -481,7 +489,8 @@ class CellDfs {
       const int32_t i = scratch_[u];
       items_.push_back({std::max(in_.sec_lo[i], lo), std::min(in_.sec_hi[i], hi), mo_[i], in_.size[i], in_.align[i]});
     }
-    if (!padded) return stacks_fit(items_, lo, hi, 0, cap_, low_, tree_);
+    if (test == Test::kPlain) return stacks_fit(items_, lo, hi, 0, cap_, low_, tree_);
+    if (test == Test::kPadded) return aligned_stacks_fit(items_, lo, hi, 0, cap_, rounded_, low_, tree_);
     return recorded_aligned_stacks_fit(padding_, items_, lo, hi, 0, cap_, rounded_, low_, tree_);
   }
 
@@ -572,6 +581,7 @@ class CellDfs {
   const bool weighted_;             // kWells on an aligned instance: weights guide the choice
   std::vector<uint32_t> own_weights_;
   std::vector<uint32_t>* weights_;  // per section: dead ends found there
+  const bool backjump_ = backjump_cells;  // conflicts.h
   Conflict why_;  // the reason of the last failure returned (conflicts.h)
   int64_t nodes_ = 0;
   int64_t depth_ = 0;
