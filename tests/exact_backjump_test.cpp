@@ -62,17 +62,6 @@ TEST(ExactBackjump, DecidesTinyInstancesLikeBruteForce) {
   EXPECT_GT(skipped, 0);
 }
 
-// A generated packing of capacity 64 over 40 time steps.
-Problem packing(const char* kind, int buffers, uint64_t seed) {
-  GenerateOptions g;
-  g.kind = kind;
-  g.buffers = buffers;
-  g.capacity = 64;
-  g.horizon = 40;
-  g.seed = seed;
-  return generate(g);
-}
-
 TEST(ExactBackjump, SameAnswersAsThePlainSearch) {
   // Generated packings (tiling, pinwheel, aligned: a plan exists at 64) and random
   // instances, at capacities from below to above their optimum, every cell choice, under
@@ -95,7 +84,7 @@ TEST(ExactBackjump, SameAnswersAsThePlainSearch) {
         spec.alignment = seed % 8 == 3;
         p = testing::random_problem(rng, spec);
       } else {
-        p = packing(kind, 14 + seed % 18, static_cast<uint64_t>(seed));
+        p = testing::packing(kind, 14 + seed % 18, static_cast<uint64_t>(seed), 64, 40);
       }
       const exact::Instance in = testing::exact_instance(p);
       const int64_t load = lower_bound_of(p);

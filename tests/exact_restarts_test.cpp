@@ -18,15 +18,7 @@
 namespace memplan {
 namespace {
 
-Problem packing(const char* kind, int64_t buffers, uint64_t seed, int64_t capacity, int64_t horizon) {
-  GenerateOptions g;
-  g.kind = kind;
-  g.buffers = buffers;
-  g.capacity = capacity;
-  g.horizon = horizon;
-  g.seed = seed;
-  return generate(g);
-}
+using testing::packing;
 
 TEST(ExactWells, RefutesAndFindsOnPackingsNearTheirCapacity) {
   // Generated packings of capacity 256: at 256 a found plan must be valid and an exhausted
