@@ -19,7 +19,7 @@
 // afford (zero in a section at the capacity), so tight sections branch on buffers only.
 // (CellChoice::kWells branches on a cell at a local minimum of the floors instead, not only
 // at the lowest: complete as well, see choose_well_cell.)
-// Conflict-directed backjumping (conflicts.h): every failure carries a reason (a span of
+// Conflict-directed backjumping (conflicts.h): every failure carries a reason (a set of
 // sections, why_), and a node whose child failed for a reason its own decision cannot
 // have caused fails at once with it (proof in conflicts.h).
 // Pre-placed buffers are not supported here (the canonical search handles them).

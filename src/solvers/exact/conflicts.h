@@ -1,28 +1,26 @@
 // Internal: conflict-directed backjumping (CBJ; Prosser 1993) in the cell search
-// (cells.cpp). A failed subtree of the cell search carries a reason, a span of sections R,
-// and the search skips the remaining alternatives of every decision that cannot have
-// caused it.
+// (cells.cpp). A failed subtree of the cell search carries a reason, a set of sections R
+// (a union of a few spans), and the search skips the remaining alternatives of every
+// decision that cannot have caused it. Sound and complete: on in every cell search.
 //
 // The claim a reason stands for. For a state S of the search (floors per section, the set
 // U of unplaced buffers; each unplaced buffer's minimum offset mo(j) = align_up of the
-// largest floor over its lifetime) and a span of sections R, let P_R(S) be the relaxed
+// largest floor over its lifetime) and a set of sections R, let P_R(S) be the relaxed
 // problem: place the buffers of U live in some section of R, each aligned at or above
 // mo(j), below the capacity, disjoint from those it shares a section with; nothing else.
 // (The full sub-problem of S is P over all sections: everything below the floors is
 // decided, everything above them empty.) "S fails with reason R" means P_R(S) has no
-// solution. It is a relaxation: P_R(S) infeasible => S has no completion.
-//
-// What P_R(S) reads: the buffers of U live in R, and the floors over their lifetimes,
-// i.e. the floors over the closure of R, [min sec_lo, max sec_hi) of those buffers (a
-// lifetime is contiguous, so the buffers live in R reaching below R are live in R's first
-// section, those reaching above it in R's last; with R itself included).
+// solution. It is a relaxation: P_R(S) infeasible => S has no completion. P_R(S) is
+// determined by the buffers of U live in R and their minimum offsets, nothing else.
 //
 // Sources, each a proof of P_R(S) infeasible (cells.cpp):
-//  - section inference failing in section s: R = {s} (the test stacks the buffers live in
-//    s above their minimum offsets: a relaxation of P_{s}); the search narrows a failing
-//    range to one failing section by bisection (each section's verdict is its own);
-//  - the padded (alignment) test, or the memo of failed sub-problems: R = the sub-problem's
-//    span [s_lo, s_hi) (its buffers all lie within it);
+//  - section inference failing on a range: R = a failing part of it, narrowed by bisection
+//    (the test stacks the buffers live in each section above their minimum offsets, a
+//    relaxation of P over that section; a failing sub-range is a reason), one section
+//    with the plain test; the same for the padded (alignment) test;
+//  - the memo of failed sub-problems: the reason found when the state first failed (kept
+//    beside the memo, ReasonTable: the same state, so the same P_R), else the
+//    sub-problem's span [s_lo, s_hi) (its buffers all lie within it);
 //  - the well test at cell c: R = the well (its proof uses only the buffers live in the
 //    well, their minimum offsets and totals left: a buffer covering the well's bottom row
 //    has its lifetime within the well);
@@ -42,21 +40,23 @@
 // minus i solves P_{R_i}(child), a contradiction (and i was not skipped: sigma shows room
 // above it in its sections, which are in R). Empty: every buffer live in c sits at or
 // above the waste child's raised floor (as in the plain search's completeness argument),
-// so sigma solves P_{R_w}(waste child), a contradiction.
+// so sigma solves P_{R_w}(waste child), a contradiction. A wider R is still a reason (P_R
+// only gains buffers and constraints), so unions may be over-approximated.
 //
-// Backjumping. A decision d (place i: changes the floors over i's lifetime; waste c:
-// changes floor c) is irrelevant to a reason R when the sections it changes miss R's
-// closure (computed on the parent's unplaced buffers, a superset of the child's plus i).
-// Then P_R(parent) = P_R(child): the same buffers (i, live in its own changed sections,
-// is not live in R) with the same minimum offsets. So a child failing with a reason its
-// decision is irrelevant to proves the parent fails with that same reason, and the parent
-// returns at once, skipping its other alternatives. Completeness is kept: an alternative
-// is skipped only when the parent is proven infeasible, so an exhausted search is still a
-// proof, and a failed state remembered in the memo is really failed.
+// Backjumping. A decision d (place i; or waste c) is irrelevant to a reason R when i is
+// not live in R and d raised the minimum offset of no buffer live in R (the raises are on
+// the search's trail). Then P_R(parent) = P_R(child): the same buffers with the same
+// minimum offsets. So a child failing with a reason its decision is irrelevant to proves
+// the parent fails with that same reason, and the parent returns at once, skipping its
+// other alternatives. Completeness is kept: an alternative is skipped only when the
+// parent is proven infeasible, so an exhausted search is still a proof, and a failed
+// state remembered in the memo is really failed.
 //
 // Decomposition (for_each_part): the parts of a sub-problem lie over disjoint spans of
-// sections, and every reason found inside a part lies within its span, so the placements
-// of the parts solved before it do not meet the failing part's reason's closure.
+// sections, and every reason found inside a part lies within its span, so no buffer of the
+// parts solved before it is live in the failing part's reason (their placements and raises
+// are irrelevant to it), and the memo's reason of a part's state holds wherever that
+// state recurs.
 #pragma once
 
 #include <algorithm>
