@@ -2,6 +2,7 @@
 //
 // Usage: exact_scale_bench table [seconds=10] [seeds=5] [threads=2] [sizes=400,800,1600,3200,6400]
 //                              [kinds=tiling,pinwheel,aligned] [budget=cpu|wall] [first_seed=1]
+//                              [backjump|plain]
 //          Perfect packings (memplan generate --kind tiling|pinwheel|aligned, capacity 2^20,
 //          horizon 2^20, seeds first_seed..first_seed+seeds-1, never chosen; the tuning seeds
 //          are 100 and up): the `exact` solver on `threads`
@@ -12,6 +13,7 @@
 //          threads would use in `seconds` on an idle machine), under a wall limit of 40 x
 //          seconds. Per kind and size: solved fraction, median wall and CPU seconds (an
 //          unsolved run counts as the budget: the median is then a lower bound, marked >).
+//          plain: the cell searches without backjumping (conflicts.h), for a side-by-side run.
 //        exact_scale_bench nodes [instances=200] [buffers=17]
 //          Random instances with alignments 1-8 and sizes 1-12 (not multiples of their
 //          alignment, as in issue 21), seeds 1..instances: the optimum by the exact solver,
@@ -29,14 +31,16 @@
 //        exact_scale_bench strategies [sizes=800,1600] [kinds=tiling,pinwheel,aligned,aligned1]
 //                                   [seeds=100-104] [budget=4] [orders=WAT,TAW,TWA,TWO] [searches=0,1,2,3,4]
 //          (searches 5 and 6: restart_cells seeded by the order's name, its restarts carrying
-//          the dead-end weights of aligned_cells.h (5) or not (6); budget x n nodes in all)
+//          the dead-end weights of aligned_cells.h (5) or not (6); budget x n nodes in all;
+//          7 and 8: searches 4 and 5 without backjumping, conflicts.h, which every other runs)
 //          Which search finds perfect packings: each of the round robin's searches (0 canonical,
 //          1 re-ranking canonical, lowest cell by 2 least slack, 3 fewest branches, 4 fewest
 //          branches over all wells, CellChoice::kWells) under each preorder (WAT, TAW, TWA,
 //          TWO; Rk = random_order seeded k; Jk = jittered_order seeded k), alone, at capacity = LOAD with budget x n nodes, one
 //          thread, on the tuning seeds. Kind aligned1: the aligned instances with every
 //          alignment set to 1. Prints, per kind, size and search, how many of the seeds x 4
-//          preorders found the packing, their median nodes, and the CPU seconds spent.
+//          preorders found the packing, their median nodes, the nodes of all its runs, the
+//          alternatives its backjumps skipped, and the CPU seconds spent.
 // Run from anywhere (instances are generated).
 #include <sys/resource.h>
 
@@ -56,6 +60,7 @@
 #include "memplan/solver.h"
 #include "memplan/validate.h"
 #include "solvers/exact/aligned_cells.h"
+#include "solvers/exact/conflicts.h"
 #include "solvers/exact/deep_threads.h"
 #include "solvers/exact/restarts.h"
 #include "solvers/exact/search.h"
@@ -206,17 +211,20 @@ int nodes(int instances, int buffers) {
 int strategies(const std::vector<std::string>& sizes, const std::vector<std::string>& kinds, int first_seed,
                int last_seed, int64_t per_buffer, const std::vector<std::string>& orders,
                const std::vector<std::string>& searches) {
-  constexpr int kSearches = 7;
+  constexpr int kSearches = 9;
   const char* names[kSearches] = {"canonical", "re-ranking", "cells, least slack", "cells, fewest branches",
                                   "cells, wells", "wells, restarts",
-                                  "wells, restarts, unweighted"};
+                                  "wells, restarts, unweighted", "cells, wells, no backjumping",
+                                  "wells, restarts, no backjumping"};
   std::vector<char> on(kSearches, 0);
   for (const std::string& k : searches) on.at(std::stoul(k)) = 1;
-  std::printf("| kind | buffers | search | found | median nodes when found | CPU s |\n|---|---:|---|---:|---:|---:|\n");
+  std::printf("| kind | buffers | search | found | median nodes when found | nodes | alternatives skipped | CPU s |\n"
+              "|---|---:|---|---:|---:|---:|---:|---:|\n");
   for (const std::string& kind : kinds)
     for (const std::string& size : sizes) {
       std::vector<double> nodes[kSearches];
       int found[kSearches] = {}, runs[kSearches] = {};
+      int64_t all_nodes[kSearches] = {}, skipped[kSearches] = {};
       double cpu[kSearches] = {};
       for (int seed = first_seed; seed <= last_seed; ++seed) {
         GenerateOptions g;
@@ -241,14 +249,19 @@ int strategies(const std::vector<std::string>& sizes, const std::vector<std::str
             // On a thread whose stack holds n levels, as in the solver (else a deep search stops).
             exact::run_deep(1, in.n + 2, [&] {
               exact::weigh_dead_ends = k != 6;
-              r = k >= 5  ? exact::restart_cells(in, g.capacity, std::hash<std::string>{}(name), budget, Deadline())
+              exact::backjump_cells = k < 7;
+              exact::backjump_counts = {};
+              r = k == 5 || k == 6 || k == 8
+                      ? exact::restart_cells(in, g.capacity, std::hash<std::string>{}(name), budget, Deadline())
                   : k < 2 ? exact::search(in, g.capacity, order, budget, Deadline(), k == 1 ? keys : "")
                         : exact::search_cells(in, g.capacity, order,
                                               k == 2   ? exact::CellChoice::kLeastSlack
                                               : k == 3 ? exact::CellChoice::kFewestBranches
                                                        : exact::CellChoice::kWells,
                                               budget, Deadline());
+              skipped[k] += exact::backjump_counts.skipped;
             });
+            all_nodes[k] += r.nodes;
             cpu[k] += cpu_seconds() - c0;
             ++runs[k];
             if (r.outcome == exact::Outcome::kFound) {
@@ -266,7 +279,8 @@ int strategies(const std::vector<std::string>& sizes, const std::vector<std::str
         if (!on[k]) continue;
         std::printf("| %s | %s | %s | %d/%d | ", kind.c_str(), size.c_str(), names[k], found[k], runs[k]);
         if (found[k] > 0) std::printf("%.0f", median(nodes[k]));
-        std::printf(" | %.2f |\n", cpu[k]);
+        std::printf(" | %lld | %lld | %.2f |\n", static_cast<long long>(all_nodes[k]),
+                    static_cast<long long>(skipped[k]), cpu[k]);
       }
       std::fflush(stdout);
     }
@@ -330,6 +344,7 @@ int plan_order(const std::vector<std::string>& sizes, int first_seed, int last_s
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "table";
   auto arg = [&](int k, const char* fallback) { return std::string(argc > k ? argv[k] : fallback); };
+  if (mode == "table" && arg(9, "backjump") == "plain") exact::backjump_cells = false;
   if (mode == "table")
     return table(std::stod(arg(2, "10")), std::stoi(arg(3, "5")), std::stoi(arg(4, "2")),
                  split(arg(5, "400,800,1600,3200,6400")), split(arg(6, "tiling,pinwheel,aligned")),

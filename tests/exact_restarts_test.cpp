@@ -8,6 +8,7 @@
 
 #include "memplan/generate.h"
 #include "memplan/validate.h"
+#include "solvers/exact/conflicts.h"
 #include "solvers/exact/deep_threads.h"
 #include "solvers/exact/restarts.h"
 #include "solvers/exact/search.h"
@@ -17,15 +18,7 @@
 namespace memplan {
 namespace {
 
-Problem packing(const char* kind, int64_t buffers, uint64_t seed, int64_t capacity, int64_t horizon) {
-  GenerateOptions g;
-  g.kind = kind;
-  g.buffers = buffers;
-  g.capacity = capacity;
-  g.horizon = horizon;
-  g.seed = seed;
-  return generate(g);
-}
+using testing::packing;
 
 TEST(ExactWells, RefutesAndFindsOnPackingsNearTheirCapacity) {
   // Generated packings of capacity 256: at 256 a found plan must be valid and an exhausted
@@ -54,9 +47,11 @@ TEST(ExactWells, FindsPinwheelsTheLowestFloorChoiceMisses) {
   // floor is propagated at once instead of after the region below is filled. Pinwheels of
   // 800 buffers (seeds 100-104, tuning seeds), jittered orders 1-3, 2n nodes each: kWells
   // finds every one (exact_scale_bench strategies 800 pinwheel 100-104 2 J1,J2,J3 3,4:
-  // 15/15), the lowest-floor fewest-branches choice 12.
+  // 15/15), the lowest-floor fewest-branches choice 12. Both without backjumping
+  // (conflicts.h), which lets the lowest-floor choice find all 15 too.
   int wells = 0, lowest = 0;
   exact::run_deep(1, 2000, [&] {
+    exact::backjump_cells = false;
     for (uint64_t seed = 100; seed < 105; ++seed) {
       const Problem p = packing("pinwheel", 800, seed, 1 << 20, 1 << 20);
       const exact::Instance in = testing::exact_instance(p);
@@ -71,6 +66,7 @@ TEST(ExactWells, FindsPinwheelsTheLowestFloorChoiceMisses) {
       }
     }
   });
+  exact::backjump_cells = true;
   EXPECT_GE(wells, 14);
   EXPECT_GT(wells, lowest);
 }

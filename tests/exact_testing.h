@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "memplan/generate.h"
 #include "memplan/problem.h"
 #include "solvers/exact/search.h"
 #include "testing.h"
@@ -19,6 +20,17 @@ inline exact::Instance exact_instance(const Problem& p, bool implicit = false) {
   std::optional<exact::Instance> in = exact::prepare(p, implicit ? -1 : 1 << 30, Deadline());
   EXPECT_TRUE(in.has_value());
   return *in;
+}
+
+// `memplan generate --kind KIND` with n buffers, the given capacity, horizon and seed.
+inline Problem packing(const char* kind, int64_t buffers, uint64_t seed, int64_t capacity, int64_t horizon) {
+  GenerateOptions g;
+  g.kind = kind;
+  g.buffers = buffers;
+  g.capacity = capacity;
+  g.horizon = horizon;
+  g.seed = seed;
+  return generate(g);
 }
 
 // The canonical search (re-ranking under `keys`, if any) finds a valid plan at the true

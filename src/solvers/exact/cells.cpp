@@ -19,6 +19,9 @@
 // afford (zero in a section at the capacity), so tight sections branch on buffers only.
 // (CellChoice::kWells branches on a cell at a local minimum of the floors instead, not only
 // at the lowest: complete as well, see choose_well_cell.)
+// Conflict-directed backjumping (conflicts.h): every failure carries a reason (a set of
+// sections, why_), and a node whose child failed for a reason its own decision cannot
+// have caused fails at once with it (proof in conflicts.h).
 // Pre-placed buffers are not supported here (the canonical search handles them).
 #include <algorithm>
 #include <climits>
@@ -26,6 +29,7 @@
 
 #include "core/arith.h"
 #include "solvers/exact/aligned_cells.h"
+#include "solvers/exact/conflicts.h"
 #include "solvers/exact/deep_threads.h"
 #include "solvers/exact/search.h"
 #include "solvers/exact/stacking.h"
@@ -46,13 +50,17 @@ void group_by_section(int32_t n, int32_t sections, SectionOf section_of, std::ve
   for (int32_t i = 0; i < n; ++i) items[fill[section_of(i)]++] = i;
 }
 
+// Section inference's tests: stacking by release (stacking.h, stacks_fit), the padded
+// alignment test (aligned_stacks_fit), or the padded test behind the search's gate.
+enum class Test { kPlain, kPadded, kPaddedGated };
+
 class CellDfs {
  public:
   CellDfs(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
           CellChoice choice, int64_t budget, const Deadline& deadline, FailureMemo* memo,
           std::vector<uint32_t>* weights)
       : in_(in), cap_(capacity), choice_(choice), budget_(budget), deadline_(deadline),
-        own_memo_(memo ? 0 : budget), memo_(memo ? memo : &own_memo_),
+        own_memo_(memo ? 0 : budget), memo_(memo ? memo : &own_memo_), reasons_(budget, std::min<size_t>(size_t{1} << 20, 64 * static_cast<size_t>(in.n) + 1024)),
         weighted_(choice == CellChoice::kWells && in.aligned && weigh_dead_ends),
         weights_(weights ? weights : &own_weights_) {
     if (weighted_ && weights_->size() != static_cast<size_t>(in.sections)) weights_->assign(in.sections, 0);
@@ -124,11 +132,13 @@ class CellDfs {
     // A sub-problem is its unplaced buffers and its sections' floors: if that state already
     // failed (reached before through other decisions elsewhere), it fails again.
     const FailureMemo::Key key = state_key(ubase, s_lo, s_hi);
+    why_ = Conflict(s_lo, s_hi);  // the padded test's reason (infer narrows it when it refutes)
+    if (memo_->failed(key)) why_ = reasons_.get(key, why_);
     const bool feasible = !memo_->failed(key) && infer(ubase, s_lo, s_hi);
     scratch_.resize(ubase);
     if (!feasible) return kFail;
     const int status = branch(a, b, s_lo, s_hi);
-    if (status == kFail) memo_->remember(key);
+    if (status == kFail) memo_->remember(key), reasons_.put(key, why_);
     return status;
   }
 
@@ -145,9 +155,10 @@ class CellDfs {
 
   int branch_on(int32_t cell, int32_t a, int32_t b, int32_t s_lo, int32_t s_hi) {
     const int64_t h = floor_[cell];
-    if (well_tiling && !well_can_fill(cell, s_lo, s_hi)) return kFail;
+    if (well_tiling && !well_can_fill(cell, s_lo, s_hi)) return kFail;  // why_: the well
 
     int result = kFail;
+    Conflict why(cell, cell + 1);  // the node's reason if every alternative fails
     // On aligned instances the cell's buffers are tried in the order of aligned_cells.h.
     const size_t cbase = cands_.size();
     const bool by_top = in_.aligned && order_aligned_cells;
@@ -164,14 +175,30 @@ class CellDfs {
       if (twin_prev_[i] >= 0 && !placed_[twin_prev_[i]]) continue;
       // The child's first test at a glance: each of i's sections, its floor raised to
       // h + size and its total left lowered by size, must keep h + (total left) <= cap.
-      if (!fits_above(in_, i, h, remaining_, cap_)) continue;
+      if (!fits_above(in_, i, h, remaining_, cap_)) {
+        why.add(in_.sec_lo[i], in_.sec_hi[i]);  // read the totals left over i's lifetime
+        continue;
+      }
       const size_t mark = trail_.size(), placed_mark = stack_.size();
       place(i, h);
+      const size_t decided = trail_.size();  // the trail of the placement itself ends here
       result = solve(a, b);
+      const bool jump = result == kFail && jumps_over(i, mark, decided);
       if (result != kSolved) undo_to(mark, placed_mark, s_lo, s_hi);
+      if (jump) {
+        // Statistics: the alternatives skipped (at most: the buffers left that could be
+        // tried, and the waste branch).
+        ++backjump_counts.skipped;
+        for (size_t u = k + 1; u < t_hi; ++u)
+          backjump_counts.skipped += !placed_[tries[u]] && mo_[tries[u]] == h;
+        cands_.resize(cbase);
+        return kFail;  // why_: the child's reason, which placing i did not cause
+      }
+      if (result == kFail) why.add(why_);
     }
     cands_.resize(cbase);
     if (result != kFail) return result;
+    why_ = why;
 
     // Waste the cell: raise the floor to the lowest offset an unplaced buffer of the
     // section could take with this cell empty: align_up(max(h + granularity, its other
@@ -185,16 +212,37 @@ class CellDfs {
       const int32_t i = live_[k];
       if (!placed_[i]) next = std::min(next, std::max(align_up(h + in_.granularity, in_.align[i]), mo_[i]));
     }
-    if (next == INT64_MAX || next + remaining_[cell] > cap_) return kFail;
+    if (next == INT64_MAX) return why_ = Conflict::all(), kFail;  // no buffer live here (not met)
+    if (next + remaining_[cell] > cap_) return kFail;
     const size_t mark = trail_.size(), placed_mark = stack_.size();
     trail_.push_back({cell, h});
     floor_[cell] = next;
     rehash(cell);
     touch(cell);
     raise_min_offsets(cell, cell + 1, next);
+    const size_t decided = trail_.size();
     result = solve(a, b);
+    // The waste child's reason, if raising floor c cannot have caused it, is the node's;
+    // else the node's is the union.
+    const bool jump = result == kFail && jumps_over(-1, mark, decided);
     if (result != kSolved) undo_to(mark, placed_mark, s_lo, s_hi);
+    if (result == kFail && !jump) why_.add(why);
     return result;
+  }
+
+  // After a child's failure with reason why_ (before undoing it): whether the node's
+  // decision (placing buffer i, or wasting the cell if i < 0), whose own changes are
+  // trail_[mark, decided), is irrelevant to it, so the node fails with why_ at once
+  // (conflicts.h). Relevant: i is live in the reason's sections, or the decision raised the
+  // minimum offset of a buffer live there (the trail's entries -(j + 1)).
+  bool jumps_over(int32_t i, size_t mark, size_t decided) {
+    if (!backjump_ || why_.is_all()) return false;
+    const auto meets = [&](int32_t j) { return why_.meets(in_.sec_lo[j], in_.sec_hi[j]); };
+    if (i >= 0 && meets(i)) return false;
+    for (size_t t = mark; t < decided; ++t)
+      if (trail_[t].first < 0 && meets(-trail_[t].first - 1)) return false;
+    ++backjump_counts.jumps;
+    return true;
   }
 
   // The well around the cell: the run of sections at the cell's floor h that holds it,
@@ -223,6 +271,7 @@ class CellDfs {
         if (!placed_[i] && mo_[i] == h && in_.sec_hi[i] <= w_hi) reach_[in_.sec_hi[i]] = 1;
       }
     }
+    why_ = Conflict(w_lo, w_hi);  // the reason if it fails (conflicts.h)
     return reach_[w_hi];
   }
 
@@ -349,9 +398,31 @@ class CellDfs {
     if (check_inference && fits != infer_from_scratch(ubase, s_lo, s_hi, false))
       throw std::logic_error("cell search: incremental section inference differs from scratch");
     if (fits && d_lo < d_hi) clean(s_lo, s_hi);  // the dirty sections in range passed
-    if (!fits || !in_.aligned || !aligned_inference) return fits;
+    if (!fits) {
+      why_ = backjump_ ? failing_range(d_lo, d_hi, Test::kPlain) : Conflict(d_lo, d_hi);
+      return false;
+    }
+    if (!in_.aligned || !aligned_inference) return true;
     // The padded test (gated) on the sub-problem's filtered buffers, as from scratch.
-    return infer_from_scratch(ubase, s_lo, s_hi, true);
+    if (infer_from_scratch(ubase, s_lo, s_hi, true)) return true;
+    if (backjump_) why_ = failing_range(s_lo, s_hi, Test::kPadded);
+    return false;
+  }
+
+  // A short part of [lo, hi) that fails `test` (the range does), by bisection: a half
+  // that fails is a reason (the test on it is a relaxation of its sections' problem). With
+  // the plain test each section's verdict is its own (the filter of range_fits keeps it
+  // exact on any range), so one half fails, down to one section; the padded test's
+  // verdicts can depend on the range (its exact program has a budget per call), so it
+  // stops where neither half fails, the range before still a valid reason.
+  Conflict failing_range(int32_t lo, int32_t hi, Test test) {
+    while (hi - lo > 1) {
+      const int32_t mid = lo + (hi - lo) / 2;
+      if (!range_fits(lo, mid, test)) hi = mid;
+      else if (!range_fits(mid, hi, test)) lo = mid;
+      else break;
+    }
+    return Conflict(lo, hi);
   }
 
   // Sections [s_lo, s_hi) pass in the current state: no longer dirty.
@@ -372,7 +443,7 @@ class CellDfs {
 
   // The test on sections [lo, hi) alone: the unplaced buffers overlapping them (enumerated
   // as in raise_min_offsets), their spans clipped to the range.
-  bool range_fits(int32_t lo, int32_t hi) {
+  bool range_fits(int32_t lo, int32_t hi, Test test = Test::kPlain) {
     int64_t r_max = 0;
     for (int32_t s = lo; s < hi; ++s) {
       if (floor_[s] + remaining_[s] > cap_) return false;
@@ -384,7 +455,7 @@ class CellDfs {
     };
     for (int32_t k = live_begin_[lo]; k < live_begin_[lo + 1]; ++k) consider(live_[k]);
     for (int32_t k = starts_begin_[lo + 1]; k < starts_begin_[hi]; ++k) consider(starts_[k]);
-    const bool fits = stack_filtered(end, lo, hi, false);
+    const bool fits = stack_filtered(end, lo, hi, test);
     scratch_.resize(end);
     return fits;
   }
@@ -401,15 +472,15 @@ class CellDfs {
     }
     for (size_t u = ubase; u < end; ++u)
       if (mo_[scratch_[u]] + r_max > cap_) scratch_.push_back(scratch_[u]);
-    const bool fits = stack_filtered(end, s_lo, s_hi, padded);
+    const bool fits = stack_filtered(end, s_lo, s_hi, padded ? Test::kPaddedGated : Test::kPlain);
     scratch_.resize(end);
     return fits;
   }
 
   // Stacks the buffers scratch_[from, end()) over sections [lo, hi) (spans clipped to it).
-  bool stack_filtered(size_t from, int32_t lo, int32_t hi, bool padded) {
+  bool stack_filtered(size_t from, int32_t lo, int32_t hi, Test test) {
     if (scratch_.size() == from) return true;
-    if (padded && !padded_test_due(padding_, in_.aligned)) return true;  // the gate first: no sort
+    if (test == Test::kPaddedGated && !padded_test_due(padding_, in_.aligned)) return true;  // the gate first: no sort
     sorter_.sort(scratch_, from, mo_, cap_, in_.n);
     // Every minimum offset is at or above the floors of its buffer's sections, so stacking
     // from 0 gives the same tops as stacking from the floors.
@@ -418,7 +489,8 @@ class CellDfs {
       const int32_t i = scratch_[u];
       items_.push_back({std::max(in_.sec_lo[i], lo), std::min(in_.sec_hi[i], hi), mo_[i], in_.size[i], in_.align[i]});
     }
-    if (!padded) return stacks_fit(items_, lo, hi, 0, cap_, low_, tree_);
+    if (test == Test::kPlain) return stacks_fit(items_, lo, hi, 0, cap_, low_, tree_);
+    if (test == Test::kPadded) return aligned_stacks_fit(items_, lo, hi, 0, cap_, rounded_, low_, tree_);
     return recorded_aligned_stacks_fit(padding_, items_, lo, hi, 0, cap_, rounded_, low_, tree_);
   }
 
@@ -505,9 +577,12 @@ class CellDfs {
   std::vector<FailureMemo::Key> hb_, hs_;  // memo key parts per buffer and per section
   FailureMemo own_memo_;
   FailureMemo* memo_;
+  ReasonTable reasons_;  // the reasons of the failures remembered in memo_
   const bool weighted_;             // kWells on an aligned instance: weights guide the choice
   std::vector<uint32_t> own_weights_;
   std::vector<uint32_t>* weights_;  // per section: dead ends found there
+  const bool backjump_ = backjump_cells;  // conflicts.h
+  Conflict why_;  // the reason of the last failure returned (conflicts.h)
   int64_t nodes_ = 0;
   int64_t depth_ = 0;
   const int64_t depth_limit_ = depth_limit();  // recursion levels this thread's stack holds
