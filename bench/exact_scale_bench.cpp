@@ -249,7 +249,7 @@ int strategies(const std::vector<std::string>& sizes, const std::vector<std::str
             // On a thread whose stack holds n levels, as in the solver (else a deep search stops).
             exact::run_deep(1, in.n + 2, [&] {
               exact::weigh_dead_ends = k != 6;
-              exact::backjump_cells = k < 7;
+              exact::backjump_cells = k < 7 ? exact::Backjump::kAlways : exact::Backjump::kNever;
               exact::backjump_counts = {};
               r = k == 5 || k == 6 || k == 8
                       ? exact::restart_cells(in, g.capacity, std::hash<std::string>{}(name), budget, Deadline())
@@ -344,7 +344,7 @@ int plan_order(const std::vector<std::string>& sizes, int first_seed, int last_s
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "table";
   auto arg = [&](int k, const char* fallback) { return std::string(argc > k ? argv[k] : fallback); };
-  if (mode == "table" && arg(9, "backjump") == "plain") exact::backjump_cells = false;
+  if (mode == "table" && arg(9, "backjump") == "plain") exact::backjump_cells = exact::Backjump::kNever;
   if (mode == "table")
     return table(std::stod(arg(2, "10")), std::stoi(arg(3, "5")), std::stoi(arg(4, "2")),
                  split(arg(5, "400,800,1600,3200,6400")), split(arg(6, "tiling,pinwheel,aligned")),

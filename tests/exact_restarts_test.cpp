@@ -51,7 +51,7 @@ TEST(ExactWells, FindsPinwheelsTheLowestFloorChoiceMisses) {
   // (conflicts.h), which lets the lowest-floor choice find all 15 too.
   int wells = 0, lowest = 0;
   exact::run_deep(1, 2000, [&] {
-    exact::backjump_cells = false;
+    exact::backjump_cells = exact::Backjump::kNever;
     for (uint64_t seed = 100; seed < 105; ++seed) {
       const Problem p = packing("pinwheel", 800, seed, 1 << 20, 1 << 20);
       const exact::Instance in = testing::exact_instance(p);
@@ -66,7 +66,7 @@ TEST(ExactWells, FindsPinwheelsTheLowestFloorChoiceMisses) {
       }
     }
   });
-  exact::backjump_cells = true;
+  exact::backjump_cells = exact::Backjump::kPerfect;
   EXPECT_GE(wells, 14);
   EXPECT_GT(wells, lowest);
 }

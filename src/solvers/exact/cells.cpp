@@ -60,7 +60,7 @@ class CellDfs {
           CellChoice choice, int64_t budget, const Deadline& deadline, FailureMemo* memo,
           std::vector<uint32_t>* weights)
       : in_(in), cap_(capacity), choice_(choice), budget_(budget), deadline_(deadline),
-        own_memo_(memo ? 0 : budget), memo_(memo ? memo : &own_memo_), reasons_(budget, std::min<size_t>(size_t{1} << 20, 64 * static_cast<size_t>(in.n) + 1024)),
+        own_memo_(memo ? 0 : budget), memo_(memo ? memo : &own_memo_),
         weighted_(choice == CellChoice::kWells && in.aligned && weigh_dead_ends),
         weights_(weights ? weights : &own_weights_) {
     if (weighted_ && weights_->size() != static_cast<size_t>(in.sections)) weights_->assign(in.sections, 0);
@@ -82,6 +82,12 @@ class CellDfs {
     twin_prev_ = twins(in, order);
     for (int32_t i = 0; i < n; ++i)
       for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) remaining_[s] += in.size[i];
+    // Backjumping where it pays (conflicts.h, Backjump): every section's total at the capacity.
+    const Backjump mode = backjump_cells;
+    backjump_ = mode == Backjump::kAlways ||
+                (mode == Backjump::kPerfect &&
+                 std::all_of(remaining_.begin(), remaining_.end(), [&](int64_t r) { return r == capacity; }));
+    if (backjump_) reasons_.reserve(budget, std::min<size_t>(size_t{1} << 20, 64 * static_cast<size_t>(in.n) + 1024));
     // Buffers live in each section (CSR), in rank order: the branching order of a cell.
     live_begin_.assign(in.sections + 1, 0);
     for (int32_t i = 0; i < n; ++i)
@@ -133,8 +139,9 @@ class CellDfs {
     // failed (reached before through other decisions elsewhere), it fails again.
     const FailureMemo::Key key = state_key(ubase, s_lo, s_hi);
     why_ = Conflict(s_lo, s_hi);  // the padded test's reason (infer narrows it when it refutes)
-    if (memo_->failed(key)) why_ = reasons_.get(key, why_);
-    const bool feasible = !memo_->failed(key) && infer(ubase, s_lo, s_hi);
+    const bool remembered = memo_->failed(key);
+    if (remembered) why_ = reasons_.get(key, why_);
+    const bool feasible = !remembered && infer(ubase, s_lo, s_hi);
     scratch_.resize(ubase);
     if (!feasible) return kFail;
     const int status = branch(a, b, s_lo, s_hi);
@@ -581,7 +588,7 @@ class CellDfs {
   const bool weighted_;             // kWells on an aligned instance: weights guide the choice
   std::vector<uint32_t> own_weights_;
   std::vector<uint32_t>* weights_;  // per section: dead ends found there
-  const bool backjump_ = backjump_cells;  // conflicts.h
+  bool backjump_ = false;  // conflicts.h: backjump_cells, set in the constructor
   Conflict why_;  // the reason of the last failure returned (conflicts.h)
   int64_t nodes_ = 0;
   int64_t depth_ = 0;

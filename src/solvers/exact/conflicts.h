@@ -139,14 +139,19 @@ struct Conflict {
 // span. A fixed-size table overwritten like the memo; a miss gives the whole span.
 class ReasonTable {
  public:
-  // One slot per node of budget, at most `max_slots`.
-  ReasonTable(int64_t budget, size_t max_slots) {
+  // Empty (a search that does not backjump): put does nothing, get gives `otherwise`.
+  ReasonTable() = default;
+  // One slot per node of budget, at most `max_slots` (at least 1,024).
+  void reserve(int64_t budget, size_t max_slots) {
     size_t slots = 1024;
     while (slots < max_slots && static_cast<int64_t>(slots) < budget) slots <<= 1;
     table_.assign(slots, Entry{});
   }
-  void put(const FailureMemo::Key& k, Conflict why) { table_[k.h1 & (table_.size() - 1)] = {k, why}; }
+  void put(const FailureMemo::Key& k, Conflict why) {
+    if (!table_.empty()) table_[k.h1 & (table_.size() - 1)] = {k, why};
+  }
   Conflict get(const FailureMemo::Key& k, Conflict otherwise) const {
+    if (table_.empty()) return otherwise;
     const Entry& e = table_[k.h1 & (table_.size() - 1)];
     return e.key.h1 == k.h1 && e.key.h2 == k.h2 ? e.why : otherwise;
   }
@@ -159,11 +164,17 @@ class ReasonTable {
   std::vector<Entry> table_;
 };
 
-// Test and benchmark hook: when false, the cell searches started from then on try every
-// alternative (the plain search, no backjumping). Process-wide, not per thread, so that
-// exact_scale_bench can compare the whole `exact` solver (its own threads) with and
-// without it. On by default: backjumping keeps the search exact.
-inline std::atomic<bool> backjump_cells{true};
+// Where the cell searches backjump. kPerfect (the default): only in a search whose capacity
+// equals every section's total (a perfect packing, exact.cpp's perfect_at), where it finds
+// more packings in the same nodes (README, issue 21 item 1); elsewhere it never changed a
+// node count on A-K (`-a exact --iterations 20000`) and its reasons' upkeep (the bisection
+// of failing ranges above all) cost ~10 % of CPU there (A-K at capacity 1 MiB, `perf stat`
+// over alternating runs), so those searches stay plain. kAlways and kNever are the test and
+// benchmark hooks (every search, or none: the plain search). Process-wide, not per thread,
+// so that exact_scale_bench can compare the whole `exact` solver (its own threads) with and
+// without it. Either way the search is exact (conflicts.h's proof).
+enum class Backjump { kNever, kPerfect, kAlways };
+inline std::atomic<Backjump> backjump_cells{Backjump::kPerfect};
 
 // Statistics (for exact_scale_bench): the alternatives skipped by backjumps on this thread
 // (a candidate or the waste branch not tried), and the backjumps.
