@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Reproduces the README's results tables (writes docs/results.md and prints it).
-# Takes about 14 minutes on 2 cores (13 min 17 s measured on 2026-11-25 under a load
-# average of ~12, before the Figure 6 section, which adds about 1 min), --quick about 6
-# (5 min 49 s under the same load: it shortens the limits, not the real-set idealloc rows).
+# Takes 3 min 33 s on an idle 2-core machine (2026-11-29, load average 0.8) and about 14
+# minutes under a load average of ~12 (2026-11-25); --quick shortens the limits, not the
+# real-set idealloc rows (5 min 49 s under that load).
 # The header records the load average at the start and at the end: times measured under
 # load are inflated (2-7x on a shared 2-core machine), and under heavy load the 10 s and 60 s
 # limits reach less. The side-by-side comparison with MiniMalloc and idealloc is
