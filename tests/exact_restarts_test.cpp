@@ -97,8 +97,9 @@ TEST(ExactRestarts, JitteredOrderIsLongestFirstUpToTheJitter) {
 }
 
 TEST(ExactRestarts, FindPackingsWithinTheirBudgetAndDeterministically) {
-  // Each restart is a complete search cut at 2n nodes; together they stop at the budget
-  // (the last restart cut to what is left), and the same seed gives the same plan.
+  // Each restart is a complete search cut at restart_length nodes (5n under this budget of
+  // 20n); together they stop at the budget (the last restart cut to what is left), and the
+  // same seed gives the same plan.
   int found = 0;
   exact::run_deep(1, 1000, [&] {
     for (uint64_t seed = 1; seed <= 6; ++seed) {
@@ -117,6 +118,17 @@ TEST(ExactRestarts, FindPackingsWithinTheirBudgetAndDeterministically) {
     }
   });
   EXPECT_GE(found, 5);
+}
+
+TEST(ExactRestarts, LengthenAsTheBudgetDoubles) {
+  // 2n nodes each while the budget is small (the round robin's first rounds: many short
+  // restarts), then a quarter of the budget each: the later rounds run few long searches,
+  // where backjumping pays (README, "the perfect-packing list re-tuned").
+  EXPECT_EQ(exact::restart_length(800, 4 * 800), 2 * 800);
+  EXPECT_EQ(exact::restart_length(800, 8 * 800), 2 * 800);
+  EXPECT_EQ(exact::restart_length(800, 16 * 800), 4 * 800);
+  EXPECT_EQ(exact::restart_length(800, 64 * 800), 16 * 800);
+  EXPECT_EQ(exact::restart_length(0, 10), 2);  // never an empty restart
 }
 
 TEST(ExactRestarts, DeclinePreplacedBuffersAtOnce) {

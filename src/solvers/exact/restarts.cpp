@@ -21,9 +21,13 @@ std::vector<int32_t> jittered_order(const Instance& in, uint64_t seed) {
   return order;
 }
 
+int64_t restart_length(int32_t n, int64_t node_budget) {
+  return std::max(kRestartNodes * std::max<int64_t>(n, 1), node_budget / kRestartsPerCall);
+}
+
 SearchResult restart_cells(const Instance& in, int64_t capacity, uint64_t seed, int64_t node_budget,
                            const Deadline& deadline, FailureMemo* memo) {
-  const int64_t each = 2 * std::max<int64_t>(in.n, 1);
+  const int64_t each = restart_length(in.n, node_budget);
   SearchResult total;
   uint64_t mix = seed ^ (static_cast<uint64_t>(node_budget) * 0xd1b54a32d192ed03ULL);
   std::vector<uint32_t> weights;  // dead ends learnt by one restart guide the next (aligned)

@@ -21,7 +21,15 @@ namespace memplan::exact {
 inline constexpr double kJitter = 0.15;
 std::vector<int32_t> jittered_order(const Instance& in, uint64_t seed);
 
-// Restarts of search_cells (CellChoice::kWells) at `capacity`, each of at most 2n nodes under
+// Nodes per restart of restart_cells under a budget of `node_budget`: at least
+// kRestartNodes x n, and a 1/kRestartsPerCall share of the budget once that is more, so the
+// restarts lengthen as the round robin doubles its budgets (backjumping pays only in longer
+// searches: README, issue 21 item 1, "the perfect-packing list re-tuned").
+inline constexpr int64_t kRestartNodes = 2;
+inline constexpr int64_t kRestartsPerCall = 4;
+int64_t restart_length(int32_t n, int64_t node_budget);
+
+// Restarts of search_cells (CellChoice::kWells) at `capacity`, each of restart_length nodes under
 // jittered_order(in, seed mixed with the budget and the restart's number), until one
 // decides or `node_budget` nodes are spent (at least one restart). The memo, if given, is
 // shared: a failed state fails under any order. nodes = the restarts' total.
