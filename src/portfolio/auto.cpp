@@ -14,9 +14,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <system_error>
 #include <thread>
 
+#include "core/workers.h"
 #include "memplan/bounds.h"
 #include "memplan/driver.h"
 #include "memplan/placement.h"
@@ -93,20 +93,6 @@ struct Shared {
     stop = true;
   }
 };
-
-// Starts up to `count` threads running `f`. A thread the system refuses to start
-// (std::system_error) is not an error: the work runs on the threads there are.
-std::vector<std::thread> start_threads(int count, const std::function<void()>& f) {
-  std::vector<std::thread> pool;
-  for (int t = 0; t < count; ++t) {
-    try {
-      pool.emplace_back(f);
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  return pool;
-}
 
 }  // namespace
 
@@ -228,9 +214,7 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     auto worker = [&] {
       for (size_t k; (k = next.fetch_add(1)) < members.size();) run(members[k]);
     };
-    std::vector<std::thread> pool = start_threads(std::min<int>(workers, members.size()) - 1, worker);
-    worker();
-    for (auto& t : pool) t.join();
+    run_workers(std::min<int>(workers, members.size()), worker);
   };
   // The caller's cancel flag reaches the members through the shared stop flag.
   std::atomic<bool> done{false};

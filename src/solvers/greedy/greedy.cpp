@@ -2,9 +2,8 @@
 // `greedy`, which runs every (order, fit) pair and keeps the lowest peak.
 #include <atomic>
 #include <mutex>
-#include <system_error>
-#include <thread>
 
+#include "core/workers.h"
 #include "memplan/orders.h"
 #include "memplan/placement.h"
 #include "solvers/families.h"
@@ -99,17 +98,7 @@ SolveResult run_all(const Problem& p, const SolveOptions& opt) {
       if (g.complete) plans[k] = std::move(g.solution);
     }
   };
-  const int threads = std::max(1, std::min<int>(opt.threads, variants.size()));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) {
-    try {
-      pool.emplace_back(worker);
-    } catch (const std::system_error&) {
-      break;  // the variants run on the threads there are
-    }
-  }
-  worker();
-  for (auto& t : pool) t.join();
+  run_workers(std::max(1, std::min<int>(opt.threads, variants.size())), worker);
   // Lowest peak wins; ties go to the earliest variant, so the thread count does not matter.
   size_t best = variants.size();
   for (size_t k = 0; k < variants.size(); ++k)

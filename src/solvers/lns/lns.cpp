@@ -18,15 +18,15 @@
 // depends on the seed and T, not on timing. A heuristic: its plans are never claimed
 // optimal here (the driver's own bound may still meet one).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <memory>
 #include <optional>
 #include <string>
-#include <system_error>
-#include <thread>
 
 #include "core/arith.h"
+#include "core/workers.h"
 #include "memplan/bounds.h"
 #include "memplan/instant_bound.h"
 #include "memplan/validate.h"
@@ -80,39 +80,29 @@ struct Step {
   int64_t nodes = 0;
 };
 
-// Decides every step of a batch against the same plan, each on its own thread (exact on one
-// thread within its node budget, so the answers do not depend on the threads' timing). A
-// thread the system refuses is not an error: its step runs on this one. An exception in a
-// step is rethrown here, after every thread has joined.
+// Decides every step of a batch against the same plan, on up to one thread a step (exact on
+// one thread within its node budget, so the answers do not depend on the threads' timing).
+// An exception in a step is rethrown here, after every thread has joined.
 void run_steps(const Problem& p, const std::vector<int64_t>& offsets, const SolverInfo& exact,
                const SolveOptions& base, int64_t peak, int64_t target, std::vector<Step>& steps) {
   std::vector<std::exception_ptr> errors(steps.size());
-  auto decide = [&](size_t k) {
-    try {
-      Step& t = steps[k];
-      SolveOptions o = base;
-      o.capacity = t.shake ? peak : target;
-      const lns::Sub sub = lns::sub_of(p, offsets, t.freed, *o.capacity);
-      SolveResult r = exact.run(sub.problem, o);
-      t.status = r.status;
-      t.nodes = r.nodes;
-      if (r.solution) t.solution = std::move(r.solution->offsets);
-    } catch (...) {
-      errors[k] = std::current_exception();
+  std::atomic<size_t> next{0};
+  run_workers(static_cast<int>(steps.size()), [&] {
+    for (size_t k; (k = next.fetch_add(1)) < steps.size();) {
+      try {
+        Step& t = steps[k];
+        SolveOptions o = base;
+        o.capacity = t.shake ? peak : target;
+        const lns::Sub sub = lns::sub_of(p, offsets, t.freed, *o.capacity);
+        SolveResult r = exact.run(sub.problem, o);
+        t.status = r.status;
+        t.nodes = r.nodes;
+        if (r.solution) t.solution = std::move(r.solution->offsets);
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
     }
-  };
-  std::vector<std::thread> pool;
-  size_t k = 1;
-  for (; k < steps.size(); ++k) {
-    try {
-      pool.emplace_back(decide, k);
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  for (size_t left = k; left < steps.size(); ++left) decide(left);
-  decide(0);
-  for (std::thread& t : pool) t.join();
+  });
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
 }
