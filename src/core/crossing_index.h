@@ -31,6 +31,8 @@
 
 namespace memplan {
 
+struct IndexMemory;
+
 struct AddressRun {
   int64_t lo, hi;  // addresses [lo, hi)
 };
@@ -53,6 +55,7 @@ class CrossingIndex {
   // during some slot of [a, b) (a < b): all(v) for the nodes whose blocks lie in [a, b),
   // here(v) for nodes whose split boundary c has a <= c <= b. O(log T) sets.
   int64_t set_inserts() const { return set_inserts_; }  // sets add() inserted into since init()
+  void memory(IndexMemory& m) const;  // adds this index's bytes
   template <class F>
   void sets(int32_t a, int32_t b, F&& f) const {
     visit(1, 0, blocks_, a, b, f);

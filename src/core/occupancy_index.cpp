@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "core/arith.h"
+#include "core/index_memory.h"
 
 namespace memplan {
 
@@ -237,6 +238,17 @@ int64_t OccupancyIndex::floor(int32_t a, int32_t b, int64_t width) const {
   if (fa >= fb || ba < fa) at = std::max(at, path_floor(leaves_ + ba, k, version));
   if (bb != ba && (fa >= fb || bb >= fb)) at = std::max(at, path_floor(leaves_ + bb, k, version));
   return at;
+}
+
+void OccupancyIndex::memory(IndexMemory& m) const {
+  count_sets(here_, m, IndexMemory::kHere);
+  count_sets(below_, m, IndexMemory::kBelow);
+  count_sets(raw_, m, IndexMemory::kRaw);
+  crossing_.memory(m);
+  m.other_bytes += static_cast<int64_t>(touched_.capacity() * sizeof(int32_t) + is_touched_.capacity() +
+                                        stamp_.capacity() * sizeof(uint32_t) + inserts_.capacity() * sizeof(uint64_t) +
+                                        floors_.capacity() * sizeof(std::vector<Floor>));
+  for (const std::vector<Floor>& f : floors_) m.other_bytes += malloc_chunk(f.capacity() * sizeof(Floor));
 }
 
 }  // namespace memplan
