@@ -23,6 +23,10 @@
 // endpoints; a lookup of each buffer's start among them, in the pass's order), then the
 // growth exponents between consecutive sizes: whether a pass grows faster than n log n *on
 // this machine*, where memory latency grows with the working set.
+//   training_bench --memory first-fit-size,... [--sizes ...] [--seeds 3]
+// instead prints where the occupancy index's bytes lie at the end of each pass
+// (PlacementEngine::index_memory): per kind of set, the sets, runs, bytes and a histogram of
+// runs per set.
 // The default solvers: first-fit and best-fit in each greedy order (first-fit is
 // first-fit-size, best-fit is best-fit-size), greedy (all 16), online-best-fit and auto.
 #include <sys/resource.h>
@@ -176,6 +180,7 @@ double cpu_now() {
 // index's counters and CPU time, and the two references' CPU times on the same instance.
 struct WalkRun {
   WalkStats stats;
+  IndexMemory memory;  // the index's at the pass's end
   double pass = 0, validate = 0, sort = 0, search = 0;
   bool ok = false;
 };
@@ -188,6 +193,7 @@ WalkRun walk_run(const Problem& p, Order order, Fit fit) {
   const std::vector<int32_t> by = make_order(p, order);
   place_in_order(engine, by, fit);
   run.pass = cpu_now() - t0;
+  run.memory = engine.index_memory();
   t0 = cpu_now();
   run.ok = validate(p, engine.offsets()).ok;
   run.validate = cpu_now() - t0;
@@ -275,6 +281,58 @@ int print_walk(const std::vector<std::string>& sizes, const std::vector<std::str
   return 0;
 }
 
+// --memory: where the index's bytes lie at the end of each pass, by kind of set.
+int print_memory(const std::vector<std::string>& sizes, const std::vector<std::string>& algos, int seeds) {
+  static const char* kKind[] = {"here", "below", "raw", "crossing here", "crossing all"};
+  std::printf("the occupancy index's memory at the end of a pass on training traces (generate --kind training, "
+              "seeds 1..%d), medians over seeds; heap MB = reserved bytes with glibc's chunk overhead plus the "
+              "24-byte vector headers; sets by runs held: 1 | 2-3 | 4-15 | 16-63 | 64-255 | 256-1023 | 1024-4095 | "
+              "4096+\n\n",
+              seeds);
+  std::printf("| buffers | solver | kind | headers | sets | runs | runs / set | used MB | reserved MB | heap MB | "
+              "sets by runs held |\n");
+  std::printf("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  for (const std::string& size : sizes) {
+    const std::vector<Problem> problems = training_instances(size, seeds);
+    for (const std::string& algo : algos) {
+      const bool first = algo.rfind("first-fit-", 0) == 0, best = algo.rfind("best-fit-", 0) == 0;
+      const Order* order = order_named(algo.substr(first ? 10 : 9));
+      if ((!first && !best) || order == std::end(kAllOrders)) {
+        std::fprintf(stderr, "--memory takes first-fit-ORDER or best-fit-ORDER, not %s\n", algo.c_str());
+        return 2;
+      }
+      std::vector<IndexMemory> ms;
+      for (const Problem& p : problems) ms.push_back(walk_run(p, *order, first ? Fit::kFirst : Fit::kBest).memory);
+      auto med = [&](auto get) {
+        std::vector<double> v;
+        for (const IndexMemory& m : ms) v.push_back(double(get(m)));
+        return median(v);
+      };
+      const double mb = 1.0 / (1 << 20);
+      double total = 0;
+      for (int k = 0; k < IndexMemory::kKinds; ++k) {
+        const double heap = med([&](const IndexMemory& m) { return m.heap_bytes[k] + 24 * m.headers[k]; });
+        total += heap;
+        const double sets = med([&](const IndexMemory& m) { return m.sets[k]; });
+        const double runs = med([&](const IndexMemory& m) { return m.entries[k]; });
+        std::string hist;
+        for (int b = 0; b < IndexMemory::kBuckets; ++b)
+          hist += (b ? " | " : "") + std::to_string(int64_t(med([&](const IndexMemory& m) { return m.by_size[k][b]; })));
+        std::printf("| %s | %s | %s | %.0f | %.0f | %.0f | %.1f | %.1f | %.1f | %.1f | %s |\n", size.c_str(),
+                    algo.c_str(), kKind[k], med([&](const IndexMemory& m) { return m.headers[k]; }), sets, runs,
+                    runs / std::max(sets, 1.0), mb * med([&](const IndexMemory& m) { return m.used_bytes[k]; }),
+                    mb * med([&](const IndexMemory& m) { return m.reserved_bytes[k]; }), mb * heap, hist.c_str());
+      }
+      const double other = med([](const IndexMemory& m) { return m.other_bytes; });
+      std::printf("| %s | %s | other | | | | | | | %.1f | |\n", size.c_str(), algo.c_str(), mb * other);
+      std::printf("| %s | %s | **total** | | | | | | | **%.1f** | |\n", size.c_str(), algo.c_str(),
+                  mb * (total + other));
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -287,6 +345,7 @@ int main(int argc, char** argv) {
   int seeds = 3;
   std::vector<std::string> holes;  // --holes: best-fit orders whose walks to count
   std::vector<std::string> walk;   // --walk: greedy solvers whose index work to count
+  std::vector<std::string> memory;  // --memory: greedy solvers whose index bytes to count
   SolveOptions opt;
   opt.time_limit_seconds = 10;
   opt.threads = 2;
@@ -299,6 +358,7 @@ int main(int argc, char** argv) {
     else if (a == "--threads") opt.threads = std::stoi(v);
     else if (a == "--holes") holes = split(v);
     else if (a == "--walk") walk = split(v);
+    else if (a == "--memory") memory = split(v);
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -306,6 +366,7 @@ int main(int argc, char** argv) {
   }
   if (!holes.empty()) return print_holes(sizes, holes, seeds);
   if (!walk.empty()) return print_walk(sizes, walk, seeds);
+  if (!memory.empty()) return print_memory(sizes, memory, seeds);
   char limit[32] = "none";  // --time-limit 0: every pass runs to the end
   if (opt.time_limit_seconds > 0) std::snprintf(limit, sizeof limit, "%g s", opt.time_limit_seconds);
   std::printf("training traces (generate --kind training, seeds 1..%d), time limit %s, %d threads; "

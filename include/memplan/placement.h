@@ -56,6 +56,22 @@ struct WalkStats {
   int64_t set_inserts = 0;  // merged sets those pieces went into (crossing sets included)
 };
 
+// Where the occupancy index's bytes lie (PlacementEngine::index_memory, bench/training_bench
+// --memory), by kind of set: its segment tree's here() and below() runs, the raw pieces of
+// partly covered blocks, and the crossing index's here() and all() runs.
+struct IndexMemory {
+  enum Kind { kHere, kBelow, kRaw, kCrossHere, kCrossAll, kKinds };
+  static constexpr int kBuckets = 8;  // entries per set: 1, 2-3, 4-15, 16-63, ..., 4096 and up
+  int64_t headers[kKinds] = {};       // set objects (std::vector headers), empty or not
+  int64_t sets[kKinds] = {};          // non-empty sets
+  int64_t entries[kKinds] = {};       // runs (raw: pieces) held
+  int64_t used_bytes[kKinds] = {};    // entries * entry size
+  int64_t reserved_bytes[kKinds] = {};  // capacity * entry size
+  int64_t heap_bytes[kKinds] = {};    // the allocations' size with glibc's chunk overhead
+  int64_t by_size[kKinds][kBuckets] = {};  // non-empty sets by entries held
+  int64_t other_bytes = 0;            // per-node arrays besides the sets (stamps, counters, floors)
+};
+
 class PlacementEngine {
  public:
   // Indexes the problem's buffers; nothing is placed yet. O(n log n). With a deadline, the
@@ -93,6 +109,8 @@ class PlacementEngine {
   void collect_best_fit_stats(BestFitStats* stats) { best_fit_stats_ = stats; }
   // Counts the index's queries, walks and inserts into *stats from now on (nullptr: off).
   void collect_walk_stats(WalkStats* stats) { walk_stats_ = stats; }
+  // The occupancy index's memory now (all zero while it is off).
+  IndexMemory index_memory() const;
 
   bool is_placed(int32_t i) const { return offsets_[i] >= 0; }
   int64_t offset(int32_t i) const { return offsets_[i]; }

@@ -31,6 +31,8 @@
 
 namespace memplan {
 
+struct IndexMemory;
+
 struct AddressRun {
   int64_t lo, hi;  // addresses [lo, hi)
 };
@@ -53,6 +55,7 @@ class CrossingIndex {
   // during some slot of [a, b) (a < b): all(v) for the nodes whose blocks lie in [a, b),
   // here(v) for nodes whose split boundary c has a <= c <= b. O(log T) sets.
   int64_t set_inserts() const { return set_inserts_; }  // sets add() inserted into since init()
+  void memory(IndexMemory& m) const;  // adds this index's bytes
   template <class F>
   void sets(int32_t a, int32_t b, F&& f) const {
     visit(1, 0, blocks_, a, b, f);
@@ -64,7 +67,7 @@ class CrossingIndex {
     const int64_t sl = int64_t(l) * block_, sr = int64_t(r) * block_;  // v's slots [sl, sr)
     if (sr <= a || b <= sl) return;
     if (a <= sl && sr <= b) {
-      if (!all_[v].empty()) f(all_[v]);
+      if (!nodes_[v].all.empty()) f(nodes_[v].all);
       return;
     }
     if (r - l < 2) return;  // a leaf block partly covered: its pieces may miss [a, b)
@@ -72,13 +75,18 @@ class CrossingIndex {
     // A piece here crosses boundary c = m * block: it is live in slots c - 1 and c, one of
     // which lies in [a, b) iff a <= c <= b.
     const int64_t c = int64_t(m) * block_;
-    if (a <= c && c <= b && !here_[v].empty()) f(here_[v]);
+    if (a <= c && c <= b && !nodes_[v].here.empty()) f(nodes_[v].here);
     visit(2 * v, l, m, a, b, f);
     visit(2 * v + 1, m, r, a, b, f);
   }
 
   int32_t block_ = 1, blocks_ = 1;
-  std::vector<std::vector<AddressRun>> here_, all_;  // by node (1-based heap numbering)
+  // A node's two sets side by side: add() and sets() read both headers of the nodes they
+  // visit, so one cache miss brings both.
+  struct Node {
+    std::vector<AddressRun> here, all;
+  };
+  std::vector<Node> nodes_;  // by node (1-based heap numbering)
   std::vector<int32_t> touched_;                     // nodes with a non-empty all()
   std::vector<std::vector<AddressRun>*> targets_;    // add()'s scratch: the sets a piece goes into
   int64_t set_inserts_ = 0;

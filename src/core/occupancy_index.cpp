@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "core/arith.h"
+#include "core/index_memory.h"
 
 namespace memplan {
 
@@ -12,13 +13,10 @@ void OccupancyIndex::init(int32_t slots, int32_t block) {
   const int32_t blocks = std::max<int32_t>(1, (slots + block_ - 1) / block_);
   leaves_ = 1;
   while (leaves_ < blocks) leaves_ *= 2;
-  here_.assign(2 * static_cast<size_t>(leaves_), {});
-  below_.assign(2 * static_cast<size_t>(leaves_), {});
+  nodes_.assign(2 * static_cast<size_t>(leaves_), Node{});
   raw_.assign(static_cast<size_t>(leaves_), {});
-  is_touched_.assign(2 * static_cast<size_t>(leaves_) + leaves_, 0);
-  stamp_.assign(2 * static_cast<size_t>(leaves_), 0);
+  raw_touched_.assign(static_cast<size_t>(leaves_), 0);
   touched_.clear();
-  inserts_.assign(2 * static_cast<size_t>(leaves_), 0);
   floors_.assign(2 * static_cast<size_t>(leaves_), {});
   floored_.clear();
   set_inserts_ = 0;
@@ -44,19 +42,25 @@ void OccupancyIndex::clear() {
   set_floors(false);
   for (int32_t t : touched_) {
     if (t < 2 * leaves_) {
-      here_[t].clear();
-      below_[t].clear();
-      inserts_[t] = 0;
+      Node& v = nodes_[t];
+      v.here.clear();
+      v.below.clear();
+      v.inserts = 0;
+      v.touched = false;
     } else {
       raw_[t - 2 * leaves_].clear();
+      raw_touched_[t - 2 * leaves_] = 0;
     }
-    is_touched_[t] = 0;
   }
   touched_.clear();
 }
 
 void OccupancyIndex::touch(int32_t node) {
-  if (!is_touched_[node]) is_touched_[node] = 1, touched_.push_back(node);
+  if (node < 2 * leaves_) {
+    if (!nodes_[node].touched) nodes_[node].touched = true, touched_.push_back(node);
+  } else if (!raw_touched_[node - 2 * leaves_]) {
+    raw_touched_[node - 2 * leaves_] = 1, touched_.push_back(node);
+  }
 }
 
 // Calls f(node) for the canonical nodes of the blocks [fa, fb) (fa < fb).
@@ -78,22 +82,27 @@ void OccupancyIndex::add(int32_t a, int32_t b, int64_t lo, int64_t hi) {
   ++now_;
   targets_.clear();
   auto up = [&](int32_t node) {  // below() of node and its ancestors, each once
-    for (; node >= 1 && stamp_[node] != now_; node /= 2) {
-      stamp_[node] = now_;
+    for (; node >= 1 && nodes_[node].stamp != now_; node /= 2) {
+      nodes_[node].stamp = now_;
       touch(node);
-      targets_.push_back(&below_[node]);
+      targets_.push_back(&nodes_[node].below);
     }
   };
   if (fa < fb)
     canonical(fa, fb, [&](int32_t node) {
       touch(node);
-      targets_.push_back(&here_[node]);
-      ++inserts_[node];
+      targets_.push_back(&nodes_[node].here);
+      ++nodes_[node].inserts;
       up(node);
     });
   auto partial = [&](int32_t block) {
     touch(2 * leaves_ + block);
-    raw_[block].push_back({a, b, lo, hi});
+    // Kept sorted by lo (ties: insertion order), so that a query merges the raw pieces it
+    // meets without sorting them (a block holds ~32-80 of them; the sort was most of a
+    // partial block's cost in sources()).
+    std::vector<Raw>& raw = raw_[block];
+    raw.insert(std::upper_bound(raw.begin(), raw.end(), lo, [](int64_t v, const Raw& r) { return v < r.lo; }),
+               Raw{a, b, lo, hi});
     up(leaves_ + block);
   };
   const int32_t ba = a / block_, bb = (b - 1) / block_;
@@ -118,14 +127,14 @@ void OccupancyIndex::sources(int32_t a, int32_t b, int64_t ql, int64_t qh, std::
   };
   if (crossing_on_) crossing_.sets(a, b, add_set);  // first: their long runs move a walk furthest
   auto path = [&](int32_t node) {  // here() of node and its ancestors, each once
-    for (; node >= 1 && stamp_[node] != now_; node /= 2) {
-      stamp_[node] = now_;
-      add_set(here_[node]);
+    for (; node >= 1 && nodes_[node].stamp != now_; node /= 2) {
+      nodes_[node].stamp = now_;
+      add_set(nodes_[node].here);
     }
   };
   if (fa < fb)
     canonical(fa, fb, [&](int32_t node) {
-      add_set(below_[node]);
+      add_set(nodes_[node].below);
       path(node / 2);
     });
   auto partial = [&](int32_t block) {
@@ -133,8 +142,7 @@ void OccupancyIndex::sources(int32_t a, int32_t b, int64_t ql, int64_t qh, std::
     const size_t from = scratch.size();
     for (const Raw& r : raw_[block])
       if (r.a < b && a < r.b) scratch.push_back({r.lo, r.hi});
-    if (scratch.size() == from) return;
-    std::sort(scratch.begin() + from, scratch.end(), [](const Run& x, const Run& y) { return x.lo < y.lo; });
+    if (scratch.size() == from) return;  // (in lo order: raw_ is kept sorted)
     size_t w = from;  // merge in place
     for (size_t k = from + 1; k < scratch.size(); ++k) {
       if (scratch[k].lo <= scratch[w].hi) scratch[w].hi = std::max(scratch[w].hi, scratch[k].hi);
@@ -194,7 +202,7 @@ int64_t OccupancyIndex::settle(Source* src, int64_t* next, size_t m, int64_t x, 
 // into here() along the path (a sum of counters that only grow).
 int64_t OccupancyIndex::path_floor(int32_t node, int32_t k, uint64_t& version) const {
   int64_t from = 0;
-  version = inserts_[node];
+  version = nodes_[node].inserts;
   if (node > 1) {
     uint64_t up = 0;
     from = path_floor(node / 2, k, up);
@@ -211,7 +219,7 @@ int64_t OccupancyIndex::path_floor(int32_t node, int32_t k, uint64_t& version) c
   from = std::max(from, it->at);
   floor_src_.clear();
   for (int32_t v = node; v >= 1; v /= 2) {
-    const std::vector<Run>& s = here_[v];
+    const std::vector<Run>& s = nodes_[v].here;
     if (!s.empty()) floor_src_.push_back({s.data(), s.data() + s.size(), 0, int64_t{1} << k, 0, 0, s.data()});
   }
   floor_next_.assign(floor_src_.size(), INT64_MIN);
@@ -237,6 +245,19 @@ int64_t OccupancyIndex::floor(int32_t a, int32_t b, int64_t width) const {
   if (fa >= fb || ba < fa) at = std::max(at, path_floor(leaves_ + ba, k, version));
   if (bb != ba && (fa >= fb || bb >= fb)) at = std::max(at, path_floor(leaves_ + bb, k, version));
   return at;
+}
+
+void OccupancyIndex::memory(IndexMemory& m) const {
+  m.headers[IndexMemory::kHere] += static_cast<int64_t>(nodes_.size());
+  m.headers[IndexMemory::kBelow] += static_cast<int64_t>(nodes_.size());
+  for (const Node& v : nodes_) count_set(v.here, m, IndexMemory::kHere), count_set(v.below, m, IndexMemory::kBelow);
+  count_sets(raw_, m, IndexMemory::kRaw);
+  crossing_.memory(m);
+  // The nodes' bytes beyond their two vector headers (counted above, 24 bytes each).
+  m.other_bytes += static_cast<int64_t>(nodes_.capacity() * (sizeof(Node) - 2 * sizeof(std::vector<Run>)) +
+                                        touched_.capacity() * sizeof(int32_t) + raw_touched_.capacity() +
+                                        floors_.capacity() * sizeof(std::vector<Floor>));
+  for (const std::vector<Floor>& f : floors_) m.other_bytes += malloc_chunk(f.capacity() * sizeof(Floor));
 }
 
 }  // namespace memplan

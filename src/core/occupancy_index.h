@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "core/crossing_index.h"
+#include "memplan/placement.h"
 
 namespace memplan {
 
@@ -116,7 +117,8 @@ class OccupancyIndex {
   // The merged sets add() has inserted into since init() (crossing sets included): the
   // index's upkeep, counted.
   int64_t set_inserts() const { return set_inserts_ + crossing_.set_inserts(); }
-  int64_t floor_steps() const { return floor_steps_; }  // runs the floors' walks passed since init()
+  int64_t floor_steps() const { return floor_steps_; }
+  void memory(IndexMemory& m) const;  // adds this index's bytes (crossing sets included)  // runs the floors' walks passed since init()
 
   static constexpr int32_t kDefaultBlock = 32;  // slots per block
   // The block size for `pieces` pieces over `slots` time slots. A piece that covers no whole
@@ -144,13 +146,22 @@ class OccupancyIndex {
   CrossingIndex crossing_;  // the same pieces, whole: sources that speed the walk up
   bool crossing_on_ = false;
   bool floors_on_ = false;
-  std::vector<std::vector<Run>> here_, below_;  // by node
+  // A tree node's data, packed in one cache line: add() and sources() visit a path of nodes
+  // and read here(), below() and the counters of each, scattered over the tree (with them in
+  // five parallel arrays, a visit could miss the cache five times instead of once).
+  struct alignas(64) Node {
+    std::vector<Run> here, below;
+    uint64_t inserts = 0;          // runs inserted into here() (the floors' version)
+    mutable uint32_t stamp = 0;    // query deduplication
+    bool touched = false;          // listed in touched_
+  };
+  static_assert(sizeof(Node) == 64);
+  std::vector<Node> nodes_;                     // by node (1-based heap numbering)
   std::vector<std::vector<Raw>> raw_;           // by block
-  std::vector<int32_t> touched_;                // nodes (and blocks, as -1 - block) in use
+  std::vector<uint8_t> raw_touched_;            // by block
+  std::vector<int32_t> touched_;                // nodes (and blocks, as 2 * leaves_ + block) in use
   std::vector<std::vector<Run>*> targets_;      // add()'s scratch: the sets a piece goes into
   int64_t set_inserts_ = 0;
-  std::vector<uint8_t> is_touched_;             // by node
-  mutable std::vector<uint32_t> stamp_;         // by node: query deduplication
   mutable uint32_t now_ = 0;
 
   // Floors: per node v and width class k, the start of the first free range of length at
@@ -161,7 +172,6 @@ class OccupancyIndex {
     int64_t at;
   };
   int64_t path_floor(int32_t node, int32_t k, uint64_t& version) const;
-  std::vector<uint64_t> inserts_;                   // by node: runs inserted into here()
   mutable std::vector<std::vector<Floor>> floors_;  // by node
   mutable std::vector<int32_t> floored_;            // nodes with floors
   mutable std::vector<Source> floor_src_;           // path_floor's scratch

@@ -183,6 +183,12 @@ void PlacementEngine::index_tune() {
 
 bool PlacementEngine::crossing_index_in_use() const { return index_usable() && index_.p->index.crossing(); }
 
+IndexMemory PlacementEngine::index_memory() const {
+  IndexMemory m;
+  if (index_usable()) index_.p->index.memory(m);
+  return m;
+}
+
 bool PlacementEngine::use_crossing_index() {
   if (!index_usable()) return false;
   index_.p->queries = kCrossingWindow;
