@@ -17,20 +17,18 @@ inline int64_t malloc_chunk(int64_t n) { return n == 0 ? 0 : std::max<int64_t>(3
 // One set (its header is counted by the caller).
 template <class T>
 void count_set(const std::vector<T>& s, IndexMemory& m, IndexMemory::Kind k) {
-  {
-    if (s.capacity() == 0) return;
-    const int64_t cap = static_cast<int64_t>(s.capacity() * sizeof(T));
-    m.reserved_bytes[k] += cap;
-    m.heap_bytes[k] += malloc_chunk(cap);
-    if (s.empty()) return;
-    const int64_t n = static_cast<int64_t>(s.size());
-    ++m.sets[k];
-    m.entries[k] += n;
-    m.used_bytes[k] += n * static_cast<int64_t>(sizeof(T));
-    // Buckets: 1, 2-3, then powers of 4.
-    const int b = n == 1 ? 0 : n < 4 ? 1 : 1 + (std::bit_width(static_cast<uint64_t>(n)) - 1) / 2;
-    ++m.by_size[k][std::min(b, IndexMemory::kBuckets - 1)];
-  }
+  if (s.capacity() == 0) return;
+  const int64_t cap = static_cast<int64_t>(s.capacity() * sizeof(T));
+  m.reserved_bytes[k] += cap;
+  m.heap_bytes[k] += malloc_chunk(cap);
+  if (s.empty()) return;
+  const int64_t n = static_cast<int64_t>(s.size());
+  ++m.sets[k];
+  m.entries[k] += n;
+  m.used_bytes[k] += n * static_cast<int64_t>(sizeof(T));
+  // Buckets: 1, 2-3, then powers of 4.
+  const int b = n == 1 ? 0 : n < 4 ? 1 : 1 + (std::bit_width(static_cast<uint64_t>(n)) - 1) / 2;
+  ++m.by_size[k][std::min(b, IndexMemory::kBuckets - 1)];
 }
 
 template <class T>

@@ -117,8 +117,8 @@ class OccupancyIndex {
   // The merged sets add() has inserted into since init() (crossing sets included): the
   // index's upkeep, counted.
   int64_t set_inserts() const { return set_inserts_ + crossing_.set_inserts(); }
-  int64_t floor_steps() const { return floor_steps_; }
-  void memory(IndexMemory& m) const;  // adds this index's bytes (crossing sets included)  // runs the floors' walks passed since init()
+  int64_t floor_steps() const { return floor_steps_; }  // runs the floors' walks passed since init()
+  void memory(IndexMemory& m) const;  // adds this index's bytes (crossing sets included)
 
   static constexpr int32_t kDefaultBlock = 32;  // slots per block
   // The block size for `pieces` pieces over `slots` time slots. A piece that covers no whole
