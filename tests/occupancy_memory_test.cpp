@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "core/occupancy_index.h"
+#include "memplan/placement.h"  // IndexMemory
 
 namespace memplan {
 namespace {

@@ -41,7 +41,6 @@
 #include <vector>
 
 #include "core/crossing_index.h"
-#include "memplan/placement.h"
 
 namespace memplan {
 
