@@ -31,7 +31,7 @@ inline thread_local int64_t guide_placements = 0;
 // Root rotations (aligned perfect packings). Following the generator's plan for the first K
 // placements and then searching on (`exact_scale_bench guided 800 100-109 8 0,1,2,...`,
 // tuning seeds) finds seeds 106 and 109 with K = 1 and not with K = 0: the search's very
-// first decision is wrong there, and its failures (thrashing hundreds of levels deeper)
+// first decision is wrong there, and its failures (thrashing far deeper in the tree)
 // never reach back to it. Restarts that each put another of the root cell's candidates
 // first (the rest of the search unchanged) reach those decisions (rotate_root_cells).
 // Nodes per rotation: at least kRotationNodes x n, and a 1/kRotationsPerCall share of the
