@@ -32,7 +32,9 @@
 //                                   [seeds=100-104] [budget=4] [orders=WAT,TAW,TWA,TWO] [searches=0,1,2,3,4]
 //          (searches 5 and 6: restart_cells seeded by the order's name, its restarts carrying
 //          the dead-end weights of aligned_cells.h (5) or not (6); budget x n nodes in all;
-//          7 and 8: searches 4 and 5 without backjumping, conflicts.h, which every other runs)
+//          7 and 8: searches 4 and 5 without backjumping, conflicts.h, which every other runs;
+//          9: search 4 restarted with each of the root cell's candidates first in turn,
+//          rotate_root_cells in aligned_cells.h)
 //          Which search finds perfect packings: each of the round robin's searches (0 canonical,
 //          1 re-ranking canonical, lowest cell by 2 least slack, 3 fewest branches, 4 fewest
 //          branches over all wells, CellChoice::kWells) under each preorder (WAT, TAW, TWA,
@@ -41,6 +43,12 @@
 //          alignment set to 1. Prints, per kind, size and search, how many of the seeds x 4
 //          preorders found the packing, their median nodes, the nodes of all its runs, the
 //          alternatives its backjumps skipped, and the CPU seconds spent.
+//        exact_scale_bench guided [size=800] [seeds=100-109] [budget=8] [K=0,50,100,200,400] [kind=aligned]
+//          Where the search goes wrong: the cell search over all wells under WAT with the
+//          generator's plan tried first at its first K placements (aligned_cells.h,
+//          guide_plan), budget x n nodes. Per seed and K: + found / . not, and the nodes.
+//          If K = k finds and K = k - 1 does not, the search's own choice at placement k
+//          (plan-consistent before it) leads to a subtree it cannot leave in the budget.
 // Run from anywhere (instances are generated).
 #include <sys/resource.h>
 
@@ -211,11 +219,11 @@ int nodes(int instances, int buffers) {
 int strategies(const std::vector<std::string>& sizes, const std::vector<std::string>& kinds, int first_seed,
                int last_seed, int64_t per_buffer, const std::vector<std::string>& orders,
                const std::vector<std::string>& searches) {
-  constexpr int kSearches = 9;
+  constexpr int kSearches = 10;
   const char* names[kSearches] = {"canonical", "re-ranking", "cells, least slack", "cells, fewest branches",
                                   "cells, wells", "wells, restarts",
                                   "wells, restarts, unweighted", "cells, wells, no backjumping",
-                                  "wells, restarts, no backjumping"};
+                                  "wells, restarts, no backjumping", "wells, root rotations"};
   std::vector<char> on(kSearches, 0);
   for (const std::string& k : searches) on.at(std::stoul(k)) = 1;
   std::printf("| kind | buffers | search | found | median nodes when found | nodes | alternatives skipped | CPU s |\n"
@@ -251,7 +259,8 @@ int strategies(const std::vector<std::string>& sizes, const std::vector<std::str
               exact::weigh_dead_ends = k != 6;
               exact::backjump_cells = k < 7 ? exact::Backjump::kAlways : exact::Backjump::kNever;
               exact::backjump_counts = {};
-              r = k == 5 || k == 6 || k == 8
+              r = k == 9 ? exact::rotate_root_cells(in, g.capacity, order, budget, Deadline())
+                  : k == 5 || k == 6 || k == 8
                       ? exact::restart_cells(in, g.capacity, std::hash<std::string>{}(name), budget, Deadline())
                   : k < 2 ? exact::search(in, g.capacity, order, budget, Deadline(), k == 1 ? keys : "")
                         : exact::search_cells(in, g.capacity, order,
@@ -341,6 +350,42 @@ int plan_order(const std::vector<std::string>& sizes, int first_seed, int last_s
   return 0;
 }
 
+// guided: the cell search over all wells (kWells, WAT) with the generator's plan tried first
+// at its first K placements (aligned_cells.h, guide_plan), for each K: does it then find a
+// packing within budget x n nodes? One line per seed: found (+) or not (.) per K.
+int guided(const std::string& size, int first_seed, int last_seed, int64_t per_buffer,
+           const std::vector<std::string>& ks, const std::string& kind) {
+  std::printf("| seed |");
+  for (const std::string& k : ks) std::printf(" K=%s |", k.c_str());
+  std::printf("\n|---|");
+  for (size_t k = 0; k < ks.size(); ++k) std::printf("---|");
+  std::printf("\n");
+  for (int seed = first_seed; seed <= last_seed; ++seed) {
+    GenerateOptions g;
+    g.kind = kind;
+    g.buffers = std::stoll(size);
+    g.seed = static_cast<uint64_t>(seed);
+    const Packing pk = generate_packing(g);
+    const exact::Instance in = *exact::prepare(pk.problem, int64_t{1} << 30, Deadline());
+    const std::vector<int32_t> order = exact::preorder(in, "WAT");
+    std::printf("| %d |", seed);
+    for (const std::string& k : ks) {
+      exact::SearchResult r;
+      exact::run_deep(1, in.n + 2, [&] {
+        exact::guide_plan = &pk.offsets;
+        exact::guide_placements = std::stoll(k);
+        r = exact::search_cells(in, g.capacity, order, exact::CellChoice::kWells, per_buffer * g.buffers, Deadline());
+        exact::guide_plan = nullptr;
+      });
+      if (r.outcome == exact::Outcome::kFound && !validate(pk.problem, r.offsets).ok) return 1;
+      std::printf(" %s %lld |", r.outcome == exact::Outcome::kFound ? "+" : ".", static_cast<long long>(r.nodes));
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "table";
   auto arg = [&](int k, const char* fallback) { return std::string(argc > k ? argv[k] : fallback); };
@@ -364,6 +409,11 @@ int main(int argc, char** argv) {
     return strategies(split(arg(2, "800,1600")), split(arg(3, "tiling,pinwheel,aligned,aligned1")), first, last,
                       std::stoll(arg(5, "4")), split(arg(6, "WAT,TAW,TWA,TWO")), split(arg(7, "0,1,2,3,4")));
   }
-  std::fprintf(stderr, "usage: exact_scale_bench table|nodes|strategies|plan_order ... (see the source's header)\n");
+  if (mode == "guided") {
+    const auto [first, last] = seed_range(arg(3, "100-109"));
+    return guided(arg(2, "800"), first, last, std::stoll(arg(4, "8")), split(arg(5, "0,50,100,200,400")),
+                  arg(6, "aligned"));
+  }
+  std::fprintf(stderr, "usage: exact_scale_bench table|nodes|strategies|plan_order|guided ... (see the source's header)\n");
   return 2;
 }

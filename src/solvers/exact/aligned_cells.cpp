@@ -17,4 +17,20 @@ void order_by_top_valuation(const Instance& in, int64_t h, int64_t cap, std::vec
   });
 }
 
+SearchResult rotate_root_cells(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
+                               int64_t node_budget, const Deadline& deadline, FailureMemo* memo) {
+  const int64_t each = std::max(kRotationNodes * std::max<int64_t>(in.n, 1), node_budget / kRotationsPerCall);
+  SearchResult total;
+  std::vector<uint32_t> weights;
+  for (int64_t rotation = 1;; ++rotation) {
+    SearchResult r = search_cells(in, capacity, order, CellChoice::kWells, std::min(each, node_budget - total.nodes),
+                                  deadline, memo, &weights, rotation);
+    const bool declined = r.nodes == 0;  // pre-placed buffers: the cell search declines
+    r.nodes += total.nodes;
+    total = std::move(r);
+    if (declined || total.outcome != Outcome::kBudget || total.nodes >= node_budget || deadline.expired()) break;
+  }
+  return total;
+}
+
 }  // namespace memplan::exact

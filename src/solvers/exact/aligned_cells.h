@@ -22,6 +22,30 @@ inline thread_local bool weigh_dead_ends = true;
 // A dead end: a branching node whose subtree holds at most this many nodes besides itself.
 inline constexpr int64_t kDeadEndNodes = 8;
 
+// Diagnostic hook (exact_scale_bench guided): when set on a thread, the cell search tries
+// first, at each node with fewer than guide_placements buffers placed, the buffer this plan
+// puts at the cell's floor (an order only: the search stays complete).
+inline thread_local const std::vector<int64_t>* guide_plan = nullptr;
+inline thread_local int64_t guide_placements = 0;
+
+// Root rotations (aligned perfect packings). Following the generator's plan for the first K
+// placements and then searching on (`exact_scale_bench guided 800 100-109 8 0,1,2,...`,
+// tuning seeds) finds seeds 106 and 109 with K = 1 and not with K = 0: the search's very
+// first decision is wrong there, and its failures (thrashing far deeper in the tree)
+// never reach back to it. Restarts that each put another of the root cell's candidates
+// first (the rest of the search unchanged) reach those decisions (rotate_root_cells).
+// Nodes per rotation: at least kRotationNodes x n, and a 1/kRotationsPerCall share of the
+// budget once that is more.
+inline constexpr int64_t kRotationNodes = 4;
+inline constexpr int64_t kRotationsPerCall = 16;
+
+// search_cells (CellChoice::kWells) under `order`, restarted with the root cell's
+// candidate number 1, 2, ... (mod their count, in the search's own trial order) tried first,
+// until one decides or `node_budget` nodes are spent. The memo is shared (a failed state
+// fails whatever the order), and so are the dead-end weights. nodes = the restarts' total.
+SearchResult rotate_root_cells(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
+                               int64_t node_budget, const Deadline& deadline, FailureMemo* memo = nullptr);
+
 // The 2-adic valuation of a position: the largest k with 2^k dividing it (64 for 0 and
 // for the capacity, where nothing has to start).
 int top_valuation(int64_t position, int64_t cap);

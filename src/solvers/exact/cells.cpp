@@ -58,8 +58,8 @@ class CellDfs {
  public:
   CellDfs(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
           CellChoice choice, int64_t budget, const Deadline& deadline, FailureMemo* memo,
-          std::vector<uint32_t>* weights)
-      : in_(in), cap_(capacity), choice_(choice), budget_(budget), deadline_(deadline),
+          std::vector<uint32_t>* weights, int64_t root_first)
+      : in_(in), cap_(capacity), choice_(choice), budget_(budget), deadline_(deadline), root_first_(root_first),
         own_memo_(memo ? 0 : budget), memo_(memo ? memo : &own_memo_),
         weighted_(choice == CellChoice::kWells && in.aligned && weigh_dead_ends),
         weights_(weights ? weights : &own_weights_) {
@@ -173,6 +173,15 @@ class CellDfs {
       for (int32_t k = live_begin_[cell]; k < live_begin_[cell + 1]; ++k)
         if (const int32_t i = live_[k]; !placed_[i] && mo_[i] == h) cands_.push_back(i);
       order_by_top_valuation(in_, h, cap_, cands_, cbase);
+      if (guide_plan && static_cast<int64_t>(stack_.size()) < guide_placements)
+        std::stable_partition(cands_.begin() + static_cast<ptrdiff_t>(cbase), cands_.end(),
+                              [&](int32_t i) { return (*guide_plan)[i] == h; });
+      // The root's cell (nothing placed yet): candidate root_first_ (mod count) first.
+      if (root_first_ > 0 && stack_.empty() && cands_.size() > cbase) {
+        const size_t j = cbase + static_cast<size_t>(root_first_) % (cands_.size() - cbase);
+        std::rotate(cands_.begin() + static_cast<ptrdiff_t>(cbase), cands_.begin() + static_cast<ptrdiff_t>(j),
+                    cands_.begin() + static_cast<ptrdiff_t>(j + 1));
+      }
     }
     const std::vector<int32_t>& tries = by_top ? cands_ : live_;
     const size_t t_lo = by_top ? cbase : live_begin_[cell], t_hi = by_top ? cands_.size() : live_begin_[cell + 1];
@@ -568,6 +577,7 @@ class CellDfs {
   const CellChoice choice_;
   const int64_t budget_;
   const Deadline& deadline_;
+  const int64_t root_first_;  // > 0: the root cell's candidate tried first (rotate_root_cells)
   std::vector<int32_t> twin_prev_, live_begin_, live_, starts_begin_, starts_, ends_begin_, ends_, scratch_, stack_;
   std::vector<int32_t> cands_;  // per node on the path: its cell's buffers in trial order (aligned)
   ReleaseSorter sorter_;
@@ -599,10 +609,10 @@ class CellDfs {
 
 SearchResult search_cells(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
                           CellChoice choice, int64_t node_budget, const Deadline& deadline,
-                          FailureMemo* memo, std::vector<uint32_t>* weights) {
+                          FailureMemo* memo, std::vector<uint32_t>* weights, int64_t root_first) {
   for (int32_t i = 0; i < in.n; ++i)
     if (in.fixed[i]) return {};  // kBudget: not for pre-placed buffers
-  CellDfs dfs(in, capacity, order, choice, node_budget, deadline, memo, weights);
+  CellDfs dfs(in, capacity, order, choice, node_budget, deadline, memo, weights, root_first);
   return dfs.run();
 }
 

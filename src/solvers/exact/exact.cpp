@@ -24,6 +24,7 @@
 #include "solvers/exact/graph_dive.h"
 #include "solvers/exact/window.h"
 #include "solvers/exact/window_bound.h"
+#include "solvers/exact/aligned_cells.h"
 #include "solvers/exact/restarts.h"
 #include "solvers/exact/search.h"
 #include "solvers/families.h"
@@ -41,6 +42,7 @@ const char* const kPreorders[] = {"WAT", "TAW", "TWA", "TWO"};
 // their budget weight (strategies).
 constexpr uint64_t kJitteredCellSearches = 4;
 constexpr int64_t kJitterWeight = 1;
+constexpr int64_t kRotationWeight = 4;  // root rotations on aligned perfect packings
 constexpr int64_t kWellsWeight = 4;  // the long cell search over all wells, under WAT
 constexpr uint64_t kRandomCellOrders = 3;  // each after a jittered one: tilings like them
 constexpr int64_t kCellSpans = 1 << 20;  // cell search only below this many section entries
@@ -115,6 +117,8 @@ struct Strategy {
   // Nonzero: restarts of the fewest-branches cell search under jittered lifetime-first
   // orders (restarts.h) seeded from it, a new order every 2n nodes of the budget.
   uint64_t jitter = 0;
+  // Aligned perfect packings: restarts with each root candidate first (rotate_root_cells).
+  bool rotate = false;
 
   // Whether it runs at every rung of the minimization ladder, or only at its tightest.
   bool everywhere() const { return kind == kCanonical || kind == kRestart; }
@@ -122,6 +126,7 @@ struct Strategy {
   exact::SearchResult run(const exact::Instance& in, int64_t capacity, int64_t budget,
                           const Deadline& deadline, exact::FailureMemo* memo) const {
     if (jitter) return exact::restart_cells(in, capacity, jitter, budget, deadline, memo);
+    if (rotate) return exact::rotate_root_cells(in, capacity, order, budget, deadline, memo);
     if (kind == kCanonical || kind == kRestart)
       return exact::search(in, capacity, order, budget, deadline, keys, memo);
     return exact::search_cells(in, capacity, order,
@@ -223,8 +228,12 @@ std::vector<Strategy> strategies(const exact::Instance& in, bool perfect = false
   // at 800 (10/10 and 6/10 with the two canonical searches only; without the weights 5/10
   // at 800; the tilings' perfect list 9/10 and 4/10).
   if (perfect && in.aligned) {
-    std::vector<Strategy> list = {make(Strategy::kCellsWells, kWAT, 1), make(Strategy::kCellsWells, kTAW, 1),
-                                  make(Strategy::kCellsWells, kTWA, 1)};
+    std::vector<Strategy> list = {make(Strategy::kCellsWells, kWAT, 1)};
+    // Root rotations under WAT (aligned_cells.h): the first decision is what fails on some.
+    list.push_back(make(Strategy::kCellsWells, kWAT, kRotationWeight));
+    list.back().rotate = true;
+    for (Strategy s : {make(Strategy::kCellsWells, kTAW, 1), make(Strategy::kCellsWells, kTWA, 1)})
+      list.push_back(std::move(s));
     for (uint64_t seed = 1; seed <= 2; ++seed)
       list.push_back(Strategy{Strategy::kCellsWells, {}, "", kJitterWeight, true, seed});
     for (Strategy& s : general()) list.push_back(std::move(s));

@@ -267,9 +267,12 @@ SearchResult search(const Instance& in, int64_t capacity, const std::vector<int3
 enum class CellChoice { kLeastSlack, kFewestBranches, kWells };
 // `weights` (kWells on aligned instances only, aligned_cells.h): per section, the dead ends
 // found there so far, read and updated; kept by the caller across restarts (else its own).
+// `root_first` > 0 (aligned instances): at the root's cell, the candidate at that position
+// (mod their count) of the trial order is tried first (aligned_cells.h, rotate_root_cells).
 SearchResult search_cells(const Instance& in, int64_t capacity, const std::vector<int32_t>& order,
                           CellChoice choice, int64_t node_budget, const Deadline& deadline,
-                          FailureMemo* memo = nullptr, std::vector<uint32_t>* weights = nullptr);
+                          FailureMemo* memo = nullptr, std::vector<uint32_t>* weights = nullptr,
+                          int64_t root_first = 0);
 
 // Testing aid for soundness: the same search, but a buffer is a candidate only when its
 // minimum offset equals `target[i]`, the offsets of a known canonical plan (every buffer at
