@@ -77,6 +77,28 @@ TEST(ExactCells, PlansOnPerfectTilingsAreValid) {
   EXPECT_GT(solved, 40);
 }
 
+TEST(ExactCells, DepthTraceRecordsEveryNode) {
+  // cell_depth_bench's hook: one entry per node (r.nodes), each the buffers placed there;
+  // the root places none, and a found packing's last node has all but the last buffer.
+  GenerateOptions g;
+  g.kind = "tiling";
+  g.buffers = 30;
+  g.capacity = 64;
+  g.horizon = 40;
+  g.seed = 3;
+  const Problem p = generate(g);
+  const exact::Instance in = testing::exact_instance(p);
+  std::vector<int32_t> trace;
+  exact::cell_depth_trace = &trace;
+  const exact::SearchResult r =
+      exact::search_cells(in, 64, exact::preorder(in, "WAT"), exact::CellChoice::kWells, 200000, Deadline());
+  exact::cell_depth_trace = nullptr;
+  ASSERT_EQ(r.outcome, exact::Outcome::kFound);
+  ASSERT_EQ(static_cast<int64_t>(trace.size()), r.nodes);
+  EXPECT_EQ(trace.front(), 0);
+  EXPECT_EQ(*std::max_element(trace.begin(), trace.end()), in.n - 1);
+}
+
 TEST(ExactCells, BenchmarkHPlanIsValid) {
   // H at 1 MiB is solved within a few thousand nodes. A failed node must also undo the
   // sub-problems its decomposition had already solved; forgetting that once returned a

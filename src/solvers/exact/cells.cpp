@@ -118,6 +118,7 @@ class CellDfs {
   int solve_single(int32_t a, int32_t b) {
     if (++nodes_ > budget_ || ((nodes_ & 15) == 0 && deadline_.expired())) return kAbort;
     if (depth_ >= depth_limit_) return kAbort;  // the thread's stack ends here
+    if (cell_depth_trace) cell_depth_trace->push_back(static_cast<int32_t>(stack_.size()));
     ++depth_;
     const int status = solve_checked(a, b);
     --depth_;
