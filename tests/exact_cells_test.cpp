@@ -77,6 +77,28 @@ TEST(ExactCells, PlansOnPerfectTilingsAreValid) {
   EXPECT_GT(solved, 40);
 }
 
+TEST(ExactCells, DepthTraceRecordsEveryNode) {
+  // cell_depth_bench's hook: one entry per node (r.nodes), each the buffers placed there;
+  // the root places none, and a found packing's last node has all but the last buffer.
+  GenerateOptions g;
+  g.kind = "tiling";
+  g.buffers = 30;
+  g.capacity = 64;
+  g.horizon = 40;
+  g.seed = 3;
+  const Problem p = generate(g);
+  const exact::Instance in = testing::exact_instance(p);
+  std::vector<int32_t> trace;
+  exact::cell_depth_trace = &trace;
+  const exact::SearchResult r =
+      exact::search_cells(in, 64, exact::preorder(in, "WAT"), exact::CellChoice::kWells, 200000, Deadline());
+  exact::cell_depth_trace = nullptr;
+  ASSERT_EQ(r.outcome, exact::Outcome::kFound);
+  ASSERT_EQ(static_cast<int64_t>(trace.size()), r.nodes);
+  EXPECT_EQ(trace.front(), 0);
+  EXPECT_EQ(*std::max_element(trace.begin(), trace.end()), in.n - 1);
+}
+
 TEST(ExactCells, BenchmarkHPlanIsValid) {
   // H at 1 MiB is solved within a few thousand nodes. A failed node must also undo the
   // sub-problems its decomposition had already solved; forgetting that once returned a
@@ -218,6 +240,48 @@ TEST(ExactStacking, CompressedWideRangesAgreeWithDirectStacking) {
   }
   EXPECT_GT(fits, 500);
   EXPECT_GT(fails, 500);
+}
+
+// The leftmost section whose items alone do not stack (stacks_fit on that one section), or
+// s_hi: what first_unstackable must return.
+int32_t first_unstackable_brute(const std::vector<exact::StackItem>& items, int32_t s_lo, int32_t s_hi, int64_t base,
+                                int64_t cap) {
+  std::vector<int64_t> low(s_hi + 1), tree;
+  for (int32_t s = s_lo; s < s_hi; ++s) {
+    std::vector<exact::StackItem> here;
+    for (const exact::StackItem& it : items)
+      if (it.lo <= s && s < it.hi) here.push_back({s, s + 1, it.release, it.size});
+    if (!exact::stacks_fit_tree(here, s, s + 1, base, cap, tree)) return s;
+  }
+  return s_hi;
+}
+
+TEST(ExactStacking, FirstUnstackableIsTheLeftmostFailingSection) {
+  // Narrow ranges (the direct and the tree form, by cost) and wide ones with few items (the
+  // compressed form): the section the cell search's reason names (cells.cpp, first_failing),
+  // which must be the leftmost failing one, as the bisection it replaces found, and s_hi
+  // exactly when stacks_fit passes.
+  std::mt19937_64 rng(9001);
+  int fits = 0, fails = 0, inner = 0;
+  std::vector<int64_t> low(5000), tree;
+  for (int trial = 0; trial < 6000; ++trial) {
+    const bool wide = trial % 3 == 0;
+    const int32_t s_lo = static_cast<int32_t>(rng() % 8);
+    const int32_t s_hi = s_lo + 1 + static_cast<int32_t>(rng() % (wide ? 3000 : 40));
+    const size_t count = 1 + rng() % (wide ? 12 : 30);
+    std::vector<exact::StackItem> items = random_items(rng, s_lo, s_hi, count);
+    if (trial % 2 == 0)  // long spans, so that the tree form is chosen
+      for (auto& it : items) it.lo = s_lo + (it.lo - s_lo) / 4, it.hi = s_hi - (s_hi - it.hi) / 4;
+    const int64_t base = static_cast<int64_t>(rng() % 20), cap = 20 + static_cast<int64_t>(rng() % 80);
+    const int32_t expect = first_unstackable_brute(items, s_lo, s_hi, base, cap);
+    ASSERT_EQ(exact::first_unstackable(items, s_lo, s_hi, base, cap, low, tree), expect) << "trial " << trial;
+    ASSERT_EQ(exact::stacks_fit(items, s_lo, s_hi, base, cap, low, tree), expect == s_hi) << "trial " << trial;
+    (expect == s_hi ? fits : fails)++;
+    inner += expect > s_lo && expect < s_hi;
+  }
+  EXPECT_GT(fits, 1000);
+  EXPECT_GT(fails, 1000);
+  EXPECT_GT(inner, 500);  // not only the first section
 }
 
 }  // namespace

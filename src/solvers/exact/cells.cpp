@@ -118,6 +118,7 @@ class CellDfs {
   int solve_single(int32_t a, int32_t b) {
     if (++nodes_ > budget_ || ((nodes_ & 15) == 0 && deadline_.expired())) return kAbort;
     if (depth_ >= depth_limit_) return kAbort;  // the thread's stack ends here
+    if (cell_depth_trace) cell_depth_trace->push_back(static_cast<int32_t>(stack_.size()));
     ++depth_;
     const int status = solve_checked(a, b);
     --depth_;
@@ -410,12 +411,14 @@ class CellDfs {
     int32_t d_lo = INT32_MAX, d_hi = 0;
     for (int32_t s : dirty_list_)
       if (s >= s_lo && s < s_hi) d_lo = std::min(d_lo, s), d_hi = std::max(d_hi, s + 1);
-    const bool fits = d_lo >= d_hi || range_fits(d_lo, d_hi);
+    // With backjumping, the failing section itself (the reason) in the same pass.
+    const int32_t bad = d_lo >= d_hi ? d_hi : backjump_ ? first_failing(d_lo, d_hi) : range_fits(d_lo, d_hi) ? d_hi : d_lo;
+    const bool fits = bad == d_hi;
     if (check_inference && fits != infer_from_scratch(ubase, s_lo, s_hi, false))
       throw std::logic_error("cell search: incremental section inference differs from scratch");
     if (fits && d_lo < d_hi) clean(s_lo, s_hi);  // the dirty sections in range passed
     if (!fits) {
-      why_ = backjump_ ? failing_range(d_lo, d_hi, Test::kPlain) : Conflict(d_lo, d_hi);
+      why_ = backjump_ ? Conflict(bad, bad + 1) : Conflict(d_lo, d_hi);
       return false;
     }
     if (!in_.aligned || !aligned_inference) return true;
@@ -425,12 +428,40 @@ class CellDfs {
     return false;
   }
 
-  // A short part of [lo, hi) that fails `test` (the range does), by bisection: a half
-  // that fails is a reason (the test on it is a relaxation of its sections' problem). With
-  // the plain test each section's verdict is its own (the filter of range_fits keeps it
-  // exact on any range), so one half fails, down to one section; the padded test's
-  // verdicts can depend on the range (its exact program has a budget per call), so it
-  // stops where neither half fails, the range before still a valid reason.
+  // The leftmost section of [lo, hi) that fails the plain test on its own (a reason: the
+  // test on it is a relaxation of its problem), or hi if none does (range_fits(lo, hi) is
+  // then true). Each section's verdict is its own: the filter of range_fits keeps it exact
+  // on any range (a buffer it leaves out has mo + (the section's total left) <= cap, so
+  // meets its own condition, and is released before every buffer kept, so is counted in
+  // none of theirs). So this is the section a bisection with range_fits narrows to, going
+  // left whenever the left half fails, as the search did before: the same reasons, at
+  // the cost of one test. The totals come first, as in range_fits: stacking is needed only
+  // left of the first section whose floor plus total left exceeds the capacity.
+  int32_t first_failing(int32_t lo, int32_t hi) {
+    int64_t r_max = 0;
+    for (int32_t s = lo; s < hi; ++s) {
+      if (floor_[s] + remaining_[s] > cap_) {
+        hi = s;
+        break;
+      }
+      r_max = std::max(r_max, remaining_[s]);
+    }
+    if (lo == hi) return hi;
+    const size_t end = scratch_.size();
+    collect_overlapping(lo, hi, r_max);
+    int32_t bad = hi;
+    if (scratch_.size() > end) {
+      build_items(end, lo, hi);
+      bad = first_unstackable(items_, lo, hi, 0, cap_, low_, tree_);
+    }
+    scratch_.resize(end);
+    return bad;
+  }
+
+  // A short part of [lo, hi) that fails the padded `test` (the range does), by bisection: a
+  // half that fails is a reason. The padded test's verdicts can depend on the range (its
+  // exact program has a budget per call), so it stops where neither half fails, the range
+  // before still a valid reason.
   Conflict failing_range(int32_t lo, int32_t hi, Test test) {
     while (hi - lo > 1) {
       const int32_t mid = lo + (hi - lo) / 2;
@@ -466,14 +497,20 @@ class CellDfs {
       r_max = std::max(r_max, remaining_[s]);
     }
     const size_t end = scratch_.size();
+    collect_overlapping(lo, hi, r_max);
+    const bool fits = stack_filtered(end, lo, hi, test);
+    scratch_.resize(end);
+    return fits;
+  }
+
+  // Appends to scratch_ the unplaced buffers overlapping sections [lo, hi) (enumerated as in
+  // raise_min_offsets) that can fail their stacking condition: mo + r_max > cap.
+  void collect_overlapping(int32_t lo, int32_t hi, int64_t r_max) {
     auto consider = [&](int32_t j) {
       if (!placed_[j] && mo_[j] + r_max > cap_) scratch_.push_back(j);
     };
     for (int32_t k = live_begin_[lo]; k < live_begin_[lo + 1]; ++k) consider(live_[k]);
     for (int32_t k = starts_begin_[lo + 1]; k < starts_begin_[hi]; ++k) consider(starts_[k]);
-    const bool fits = stack_filtered(end, lo, hi, test);
-    scratch_.resize(end);
-    return fits;
   }
 
   // The same test over the whole sub-problem (the search before it was incremental): the
@@ -497,17 +534,22 @@ class CellDfs {
   bool stack_filtered(size_t from, int32_t lo, int32_t hi, Test test) {
     if (scratch_.size() == from) return true;
     if (test == Test::kPaddedGated && !padded_test_due(padding_, in_.aligned)) return true;  // the gate first: no sort
+    build_items(from, lo, hi);
+    if (test == Test::kPlain) return stacks_fit(items_, lo, hi, 0, cap_, low_, tree_);
+    if (test == Test::kPadded) return aligned_stacks_fit(items_, lo, hi, 0, cap_, rounded_, low_, tree_);
+    return recorded_aligned_stacks_fit(padding_, items_, lo, hi, 0, cap_, rounded_, low_, tree_);
+  }
+
+  // items_: the buffers scratch_[from, end()) by increasing minimum offset (sorted in place),
+  // their spans clipped to sections [lo, hi). Every minimum offset is at or above the floors
+  // of its buffer's sections, so stacking from 0 gives the same tops as from the floors.
+  void build_items(size_t from, int32_t lo, int32_t hi) {
     sorter_.sort(scratch_, from, mo_, cap_, in_.n);
-    // Every minimum offset is at or above the floors of its buffer's sections, so stacking
-    // from 0 gives the same tops as stacking from the floors.
     items_.clear();
     for (size_t u = from; u < scratch_.size(); ++u) {
       const int32_t i = scratch_[u];
       items_.push_back({std::max(in_.sec_lo[i], lo), std::min(in_.sec_hi[i], hi), mo_[i], in_.size[i], in_.align[i]});
     }
-    if (test == Test::kPlain) return stacks_fit(items_, lo, hi, 0, cap_, low_, tree_);
-    if (test == Test::kPadded) return aligned_stacks_fit(items_, lo, hi, 0, cap_, rounded_, low_, tree_);
-    return recorded_aligned_stacks_fit(padding_, items_, lo, hi, 0, cap_, rounded_, low_, tree_);
   }
 
   void place(int32_t i, int64_t at) {

@@ -14,10 +14,11 @@
 // determined by the buffers of U live in R and their minimum offsets, nothing else.
 //
 // Sources, each a proof of P_R(S) infeasible (cells.cpp):
-//  - section inference failing on a range: R = a failing part of it, narrowed by bisection
-//    (the test stacks the buffers live in each section above their minimum offsets, a
-//    relaxation of P over that section; a failing sub-range is a reason), one section
-//    with the plain test; the same for the padded (alignment) test;
+//  - section inference failing on a range: R = a failing part of it (the test stacks the
+//    buffers live in each section above their minimum offsets, a relaxation of P over that
+//    section; a failing sub-range is a reason): with the plain test, the leftmost failing
+//    section, named by the test itself (first_unstackable); with the padded (alignment)
+//    test, a part narrowed by bisection;
 //  - the memo of failed sub-problems: the reason found when the state first failed (kept
 //    beside the memo, ReasonTable: the same state, so the same P_R), else the
 //    sub-problem's span [s_lo, s_hi) (its buffers all lie within it);
@@ -167,8 +168,8 @@ class ReasonTable {
 // Where the cell searches backjump. kPerfect (the default): only in a search whose capacity
 // equals every section's total (a perfect packing, exact.cpp's perfect_at), where it finds
 // more packings in the same nodes (README, issue 21 item 1); elsewhere it never changed a
-// node count on A-K (`-a exact --iterations 20000`) and its reasons' upkeep (the bisection
-// of failing ranges above all) cost ~10 % of CPU there (A-K at capacity 1 MiB, `perf stat`
+// node count on A-K (`-a exact --iterations 20000`) and its reasons' upkeep (then the bisection
+// of failing ranges above all, since replaced by first_unstackable) cost ~10 % of CPU there (A-K at capacity 1 MiB, `perf stat`
 // over alternating runs), so those searches stay plain. kAlways and kNever are the test and
 // benchmark hooks (every search, or none: the plain search). Process-wide, not per thread,
 // so that exact_scale_bench can compare the whole `exact` solver (its own threads) with and

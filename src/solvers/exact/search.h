@@ -274,6 +274,10 @@ SearchResult search_cells(const Instance& in, int64_t capacity, const std::vecto
                           FailureMemo* memo = nullptr, std::vector<uint32_t>* weights = nullptr,
                           int64_t root_first = 0);
 
+// Bench hook (bench/cell_depth_bench.cpp): when set on a thread, the cell search appends to
+// it, at every node, the number of buffers placed there (the node's depth in placements).
+inline thread_local std::vector<int32_t>* cell_depth_trace = nullptr;
+
 // Testing aid for soundness: the same search, but a buffer is a candidate only when its
 // minimum offset equals `target[i]`, the offsets of a known canonical plan (every buffer at
 // its minimum offset given the buffers below it; identical buffers' offsets ascending in

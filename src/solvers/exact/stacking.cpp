@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "core/arith.h"
+#include "solvers/exact/max_add.h"
 
 namespace memplan::exact {
 
@@ -18,52 +19,6 @@ bool stacks_fit_direct(std::span<const StackItem> items, int32_t s_lo, int32_t s
     }
   return true;
 }
-
-namespace {
-
-// Max segment tree with range add over positions [0, m), bottom-up without recursion:
-// leaves at [m, 2m); t[v] = max of v's subtree including every add stored at v or below;
-// d[v] = an add pending for all of v's subtree (internal nodes only).
-struct MaxAdd {
-  int64_t* t;
-  int64_t* d;
-  int32_t m, h;  // m = 2^h
-
-  void apply(int32_t v, int64_t x) {
-    t[v] += x;
-    if (v < m) d[v] += x;
-  }
-  void rebuild(int32_t v) {  // v's ancestors, after adds below them
-    for (v >>= 1; v >= 1; v >>= 1) t[v] = std::max(t[2 * v], t[2 * v + 1]) + d[v];
-  }
-  void push(int32_t v) {  // hands the pending adds on v's ancestors down, top first
-    for (int32_t s = h; s > 0; --s) {
-      const int32_t i = v >> s;
-      if (d[i] != 0) apply(2 * i, d[i]), apply(2 * i + 1, d[i]), d[i] = 0;
-    }
-  }
-  void add(int32_t l, int32_t r, int64_t x) {
-    l += m, r += m;
-    const int32_t l0 = l, r0 = r;
-    for (; l < r; l >>= 1, r >>= 1) {
-      if (l & 1) apply(l++, x);
-      if (r & 1) apply(--r, x);
-    }
-    rebuild(l0), rebuild(r0 - 1);
-  }
-  int64_t max(int32_t l, int32_t r) {
-    l += m, r += m;
-    push(l), push(r - 1);
-    int64_t best = INT64_MIN;
-    for (; l < r; l >>= 1, r >>= 1) {
-      if (l & 1) best = std::max(best, t[l++]);
-      if (r & 1) best = std::max(best, t[--r]);
-    }
-    return best;
-  }
-};
-
-}  // namespace
 
 bool stacks_fit_tree(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
                      int64_t cap, std::vector<int64_t>& tree) {
@@ -89,43 +44,41 @@ bool stacks_fit_tree(std::span<const StackItem> items, int32_t s_lo, int32_t s_h
   return base + t.max(0, n) <= cap;
 }
 
-namespace {
-
-// Picks direct or tree stacking by cost.
-bool stacks_fit_uncompressed(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
-                             int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree) {
+bool stacking_tree_pays(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi) {
   int64_t span_sum = 0;
   for (const StackItem& it : items) span_sum += it.hi - it.lo;
   const int64_t k = static_cast<int64_t>(items.size());
   // Direct: the range fill plus one step per section entry. Tree: clearing 4 * (range
   // rounded up to a power of two) entries, plus two tree walks per item.
   const int64_t range = s_hi - s_lo;
-  return span_sum > 16 * k + 4 * static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(range, 1))))
-             ? stacks_fit_tree(items, s_lo, s_hi, base, cap, tree)
-             : stacks_fit_direct(items, s_lo, s_hi, base, cap, low);
+  return span_sum > 16 * k + 4 * static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(range, 1))));
 }
 
-}  // namespace
-
-bool stacks_fit(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
-                int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree) {
+bool compress_sections(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, std::vector<int32_t>& ends,
+                       std::vector<StackItem>& packed) {
   // Few items over a wide range (the filtered buffers of a large part: 2,000 items over 40k
   // sections): between two consecutive item ends every section holds the same items, so
   // each such run is one section of a compressed range of at most 2k - 1 sections. The
   // test is the same; the tree to clear is far smaller.
-  if (s_hi - s_lo > 4 * static_cast<int64_t>(items.size()) + 64) {
-    thread_local std::vector<int32_t> ends;
-    thread_local std::vector<StackItem> packed;
-    ends.clear();
-    for (const StackItem& it : items) ends.push_back(it.lo), ends.push_back(it.hi);
-    std::sort(ends.begin(), ends.end());
-    ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
-    auto at = [&](int32_t x) { return static_cast<int32_t>(std::lower_bound(ends.begin(), ends.end(), x) - ends.begin()); };
-    packed.clear();
-    for (const StackItem& it : items) packed.push_back({at(it.lo), at(it.hi), it.release, it.size});
-    return stacks_fit_uncompressed(packed, 0, static_cast<int32_t>(ends.size()) - 1, base, cap, low, tree);
-  }
-  return stacks_fit_uncompressed(items, s_lo, s_hi, base, cap, low, tree);
+  if (s_hi - s_lo <= 4 * static_cast<int64_t>(items.size()) + 64) return false;
+  ends.clear();
+  for (const StackItem& it : items) ends.push_back(it.lo), ends.push_back(it.hi);
+  std::sort(ends.begin(), ends.end());
+  ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+  auto at = [&](int32_t x) { return static_cast<int32_t>(std::lower_bound(ends.begin(), ends.end(), x) - ends.begin()); };
+  packed.clear();
+  for (const StackItem& it : items) packed.push_back({at(it.lo), at(it.hi), it.release, it.size});
+  return true;
+}
+
+bool stacks_fit(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
+                int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree) {
+  thread_local std::vector<int32_t> ends;
+  thread_local std::vector<StackItem> packed;
+  if (compress_sections(items, s_lo, s_hi, ends, packed))
+    items = packed, s_lo = 0, s_hi = static_cast<int32_t>(ends.size()) - 1;
+  return stacking_tree_pays(items, s_lo, s_hi) ? stacks_fit_tree(items, s_lo, s_hi, base, cap, tree)
+                                               : stacks_fit_direct(items, s_lo, s_hi, base, cap, low);
 }
 
 namespace {

@@ -35,6 +35,24 @@ bool stacks_fit_tree(std::span<const StackItem> items, int32_t s_lo, int32_t s_h
 bool stacks_fit(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
                 int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree);
 
+// stacks_fit's two choices, shared with first_unstackable: whether the tree pays (the sum
+// of spans is large against k log S + S), and the compression of a wide range with few
+// items (false: not worth it; else `packed` holds the items over compressed sections
+// [0, ends.size() - 1), compressed section c standing for sections [ends[c], ends[c + 1])).
+bool stacking_tree_pays(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi);
+bool compress_sections(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, std::vector<int32_t>& ends,
+                       std::vector<StackItem>& packed);
+
+// The leftmost section of [s_lo, s_hi) whose items do not stack below cap (stacks_fit's
+// test on that section alone: max(base + its total, max over its items i of release_i +
+// its sizes released at or after release_i) > cap), or s_hi when every section's do (then
+// and only then stacks_fit is true). The section a bisection with stacks_fit would narrow
+// a failing range to (taking the left half whenever it fails), in one pass: the cell
+// search's reason for a failed inference (cells.cpp). Needs base <= cap; `items` sorted by
+// increasing release, within [s_lo, s_hi); `low` has at least s_hi entries (scratch).
+int32_t first_unstackable(std::span<const StackItem> items, int32_t s_lo, int32_t s_hi, int64_t base,
+                          int64_t cap, std::vector<int64_t>& low, std::vector<int64_t>& tree);
+
 // The same test with alignment padding, for every alignment level A > 1 among the items
 // (`items` sorted by increasing release, as above). The test above ignores padding: sound,
 // but blind to the bytes an aligned buffer must skip. For a level A, the items aligned to A
