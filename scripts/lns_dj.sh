@@ -7,9 +7,7 @@
 # 1 thread for `lns`; with T threads its steps go in batches of T, the same plan for the same
 # T). With STEPS2 and SEED2, a second `lns` run of STEPS2 steps with seed SEED2 (1 thread)
 # starts from the first one's plan and writes lns2.csv (J's best known: 600 steps, seed 2).
-# CAPACITY (default 1031168, J's) is the capacity `exact` decides for the start plan and SEED
-# (default 1) the first `lns` run's seed. D's best known: CAPACITY=1024000 SEED=4
-# scripts/lns_dj.sh OUTDIR 557 benchmarks/minimalloc/D.1048576.csv.
+# scripts/lns_chain.sh runs such chains for any file, capacity and list of runs (D's best known).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MEMPLAN=${MEMPLAN:-build/memplan}
@@ -19,13 +17,11 @@ file=${3:-benchmarks/minimalloc/J.1048576.csv}
 threads=${4:-1}
 steps2=${5:-}
 seed2=${6:-2}
-capacity=${CAPACITY:-1031168}
-seed=${SEED:-1}
 mkdir -p "$out"
-/usr/bin/time -f "cpu_s=%U+%S" "$MEMPLAN" solve "$file" -a exact --capacity "$capacity" --threads 1 --time-limit 0 -o "$out/start.csv"
+/usr/bin/time -f "cpu_s=%U+%S" "$MEMPLAN" solve "$file" -a exact --capacity 1031168 --threads 1 --time-limit 0 -o "$out/start.csv"
 "$MEMPLAN" validate "$file" "$out/start.csv"
 /usr/bin/time -f "cpu_s=%U+%S" "$MEMPLAN" solve "$file" -a lns --initial "$out/start.csv" --iterations "$steps" \
-  --seed "$seed" --threads "$threads" --time-limit 0 -o "$out/lns.csv"
+  --threads "$threads" --time-limit 0 -o "$out/lns.csv"
 "$MEMPLAN" validate "$file" "$out/lns.csv"
 if [ -n "$steps2" ]; then
   /usr/bin/time -f "cpu_s=%U+%S" "$MEMPLAN" solve "$file" -a lns --initial "$out/lns.csv" --iterations "$steps2" \
