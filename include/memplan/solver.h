@@ -36,6 +36,14 @@ class Deadline {
     d.cancel_ = nullptr;
     return d;
   }
+  // The same deadline `seconds` earlier (an unlimited one stays unlimited): a solver's main
+  // work stops there and keeps the rest for a short last step (exact: fill_deepest).
+  Deadline sooner(double seconds) const {
+    Deadline d = *this;
+    if (d.end_ && seconds > 0)
+      d.end_ = std::max(d.start_, *d.end_ - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)));
+    return d;
+  }
 
  private:
   Clock::time_point start_ = Clock::now();

@@ -105,7 +105,9 @@ class CellDfs {
 
   SearchResult run() {
     const int status = solve(0, in_.n);  // before reading nodes_ and offset_
-    return result_of(status, nodes_, offset_);
+    SearchResult r = result_of(status, nodes_, offset_);
+    if (status != kSolved) r.deepest = std::move(deepest_);
+    return r;
   }
 
  private:
@@ -119,6 +121,7 @@ class CellDfs {
     if (++nodes_ > budget_ || ((nodes_ & 15) == 0 && deadline_.expired())) return kAbort;
     if (depth_ >= depth_limit_) return kAbort;  // the thread's stack ends here
     if (cell_depth_trace) cell_depth_trace->push_back(static_cast<int32_t>(stack_.size()));
+    if (stack_.size() >= next_snapshot_) snapshot();
     ++depth_;
     const int status = solve_checked(a, b);
     --depth_;
@@ -552,6 +555,17 @@ class CellDfs {
     }
   }
 
+  // The deepest partial placement so far (SearchResult::deepest), taken every
+  // max(1, n / kSnapshots) placements deeper: at most kSnapshots + 1 copies of n offsets
+  // a search, so the snapshots cost O(n) per node at worst over the first n nodes and
+  // nothing later.
+  static constexpr int32_t kSnapshots = 256;
+  void snapshot() {
+    deepest_.assign(in_.n, -1);
+    for (int32_t i : stack_) deepest_[i] = offset_[i];
+    next_snapshot_ = stack_.size() + static_cast<size_t>(std::max(1, in_.n / kSnapshots));
+  }
+
   void place(int32_t i, int64_t at) {
     stack_.push_back(i);
     placed_[i] = 1;
@@ -644,6 +658,8 @@ class CellDfs {
   Conflict why_;  // the reason of the last failure returned (conflicts.h)
   int64_t nodes_ = 0;
   int64_t depth_ = 0;
+  std::vector<int64_t> deepest_;  // snapshot(): offsets of the deepest placement, -1 unplaced
+  size_t next_snapshot_ = 1;      // the depth at which the next snapshot is taken
   const int64_t depth_limit_ = depth_limit();  // recursion levels this thread's stack holds
 };
 

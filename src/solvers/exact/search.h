@@ -167,6 +167,10 @@ struct SearchResult {
   Outcome outcome = Outcome::kBudget;
   std::vector<int64_t> offsets;
   int64_t nodes = 0;
+  // Unless found: the deepest partial placement the search reached (offsets, -1 where
+  // unplaced), within n / 256 placements; empty if the search does not keep one. A plan's
+  // start when the search fails (deep_fill.h), never a proof of anything.
+  std::vector<int64_t> deepest;
 };
 // Test hook: when set on a thread, the canonical search checks every memo key it derives
 // incrementally against one summed afresh, and throws std::logic_error on a difference.
