@@ -39,21 +39,29 @@ bool partial_plan_valid(const Problem& p, const std::vector<int64_t>& at, int64_
   return true;
 }
 
-TEST(ExactDeepFill, CellSearchKeepsItsDeepestPlacement) {
-  // An aligned packing of 400 buffers (tuning seed 101) that the well search does not find
-  // within 8n nodes: it returns the deepest placement it reached, a valid partial plan at
-  // the capacity, within n / 256 placements of the deepest node (traced at every node).
+// An aligned packing of 400 buffers (tuning seed 101) at the generator's capacity, which the
+// well search does not find within 8n nodes nor `exact` within 1,000 settled nodes.
+constexpr int64_t kCapacity = int64_t{1} << 20;
+Problem unsolved_aligned() {
   GenerateOptions g;
   g.kind = "aligned";
   g.buffers = 400;
   g.seed = 101;
-  const Problem p = generate(g);
+  EXPECT_EQ(g.capacity, kCapacity);
+  return generate(g);
+}
+
+TEST(ExactDeepFill, CellSearchKeepsItsDeepestPlacement) {
+  // An aligned packing of 400 buffers (tuning seed 101) that the well search does not find
+  // within 8n nodes: it returns the deepest placement it reached, a valid partial plan at
+  // the capacity, within n / 256 placements of the deepest node (traced at every node).
+  const Problem p = unsolved_aligned();
   const exact::Instance in = testing::exact_instance(p);
   exact::SearchResult r;
   std::vector<int32_t> depths;
   exact::run_deep(1, in.n + 3, [&] {
     exact::cell_depth_trace = &depths;
-    r = exact::search_cells(in, g.capacity, exact::preorder(in, "WAT"), exact::CellChoice::kWells, 8 * in.n,
+    r = exact::search_cells(in, kCapacity, exact::preorder(in, "WAT"), exact::CellChoice::kWells, 8 * in.n,
                             Deadline());
     exact::cell_depth_trace = nullptr;
   });
@@ -64,7 +72,7 @@ TEST(ExactDeepFill, CellSearchKeepsItsDeepestPlacement) {
   EXPECT_GT(deepest, 1);
   EXPECT_LE(placed, deepest);
   EXPECT_GT(placed, deepest - std::max(1, in.n / 256)) << "deepest node " << deepest;
-  EXPECT_TRUE(partial_plan_valid(p, r.deepest, g.capacity));
+  EXPECT_TRUE(partial_plan_valid(p, r.deepest, kCapacity));
 }
 
 TEST(ExactDeepFill, CompletesPartialPlansAroundTheirPlacedBuffers) {
@@ -112,11 +120,7 @@ TEST(ExactDeepFill, ExactReturnsTheFilledPlanWhenItIsBetter) {
   // `exact` on that unsolved aligned packing, node-limited (one thread: the same plan under
   // any load): with the fills on, a lower peak than with them off, and the detail counts
   // the fill that gave it.
-  GenerateOptions g;
-  g.kind = "aligned";
-  g.buffers = 400;
-  g.seed = 101;
-  const Problem p = generate(g);
+  const Problem p = unsolved_aligned();
   SolveOptions o;
   o.threads = 1;
   o.time_limit_seconds = 0;
@@ -130,7 +134,7 @@ TEST(ExactDeepFill, ExactReturnsTheFilledPlanWhenItIsBetter) {
   EXPECT_EQ(on.detail.find(" deep_fills=0"), std::string::npos) << on.detail;
   EXPECT_TRUE(validate(p, on.solution->offsets).ok);
   EXPECT_LT(on.solution->peak, off.solution->peak) << on.detail;
-  EXPECT_GT(on.solution->peak, g.capacity);  // unsolved: the fill is a heuristic plan
+  EXPECT_GT(on.solution->peak, kCapacity);  // unsolved: the fill is a heuristic plan
 }
 
 }  // namespace
