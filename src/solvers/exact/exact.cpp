@@ -489,7 +489,7 @@ std::optional<std::vector<int64_t>> peak_windows(const Problem& p, const exact::
 SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, int64_t max_nodes) {
   // Explicit conflicts: the canonical search on the conflict graph (no sections' time axis).
   if (!p.conflicts.empty()) return exact::run_exact_on_graph(p, opt);
-  // The search stops a little before the time limit (deep_fill.h, kFillReserve): the time
+  // The search stops a little before the time limit (fill_reserve, deep_fill.h): the time
   // left is for completing its deepest placement into a plan.
   const Deadline whole(opt.time_limit_seconds, opt.cancel);
   const Deadline deadline = whole.sooner(fill_reserve(opt.time_limit_seconds, p.buffers.size()));
