@@ -137,5 +137,23 @@ TEST(ExactDeepFill, ExactReturnsTheFilledPlanWhenItIsBetter) {
   EXPECT_GT(on.solution->peak, kCapacity);  // unsolved: the fill is a heuristic plan
 }
 
+TEST(ExactDeepFill, TheReserveOnlyWhereACellSearchRuns) {
+  // A time-limited run stops its search fill_reserve early for the fill; with a pre-placed
+  // buffer the cell searches are not in the list (no deepest placement to fill), so the
+  // search keeps the whole limit.
+  Problem p = unsolved_aligned();
+  SolveOptions o;
+  o.threads = 1;
+  o.time_limit_seconds = 0.4;  // reserve min(5 % = 20 ms, 50 ms + 4 us x 400)
+  const SolveResult free = solve(p, "exact", o);
+  ASSERT_TRUE(free.solution);
+  EXPECT_NE(free.detail.find(" fill_reserve_ms=20"), std::string::npos) << free.detail;
+  p.buffers[0].offset = 0;
+  const SolveResult pinned = solve(p, "exact", o);
+  ASSERT_TRUE(pinned.solution);
+  EXPECT_NE(pinned.detail.find(" fill_reserve_ms=0"), std::string::npos) << pinned.detail;
+  EXPECT_TRUE(validate(p, pinned.solution->offsets).ok);
+}
+
 }  // namespace
 }  // namespace memplan

@@ -202,23 +202,28 @@ struct Strategy {
 // tilings of 6,400 10/10 either way), and the jittered restarts lengthen with the budget
 // (restart_length).
 // No instance of A-K is perfect, so their order is unchanged.
+// Whether strategies() lists cell searches. The cell search does not take pre-placed buffers,
+// and each of its nodes costs the sum of the unplaced buffers' spans: on large models
+// (bert_base: 5 ms a node) it would only hold up the rounds. Not on perfect packings, where
+// only the cell search finds plans (tilings of 6,400 buffers have 0.6-1.2M section entries;
+// seed 100, 1.1M, got only the canonical searches and was not solved in 20 s).
+bool cell_searches(const exact::Instance& in, bool perfect) {
+  int64_t spans = 0;
+  for (int32_t i = 0; i < in.n; ++i) {
+    if (in.fixed[i]) return false;
+    spans += in.sec_hi[i] - in.sec_lo[i];
+  }
+  return spans <= kCellSpans || perfect;
+}
+
 std::vector<Strategy> strategies(const exact::Instance& in, bool perfect = false) {
-  bool fixed = false;
-  for (int32_t i = 0; i < in.n; ++i) fixed = fixed || in.fixed[i];
   std::vector<std::vector<int32_t>> orders;
   for (const char* keys : kPreorders) orders.push_back(exact::preorder(in, keys));
   enum { kWAT, kTAW, kTWA, kTWO };
   auto make = [&](Strategy::Kind kind, int preorder, int64_t weight) {
     return Strategy{kind, orders[preorder], kind == Strategy::kRestart ? kPreorders[preorder] : "", weight};
   };
-  // The cell search does not take pre-placed buffers, and each of its nodes costs the sum
-  // of the unplaced buffers' spans: on large models (bert_base: 5 ms a node) it would only
-  // hold up the rounds. Not on perfect packings, where only the cell search finds plans
-  // (tilings of 6,400 buffers have 0.6-1.2M section entries; seed 100, 1.1M, got only the
-  // canonical searches and was not solved in 20 s).
-  int64_t spans = 0;
-  for (int32_t i = 0; i < in.n; ++i) spans += in.sec_hi[i] - in.sec_lo[i];
-  if (fixed || (spans > kCellSpans && !perfect))
+  if (!cell_searches(in, perfect))
     return {make(Strategy::kRestart, kTWA, 6), make(Strategy::kRestart, kTWO, 2),
             make(Strategy::kCanonical, kTWA, 1), make(Strategy::kCanonical, kWAT, 1),
             make(Strategy::kCanonical, kTAW, 1), make(Strategy::kRestart, kWAT, 1),
@@ -489,14 +494,22 @@ std::optional<std::vector<int64_t>> peak_windows(const Problem& p, const exact::
 SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, int64_t max_nodes) {
   // Explicit conflicts: the canonical search on the conflict graph (no sections' time axis).
   if (!p.conflicts.empty()) return exact::run_exact_on_graph(p, opt);
-  // The search stops a little before the time limit (fill_reserve, deep_fill.h): the time
-  // left is for completing its deepest placement into a plan.
   const Deadline whole(opt.time_limit_seconds, opt.cancel);
-  const Deadline deadline = whole.sooner(fill_reserve(opt.time_limit_seconds, p.buffers.size()));
   const auto cap = capacity_of(p, opt);
   SolveResult r;
   const bool proofs = !has_gaps(p);  // gaps are searched as full rectangles: no proofs then
-  std::optional<exact::Instance> in = exact::prepare(p, kMaxPairs, deadline);
+  std::optional<exact::Instance> in = exact::prepare(p, kMaxPairs, whole);
+  const bool ready = in && !whole.expired();  // else it returns below, before any search
+  const int64_t g = ready ? granularity_of(p, *in) : 1;
+  int64_t lb = ready ? bound_from(lower_bound_of(p), g) : 0;
+  const bool perfect = ready && perfect_at(*in, cap ? *cap : lb);
+  // With cell searches in the list (the only searches that keep a deepest placement), the
+  // search stops a little before the time limit (fill_reserve): the time left is for
+  // completing that placement into a plan. Without them (pre-placed buffers, large models),
+  // it runs to the limit.
+  const bool fills = ready && cell_searches(*in, perfect);
+  const double reserve = fills ? fill_reserve(opt.time_limit_seconds, p.buffers.size()) : 0;
+  const Deadline deadline = whole.sooner(reserve);
   // In a portfolio the other members supply the incumbent through the shared bound (it may
   // arrive after the search has started).
   const bool shared = opt.shared_upper_bound != nullptr;
@@ -509,9 +522,6 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
     r.detail = "reason=time_limit_in_setup";
     return r;
   }
-  const int64_t g = granularity_of(p, *in);
-  int64_t lb = bound_from(lower_bound_of(p), g);
-  const bool perfect = perfect_at(*in, cap ? *cap : lb);
   // Large inputs go top down (kTopDown), except perfect packings: the dives and windows do
   // not find those, and the cell search at the bound does (exact_scale_bench, tiling 6400).
   const bool top_down = in->n > kTopDown && !perfect;
@@ -522,7 +532,8 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
     res.iterations = prober.probes;
     res.nodes = prober.nodes;
     res.detail = std::string("reason=") + reason + " nodes=" + std::to_string(prober.nodes) +
-                 " granularity=" + std::to_string(g) + " deep_fills=" + std::to_string(deep_fills) + window_note;
+                 " granularity=" + std::to_string(g) + " deep_fills=" + std::to_string(deep_fills) +
+                 " fill_reserve_ms=" + std::to_string(std::lround(1000 * reserve)) + window_note;
     return res;
   };
 
