@@ -2,6 +2,8 @@
 
 #include "memplan/orders.h"
 #include "memplan/placement.h"
+#include "solvers/exact/dive.h"
+#include "solvers/exact/search.h"
 
 namespace memplan::exact {
 
@@ -28,6 +30,28 @@ std::optional<Solution> fill_deepest(const Problem& p, const std::vector<int64_t
         engine.place(i, engine.find_offset(i, fit));
       }
       if (!best || engine.peak() < best->peak) best = Solution{engine.offsets(), engine.peak()};
+    }
+  }
+  return best;
+}
+
+std::optional<Solution> dive_deepest(const Problem& p, const std::vector<int64_t>& deepest, int64_t below,
+                                     const Deadline& deadline) {
+  if (deepest.size() != p.buffers.size() || deadline.expired()) return std::nullopt;
+  Problem pinned = p;
+  bool any = false;
+  for (size_t i = 0; i < deepest.size(); ++i)
+    if (deepest[i] >= 0) pinned.buffers[i].offset = deepest[i], any = true;
+  if (!any) return std::nullopt;
+  // No overlap lists: the dive finds overlaps in its own tree (as the solver `dive` does).
+  const std::optional<Instance> in = prepare(pinned, -1, deadline);
+  if (!in) return std::nullopt;
+  std::optional<Solution> best;
+  for (const char* keys : {"TWA", "TWO", "WAT", "TAW"}) {
+    if (deadline.expired()) break;
+    if (auto offsets = dive(*in, below - 1, preorder(*in, keys), keys, deadline)) {
+      const int64_t peak = peak_of(p, *offsets);
+      if (peak < below) best = Solution{std::move(*offsets), peak}, below = peak;
     }
   }
   return best;

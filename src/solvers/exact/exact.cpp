@@ -39,16 +39,19 @@ namespace {
 constexpr int64_t kMaxPairs = 40'000'000;
 constexpr int32_t kTopDown = 4096;  // buffers beyond which the ladder is probed top down
 
-// Time a time-limited run keeps for fill_deepest (deep_fill.h) after its search: a fill's
-// four greedy passes took 0.04 s at 3,200 buffers and 0.08 s at 6,400 (pinwheels, load
-// average ~7), and the search's last round ends up to ~0.02 s after its deadline (threads
-// joining). At most a twentieth of the limit; none beyond kFillMax buffers (no fill is
-// started there: the cell search rarely runs, and a fill would cost ~1 s per 1M buffers).
-// fill_deepest polls the deadline and returns its best pass so far.
+// Time a time-limited run keeps after its search for completing the deepest placement
+// (deep_fill.h): fill_deepest's four greedy passes took 0.04 s at 3,200 buffers and 0.08 s
+// at 6,400 (pinwheels, load average ~7), dive_deepest's dives ~1.5e-9 n^2 s each (0.018 s
+// at 3,200, 0.055 s at 6,400), and the search's last round ends up to ~0.02 s after its
+// deadline (threads joining). Room for the greedy passes and about two dives, at most a
+// twentieth of the limit; none beyond kFillMax buffers (no fill is started there: the cell
+// search rarely runs, and a fill would cost ~1 s per 1M buffers). Both poll the deadline
+// and return their best so far.
 constexpr size_t kFillMax = 16384;
 double fill_reserve(double limit, size_t n) {
   if (!(limit > 0) || !std::isfinite(limit) || n > kFillMax) return 0;
-  return std::min(0.05 * limit, 0.05 + 4e-6 * static_cast<double>(n));
+  const double m = static_cast<double>(n);
+  return std::min(0.05 * limit, 0.05 + 4e-6 * m + 3e-9 * m * m);
 }
 const char* const kPreorders[] = {"WAT", "TAW", "TWA", "TWO"};
 // Perfect packings: strategies of restarts of the cell search under jittered orders, and
@@ -528,11 +531,13 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   Prober prober{*in, strategies(*in, perfect), deadline, std::max(1, opt.threads), max_nodes};
   std::string window_note;  // the window bound's part of the detail, when it ran
   int64_t deep_fills = 0;   // incumbents from a round's deepest placement (fill_deepest)
+  int64_t deep_dives = 0;   // 1: the plan is the run's deepest placement completed by dives
   auto finish = [&](SolveResult res, const char* reason) {
     res.iterations = prober.probes;
     res.nodes = prober.nodes;
     res.detail = std::string("reason=") + reason + " nodes=" + std::to_string(prober.nodes) +
                  " granularity=" + std::to_string(g) + " deep_fills=" + std::to_string(deep_fills) +
+                 " deep_dives=" + std::to_string(deep_dives) + " deepest=" + std::to_string(prober.deepest_placed) +
                  " fill_reserve_ms=" + std::to_string(std::lround(1000 * reserve)) + window_note;
     return res;
   };
@@ -680,6 +685,15 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
       if (out_of_nodes()) break;
     }
     if (out_of_nodes()) break;
+  }
+  // Last, the deepest placement of the whole run completed by dives (deep_fill.h): lower than
+  // the greedy fills above, and dearer, so once, on the deepest placement (the deeper, the
+  // lower its completion), in the time fill_reserve kept.
+  if (lb < upper() && !prober.deepest.empty() && exact::fill_deepest_plans && p.buffers.size() <= kFillMax) {
+    if (auto dived = exact::dive_deepest(p, prober.deepest, upper(), whole)) {
+      best = std::move(dived);
+      deep_dives = 1;
+    }
   }
   r = result_from_plan(p, opt, best);
   // The bound may prove another member's plan optimal (lb >= shared bound).
