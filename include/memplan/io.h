@@ -46,7 +46,9 @@ struct CsvTable {
   std::vector<std::string> unknown_fields;
   // A partial-order file (vector clocks or a stream program, see README "Parallel
   // streams"): per row the raw lower, upper, stream, deps and reads fields (5 per row),
-  // written back verbatim (the conflicts the order implies are not written).
+  // written back verbatim (the conflicts the order implies are not written), except a
+  // stream row's upper, kept half-open (read inclusive, it is kept plus one; an 'end'
+  // column gets it minus one again).
   std::vector<std::string> order_fields;
   // Notes for the user that do not stop reading, e.g. an unknown column one edit away from
   // a known one ("alignmnt"); the CLI prints them on stderr.

@@ -319,13 +319,16 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
     if ((order.form != RowForm::kScalar) != !order_rows.empty() && lineno > 2)
       loc.fail(table.columns[where[where[kStream] >= 0 ? kStream : kLower]],
                "mixed forms: this row and the first differ in giving a partial order (vector clocks or a stream)");
-    if (order.form != RowForm::kScalar) {
-      auto raw = [&](int f) { return where[f] >= 0 ? fields[where[f]] : std::string(); };
-      for (int f : {kLower, kUpper, kStream, kDeps, kReads}) table.order_fields.push_back(raw(f));
-    }
-    for (size_t c : unknown_cols) table.unknown_fields.push_back(std::move(fields[c]));
     if (inclusive_end && __builtin_add_overflow(b.end, 1, &b.end))
       loc.fail(table.columns[where[kUpper]], "end overflows 64 bits");
+    if (order.form != RowForm::kScalar) {
+      auto raw = [&](int f) { return where[f] >= 0 ? fields[where[f]] : std::string(); };
+      // Kept as written back: half-open. A stream row's upper (an op index) read inclusive (an
+      // 'end' column, or Lifetimes::kInclusive) is kept plus one; clocks are never inclusive.
+      for (int f : {kLower, kUpper, kStream, kDeps, kReads})
+        table.order_fields.push_back(f == kUpper && order.form == RowForm::kStream ? std::to_string(b.end) : raw(f));
+    }
+    for (size_t c : unknown_cols) table.unknown_fields.push_back(std::move(fields[c]));
     auto column_of = [&](const std::string& field) {
       if (field == "lower") return table.columns[where[kLower]];
       if (field == "upper") return table.columns[where[kUpper]];
@@ -471,6 +474,11 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
       const int f = field_of(columns[c]);
       if (order && (f == kLower || f == kUpper || f == kStream || f == kDeps || f == kReads)) {
         text += (*order)[i * 5 + (f == kLower ? 0 : f == kUpper ? 1 : f == kStream ? 2 : f == kDeps ? 3 : 4)];
+        continue;
+      }
+      if (order && f == kEnd) {  // a stream row's op index, kept half-open (read_csv): inclusive here
+        const std::string& upper = (*order)[i * 5 + 1];
+        text += (*order)[i * 5 + 2].empty() ? upper : std::to_string(std::stoll(upper) - 1);
         continue;
       }
       switch (f) {
