@@ -153,6 +153,20 @@ struct Strategy {
   }
 };
 
+// Whether strategies() lists cell searches. The cell search does not take pre-placed buffers,
+// and each of its nodes costs the sum of the unplaced buffers' spans: on large models
+// (bert_base: 5 ms a node) it would only hold up the rounds. Not on perfect packings, where
+// only the cell search finds plans (tilings of 6,400 buffers have 0.6-1.2M section entries;
+// seed 100, 1.1M, got only the canonical searches and was not solved in 20 s).
+bool cell_searches(const exact::Instance& in, bool perfect) {
+  int64_t spans = 0;
+  for (int32_t i = 0; i < in.n; ++i) {
+    if (in.fixed[i]) return false;
+    spans += in.sec_hi[i] - in.sec_lo[i];
+  }
+  return spans <= kCellSpans || perfect;
+}
+
 // The round robin's strategies, in order, with their budget weights. Measured on A-K (one
 // strategy alone, doubling budgets from 2n, memos kept; nodes to solve):
 //  - the lowest-cell search, least slack: under TAW C (990), under TWA H (1,409) and A
@@ -205,20 +219,6 @@ struct Strategy {
 // tilings of 6,400 10/10 either way), and the jittered restarts lengthen with the budget
 // (restart_length).
 // No instance of A-K is perfect, so their order is unchanged.
-// Whether strategies() lists cell searches. The cell search does not take pre-placed buffers,
-// and each of its nodes costs the sum of the unplaced buffers' spans: on large models
-// (bert_base: 5 ms a node) it would only hold up the rounds. Not on perfect packings, where
-// only the cell search finds plans (tilings of 6,400 buffers have 0.6-1.2M section entries;
-// seed 100, 1.1M, got only the canonical searches and was not solved in 20 s).
-bool cell_searches(const exact::Instance& in, bool perfect) {
-  int64_t spans = 0;
-  for (int32_t i = 0; i < in.n; ++i) {
-    if (in.fixed[i]) return false;
-    spans += in.sec_hi[i] - in.sec_lo[i];
-  }
-  return spans <= kCellSpans || perfect;
-}
-
 std::vector<Strategy> strategies(const exact::Instance& in, bool perfect = false) {
   std::vector<std::vector<int32_t>> orders;
   for (const char* keys : kPreorders) orders.push_back(exact::preorder(in, keys));
