@@ -3,6 +3,7 @@
 // lifetimes + explicit conflicts + clocks; bad input names file, line and field.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <set>
 #include <sstream>
 
@@ -113,6 +114,26 @@ TEST(PartialOrderInput, CsvStreamProgramReadInclusiveWritesBackTheSameProgram) {
     write_csv(out, t, nullptr);
     EXPECT_EQ(csv(out.str()).problem.buffers, half.problem.buffers) << out.str();
   }
+}
+
+TEST(PartialOrderInput, FarOpPositionsReadWithoutMemoryPerPosition) {
+  // A fuzz find: the serialization kept one time per op position, so a position of 10^15
+  // asked for petabytes. Far positions now read like near ones: stream 0's ops 0..K run
+  // first (nothing waits), so stream 1's two ops get times K + 1 and K + 2.
+  const int64_t K = 1'000'000'000'000'000;
+  const std::string k = std::to_string(K);
+  const Problem p = csv("id,stream,lower,upper,size\na,0," + k + "," + std::to_string(K + 1) + ",4\nb,1,0,2,4\n").problem;
+  ASSERT_EQ(p.buffers.size(), 2u);
+  EXPECT_EQ(p.buffers[0].start, K);
+  EXPECT_EQ(p.buffers[0].end, K + 1);
+  EXPECT_EQ(p.buffers[1].start, K + 1);
+  EXPECT_EQ(p.buffers[1].end, K + 3);
+  // Positions whose count could overflow the serialization are refused, naming the field.
+  const std::string top = std::to_string(INT64_MAX / 65 + 1);
+  EXPECT_NE(csv_error("id,stream,lower,upper,size\nx,0,0," + top + ",4\n").find("p.csv:2: column 'upper': op position above"),
+            std::string::npos);
+  EXPECT_NE(csv_error("id,stream,lower,upper,size,reads\nx,0,0,1,4,1@" + top + "\n").find("p.csv:2: column 'reads': op position above"),
+            std::string::npos);
 }
 
 TEST(PartialOrderInput, JsonForms) {

@@ -32,10 +32,14 @@ std::vector<int64_t> birth_clocks(const std::vector<StreamBuffer>& bufs, int32_t
     const std::string who = "buffer " + std::to_string(i);
     if (b.stream < 0 || b.stream >= streams || b.lower < 0 || b.upper <= b.lower)
       throw std::invalid_argument(who + ": stream or lifetime out of range");
+    // The streams' ops together get one time each (problem_from_streams): bounded so that
+    // their count stays below INT64_MAX.
+    const int64_t max_op = INT64_MAX / (static_cast<int64_t>(streams) + 1);
+    if (b.upper > max_op) throw std::invalid_argument(who + ": op position above " + std::to_string(max_op));
     for (int32_t a : b.after)
       if (a < 0 || a >= n || a == i) throw std::invalid_argument(who + ": bad 'after' index");
     for (auto [t, q] : b.reads)
-      if (t < 0 || t >= streams || q < 0) throw std::invalid_argument(who + ": bad reader (stream, op)");
+      if (t < 0 || t >= streams || q < 0 || q >= max_op) throw std::invalid_argument(who + ": bad reader (stream, op)");
   }
   const std::vector<int64_t> death = death_clocks(bufs, streams);
   // Join points per stream, by position: (stream, position) -> id.
@@ -273,36 +277,50 @@ Problem problem_from_streams(const std::vector<StreamBuffer>& bufs, const std::v
     for (int32_t a : b.after)
       for (size_t t = 0; t < S; ++t)
         if (death[a * S + t] > 0) waits[b.stream][b.lower].emplace_back(static_cast<int32_t>(t), death[a * S + t] - 1);
-  // Round robin over the streams: each runs while its next op's waits are done.
-  std::vector<std::vector<int64_t>> time(S);
-  for (size_t t = 0; t < S; ++t) time[t].assign(static_cast<size_t>(ops[t]), 0);
+  // Round robin over the streams: each runs while its next op's waits are done. The ops
+  // between two waiting ops run back to back, so they are kept as stretches (first op, its
+  // time): memory O(n) whatever the op positions (a time per op allocated 8 bytes per
+  // position, and a position of 10^15 in a file asked for petabytes).
+  struct Stretch {
+    int64_t op, time;
+  };
+  std::vector<std::vector<Stretch>> stretches(S);
   std::vector<int64_t> next(S, 0);
   int64_t clock = 0, left = 0;
-  for (int64_t o : ops) left += o;
+  for (int64_t o : ops) left += o;  // below INT64_MAX: birth_clocks bounds the positions
   while (left > 0) {
     bool moved = false;
     for (size_t s = 0; s < S; ++s)
       while (next[s] < ops[s]) {
-        auto it = waits[s].find(next[s]);
-        bool ok = true;
-        if (it != waits[s].end())
+        auto it = waits[s].lower_bound(next[s]);  // the next op that waits
+        int64_t stop = it == waits[s].end() ? ops[s] : std::min(it->first, ops[s]);
+        if (stop == next[s]) {  // it waits: runs once every awaited op has run
+          bool ok = true;
           for (auto [t, q] : it->second) ok = ok && next[t] > q;
-        if (!ok) break;
-        time[s][next[s]++] = clock++;
-        --left, moved = true;
+          if (!ok) break;
+          ++stop;
+        }
+        stretches[s].push_back({next[s], clock});
+        clock += stop - next[s], left -= stop - next[s];
+        next[s] = stop, moved = true;
       }
     if (!moved) throw std::invalid_argument("the 'after' events form a cycle (the streams would deadlock)");
   }
+  auto time = [&](size_t s, int64_t op) {  // the stretch holding op, then op's place in it
+    const std::vector<Stretch>& run = stretches[s];
+    const Stretch& at = *std::prev(std::upper_bound(run.begin(), run.end(), op, [](int64_t o, const Stretch& r) { return o < r.op; }));
+    return at.time + (op - at.op);
+  };
   Problem p;
   p.buffers.resize(n);
   for (int32_t i = 0; i < n; ++i) {
     Buffer& b = p.buffers[i];
     b.id = ids ? (*ids)[i] : "b" + std::to_string(i);
     b.size = sizes[i];
-    b.start = time[bufs[i].stream][bufs[i].lower];
+    b.start = time(static_cast<size_t>(bufs[i].stream), bufs[i].lower);
     b.end = b.start + 1;
     for (size_t t = 0; t < S; ++t)
-      if (death[i * S + t] > 0) b.end = std::max(b.end, time[t][death[i * S + t] - 1] + 1);
+      if (death[i * S + t] > 0) b.end = std::max(b.end, time(t, death[i * S + t] - 1) + 1);
   }
   // The clocks: lower = birth, upper = max(birth, death) (so lower <= upper; the relation is
   // unchanged, since death(a) <= birth(b) already implies birth(a) <= birth(b)).

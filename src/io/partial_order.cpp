@@ -1,6 +1,7 @@
 #include "io/partial_order.h"
 
 #include <charconv>
+#include <cstdint>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -11,6 +12,9 @@ namespace memplan {
 
 namespace {
 constexpr int64_t kMaxStreams = 64;  // stream_conflicts keeps streams^2 max trees
+// The streams' ops together get one time each (problem_from_streams), so their positions
+// are bounded to keep that count below INT64_MAX (birth_clocks' bound for 64 streams).
+constexpr int64_t kMaxOp = INT64_MAX / (kMaxStreams + 1);
 }
 
 bool parse_clock(const std::string& text, std::vector<int64_t>& out, std::string& error) {
@@ -94,6 +98,7 @@ void apply_partial_order(Problem& p, const std::vector<OrderRow>& rows, const st
         if (r.stream < 0 || r.stream >= kMaxStreams) fail(r, "stream", "must be in [0, 64)");
         if (r.op_lower < 0) fail(r, "lower", "op position must be >= 0");
         if (r.op_upper <= r.op_lower) fail(r, "upper", "must exceed lower (one past the last use on its stream)");
+        if (r.op_upper > kMaxOp) fail(r, "upper", "op position above " + std::to_string(kMaxOp));
         StreamBuffer& s = prog[i];
         s.stream = static_cast<int32_t>(r.stream), s.lower = r.op_lower, s.upper = r.op_upper;
         streams = std::max(streams, r.stream + 1);
@@ -106,6 +111,7 @@ void apply_partial_order(Problem& p, const std::vector<OrderRow>& rows, const st
         for (auto [t, op] : r.reads) {
           if (t < 0 || t >= kMaxStreams) fail(r, "reads", "stream " + std::to_string(t) + " not in [0, 64)");
           if (op < 0) fail(r, "reads", "op position must be >= 0");
+          if (op >= kMaxOp) fail(r, "reads", "op position above " + std::to_string(kMaxOp - 1));
           s.reads.emplace_back(static_cast<int32_t>(t), op);
           streams = std::max(streams, t + 1);
         }
