@@ -120,6 +120,39 @@ TEST(OnnxImport, BadFilesGiveClearErrors) {
   }
 }
 
+// A fuzz find: an initializer with a dim of 6.4e17 overflowed the element count that
+// decides whether its data is kept for folding (UBSan: signed overflow in infer.cpp). Its
+// product with the input's shape does not fit 64 bits either: a clear error naming the
+// tensor, nothing undefined on the way (the sanitizer build runs this test).
+TEST(OnnxImport, HugeInitializerDimsGiveAClearError) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* op = m.add_opset_import();
+  op->set_domain("");
+  op->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("huge");
+  set_tensor_type(g->add_input(), "X", {int64_t{121}, int64_t{1}, int64_t{4}});
+  auto* w = g->add_initializer();
+  w->set_name("W");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : {int64_t{121}, int64_t{644533610971232750}, int64_t{4}}) w->add_dims(d);
+  add_node(g, "Mul", {"X", "W"}, "Y");
+  set_tensor_type(g->add_output(), "Y", {});
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  const std::string path = ::testing::TempDir() + "memplan_huge_dims.onnx";
+  {
+    std::ofstream out(path, std::ios::binary);
+    m.SerializeToOstream(&out);
+  }
+  try {
+    import_onnx(path);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("overflows"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace memplan
 

@@ -101,7 +101,7 @@ void push_from(Value& dst, const Value& src, int64_t k) {
 bool too_big(const Dims& d) {
   int64_t c = 1;
   for (int64_t x : d) {
-    if (x < 0) return true;
+    if (x < 0 || x > kMaxFoldElements) return true;  // before the product: c * x could overflow
     c *= std::max<int64_t>(x, 1);
     if (c > kMaxFoldElements) return true;
   }

@@ -15,6 +15,7 @@ const std::string kConstPrefix = "memplan.folded/";
 bool large(const onnx::TensorProto& t) {
   int64_t n = 1;
   for (int64_t d : t.dims()) {
+    if (d > kMaxFoldElements) return true;  // before the product: n * d could overflow
     n *= std::max<int64_t>(d, 1);
     if (n > kMaxFoldElements) return true;
   }
