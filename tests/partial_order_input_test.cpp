@@ -130,9 +130,12 @@ TEST(PartialOrderInput, FarOpPositionsReadWithoutMemoryPerPosition) {
   EXPECT_EQ(p.buffers[1].end, K + 3);
   // Positions whose count could overflow the serialization are refused, naming the field.
   const std::string top = std::to_string(INT64_MAX / 65 + 1);
-  EXPECT_NE(csv_error("id,stream,lower,upper,size\nx,0,0," + top + ",4\n").find("p.csv:2: column 'upper': op position above"),
+  EXPECT_NE(csv_error("id,stream,lower,upper,size\nx,0,0," + top + ",4\n").find("p.csv:2: column 'upper': op position too large"),
             std::string::npos);
-  EXPECT_NE(csv_error("id,stream,lower,upper,size,reads\nx,0,0,1,4,1@" + top + "\n").find("p.csv:2: column 'reads': op position above"),
+  EXPECT_NE(csv_error("id,stream,lower,upper,size,reads\nx,0,0,1,4,1@" + top + "\n").find("p.csv:2: column 'reads': op position too large"),
+            std::string::npos);
+  // An inclusive 'end' column is named as such.
+  EXPECT_NE(csv_error("id,stream,lower,end,size\nx,0,0," + top + ",4\n").find("p.csv:2: column 'end': op position too large"),
             std::string::npos);
 }
 

@@ -347,6 +347,7 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
     if (auto issue = total.add(b)) loc.fail(column_of(issue->field), issue->message);
     if (order.form != RowForm::kScalar) {
       order.op_lower = b.start, order.op_upper = b.end;
+      order.upper_name = column_of("upper");
       order_rows.push_back(std::move(order));
     }
     table.problem.buffers.push_back(std::move(b));

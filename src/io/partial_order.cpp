@@ -97,8 +97,8 @@ void apply_partial_order(Problem& p, const std::vector<OrderRow>& rows, const st
         const OrderRow& r = rows[i];
         if (r.stream < 0 || r.stream >= kMaxStreams) fail(r, "stream", "must be in [0, 64)");
         if (r.op_lower < 0) fail(r, "lower", "op position must be >= 0");
-        if (r.op_upper <= r.op_lower) fail(r, "upper", "must exceed lower (one past the last use on its stream)");
-        if (r.op_upper > kMaxOp) fail(r, "upper", "op position above " + std::to_string(kMaxOp));
+        if (r.op_upper <= r.op_lower) fail(r, r.upper_name, "must exceed lower (one past the last use on its stream)");
+        if (r.op_upper > kMaxOp) fail(r, r.upper_name, "op position too large (a stream holds at most " + std::to_string(kMaxOp) + " ops)");
         StreamBuffer& s = prog[i];
         s.stream = static_cast<int32_t>(r.stream), s.lower = r.op_lower, s.upper = r.op_upper;
         streams = std::max(streams, r.stream + 1);
@@ -111,7 +111,7 @@ void apply_partial_order(Problem& p, const std::vector<OrderRow>& rows, const st
         for (auto [t, op] : r.reads) {
           if (t < 0 || t >= kMaxStreams) fail(r, "reads", "stream " + std::to_string(t) + " not in [0, 64)");
           if (op < 0) fail(r, "reads", "op position must be >= 0");
-          if (op >= kMaxOp) fail(r, "reads", "op position above " + std::to_string(kMaxOp - 1));
+          if (op >= kMaxOp) fail(r, "reads", "op position too large (a stream holds at most " + std::to_string(kMaxOp) + " ops)");
           s.reads.emplace_back(static_cast<int32_t>(t), op);
           streams = std::max(streams, t + 1);
         }

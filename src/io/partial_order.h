@@ -23,6 +23,7 @@ struct OrderRow {
   RowForm form = RowForm::kScalar;
   std::vector<int64_t> lower, upper;  // kClock
   int64_t stream = 0, op_lower = 0, op_upper = 0;  // kStream
+  std::string upper_name = "upper";                // kStream: the column op_upper came from, for messages
   std::vector<std::string> deps;                   // kStream: ids dead before the producer
   std::vector<std::pair<int64_t, int64_t>> reads;  // kStream: last readers (stream, op)
 };
