@@ -202,7 +202,7 @@ class CellDfs {
       const size_t mark = trail_.size(), placed_mark = stack_.size();
       place(i, h);
       const size_t decided = trail_.size();  // the trail of the placement itself ends here
-      result = well_tiling && split_wells && !sides_can_fill(i, h, s_lo, s_hi) ? kFail : solve(a, b);
+      result = solve(a, b);
       const bool jump = result == kFail && jumps_over(i, mark, decided);
       if (result != kSolved) undo_to(mark, placed_mark, s_lo, s_hi);
       if (jump) {
@@ -293,16 +293,6 @@ class CellDfs {
     }
     why_ = Conflict(w_lo, w_hi);  // the reason if it fails (conflicts.h)
     return reach_[w_hi];
-  }
-
-  // After placing i at h in a well: the well's parts left and right of i, each a local
-  // minimum (bounded by i's raised floors and the well's ends), tested at once instead of
-  // when a later node picks a cell there. false with why_ = the failing part.
-  bool sides_can_fill(int32_t i, int64_t h, int32_t s_lo, int32_t s_hi) {
-    const int32_t left = in_.sec_lo[i] - 1, right = in_.sec_hi[i];
-    if (left >= s_lo && floor_[left] == h && !well_can_fill(left, s_lo, s_hi)) return false;
-    if (right < s_hi && floor_[right] == h && !well_can_fill(right, s_lo, s_hi)) return false;
-    return true;
   }
 
   // A sub-problem's state: its unplaced buffers and its sections' floors. Summed from the

@@ -111,7 +111,6 @@ inline thread_local bool check_inference = false;
 
 // Test hook: when false on a thread, the cell search skips its well test (well_can_fill).
 inline thread_local bool well_tiling = true;
-inline bool split_wells = true;
 
 // Test hook: when false on a thread, the searches skip aligned_stacks_fit (the node
 // counts before and after it, in bench/exact_scale_bench.cpp).
