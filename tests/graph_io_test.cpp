@@ -205,6 +205,32 @@ TEST(GraphFileCli, GenerateScheduleAndSolveAGraphFile) {
   EXPECT_TRUE(testing::exists(plan));
 }
 
+// A fuzz_graph find: a tensor named with a comma (model names may hold anything) made
+// `solve` refuse the graph ("contains a comma"). It is planned, written quoted, and the plan
+// reads back and validates; a line break, which no CSV line can hold, is refused by name.
+TEST(GraphFileCli, TensorNamesWithCommasArePlannedAndWrittenQuoted) {
+  TempDir dir;
+  const std::string graph = dir.file("g.jsonl"), plan = dir.file("plan.csv");
+  testing::write_text(graph,
+                      "{\"memplan_graph\": 1}\n{\"tensor\": \"x\", \"bytes\": 64, \"kind\": \"input\"}\n"
+                      "{\"tensor\": \"a,b \\\"c\\\"\", \"bytes\": 64}\n{\"tensor\": \"y\", \"bytes\": 64, \"kind\": \"output\"}\n"
+                      "{\"op\": \"r\", \"inputs\": [\"x\"], \"outputs\": [\"a,b \\\"c\\\"\"]}\n"
+                      "{\"op\": \"s\", \"inputs\": [\"a,b \\\"c\\\"\"], \"outputs\": [\"y\"]}\n");
+  auto r = testing::run_cli("solve '" + graph + "' -o '" + plan + "'", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(testing::read_text(plan).find("\n\"a,b \"\"c\"\"\","), std::string::npos) << testing::read_text(plan);
+  r = testing::run_cli("validate '" + graph + "' '" + plan + "'", dir);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("valid=yes"), std::string::npos) << r.out;
+  testing::write_text(graph,
+                      "{\"memplan_graph\": 1}\n{\"tensor\": \"x\", \"bytes\": 64, \"kind\": \"input\"}\n"
+                      "{\"tensor\": \"a\\nb\", \"bytes\": 64}\n{\"op\": \"r\", \"inputs\": [\"x\"], \"outputs\": [\"a\\nb\"]}\n");
+  r = testing::run_cli("solve '" + graph + "' -o '" + dir.file("nl.csv") + "'", dir);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.err.find("line break"), std::string::npos) << r.err;
+  EXPECT_FALSE(testing::exists(dir.file("nl.csv")));
+}
+
 TEST(GraphFileCli, BadGraphFileExits2WithoutOutput) {
   TempDir dir;
   const std::string graph = dir.file("bad.jsonl"), plan = dir.file("plan.csv"), order = dir.file("o.txt");

@@ -192,7 +192,7 @@ TEST(SolveInput, EverySolverRefusesEveryBadFieldWithInputError) {
   };
   const std::vector<Bad> bads = {
       {"id", [](Buffer& b) { b.id = ""; }},
-      {"id", [](Buffer& b) { b.id = "a,b"; }},
+      {"id", [](Buffer& b) { b.id = "a\nb"; }},  // a line break (commas are quoted in CSV)
       {"lower", [](Buffer& b) { b.start = -1; }},
       {"upper", [](Buffer& b) { b.end = 0; }},
       {"size", [](Buffer& b) { b.size = 0; }},

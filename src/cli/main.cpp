@@ -62,12 +62,13 @@ Loaded load_problem(const std::string& path, const std::string& lifetimes, const
 }
 
 
-// Model tensors may have any name; a CSV id cannot hold a comma or a line break.
+// Model tensors may have any name; a CSV id cannot hold a line break (commas and quotes are
+// quoted, csv_fields.h).
 void require_csv_ids(const Problem& p, const std::string& output) {
   for (const Buffer& b : p.buffers)
-    if (b.id.find_first_of(",\n\r") != std::string::npos)
+    if (b.id.find_first_of("\n\r") != std::string::npos)
       throw InputError((output.empty() ? std::string("stdout") : output) + ": tensor '" + b.id +
-                       "' has a comma or line break in its name, which CSV cannot hold; write JSON (-o FILE.json)");
+                       "' has a line break in its name, which CSV cannot hold; write JSON (-o FILE.json)");
 }
 
 std::string fmt_seconds(double s) {

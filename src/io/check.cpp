@@ -19,8 +19,8 @@ namespace memplan {
 std::optional<FieldIssue> buffer_issue(const Buffer& b) {
   auto s = [](int64_t v) { return std::to_string(v); };
   if (b.id.empty()) return FieldIssue{"id", "empty id"};
-  if (b.id.find_first_of(",\n\r") != std::string::npos)
-    return FieldIssue{"id", "id '" + b.id + "' contains a comma or line break"};
+  if (b.id.find_first_of("\n\r") != std::string::npos)
+    return FieldIssue{"id", "id '" + b.id + "' contains a line break"};
   if (b.start < 0) return FieldIssue{"lower", "negative start " + s(b.start)};
   if (b.end <= b.start)
     return FieldIssue{"upper", "lifetime [" + s(b.start) + ", " + s(b.end) +

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "io/check.h"
+#include "io/csv_fields.h"
 #include "io/partial_order.h"
 #include "memplan/constraints.h"
 #include "memplan/io.h"
@@ -162,8 +163,10 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
     line.erase(0, 3);  // UTF-8 byte order mark (before the emptiness test: a BOM alone is empty)
   if (trim(line).empty())
     throw InputError(name + ":1: empty file: expected a header row such as 'id,lower,upper,size'");
-  table.columns = split(line, ',');
   Loc header{name, 1};
+  std::string quote_error;
+  if (auto columns = split_csv_fields(line, quote_error)) table.columns = std::move(*columns);
+  else header.fail("", quote_error);
   std::vector<int> col_field(table.columns.size(), -1);
   std::vector<size_t> unknown_cols;  // carried through to the output verbatim
   int where[kFieldCount];
@@ -222,7 +225,9 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
     ++lineno;
     if (trim(line).empty()) break;  // MiniMalloc stops at the first empty line
     Loc loc{name, lineno};
-    std::vector<std::string> fields = split(line, ',');
+    std::optional<std::vector<std::string>> split_fields = split_csv_fields(line, quote_error);
+    if (!split_fields) loc.fail("", quote_error);
+    std::vector<std::string> fields = std::move(*split_fields);
     if (fields.size() != table.columns.size()) {
       const size_t n = table.columns.size();
       const std::string& col = table.columns[std::min(fields.size(), n - 1)];
@@ -463,7 +468,7 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
     conflict_ids[a] += (conflict_ids[a].empty() ? "" : ";") + problem.buffers[b].id;
   }
   std::string text;
-  for (size_t c = 0; c < columns.size(); ++c) text += (c ? "," : "") + columns[c];
+  for (size_t c = 0; c < columns.size(); ++c) text += (c ? "," : "") + csv_field(columns[c]);
   text += '\n';
   // An 'end' column holds the inclusive end (upper - 1), and so do the gaps' upper bounds.
   const bool inclusive = std::find(columns.begin(), columns.end(), "end") != columns.end();
@@ -474,7 +479,7 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
       if (c) text += ',';
       const int f = field_of(columns[c]);
       if (order && (f == kLower || f == kUpper || f == kStream || f == kDeps || f == kReads)) {
-        text += (*order)[i * 5 + (f == kLower ? 0 : f == kUpper ? 1 : f == kStream ? 2 : f == kDeps ? 3 : 4)];
+        text += csv_field((*order)[i * 5 + (f == kLower ? 0 : f == kUpper ? 1 : f == kStream ? 2 : f == kDeps ? 3 : 4)]);
         continue;
       }
       if (order && f == kEnd) {  // a stream row's op index, kept half-open (read_csv): inclusive here
@@ -483,7 +488,7 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
         continue;
       }
       switch (f) {
-        case kId: text += b.id; break;
+        case kId: text += csv_field(b.id); break;
         case kLower: text += clocks ? clock_text(problem.clock_lower, i) : std::to_string(b.start); break;
         case kUpper: text += clocks ? clock_text(problem.clock_upper, i) : std::to_string(b.end); break;
         case kEnd: text += std::to_string(b.end - 1); break;
@@ -502,18 +507,18 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
           text += format_gaps(g);
           break;
         }
-        case kInplace: text += b.inplace_of; break;
+        case kInplace: text += csv_field(b.inplace_of); break;
         case kSide: text += b.from_top ? "high" : "low"; break;
         case kGroup:
-          if (!b.group.empty()) text += b.group + ":" + std::to_string(b.group_index);
+          if (!b.group.empty()) text += csv_field(b.group + ":" + std::to_string(b.group_index));
           break;
         case kConflicts:
-          if (!conflict_ids.empty()) text += conflict_ids[i];
+          if (!conflict_ids.empty()) text += csv_field(conflict_ids[i]);
           break;
         case kStream:
         case kDeps:
         case kReads: break;  // no partial order to write (see `order` above)
-        default: text += (*unknown)[i * n_unknown + u++]; break;
+        default: text += csv_field((*unknown)[i * n_unknown + u++]); break;
       }
     }
     text += '\n';

@@ -1,10 +1,12 @@
 // Reading a plan back: a CSV with an id column (or alias) and an offset column, such as
-// memplan's or MiniMalloc's output. Not a hot path, so it keeps its own simple splitting.
+// memplan's or MiniMalloc's output, split as the problem reader does (csv_fields.h).
 #include <charconv>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
 #include "io/check.h"
+#include "io/csv_fields.h"
 #include "memplan/io.h"
 
 namespace memplan {
@@ -17,16 +19,12 @@ std::string trim_field(const std::string& s) {
   return s.substr(a, b - a);
 }
 
-std::vector<std::string> split_fields(const std::string& line) {
-  std::vector<std::string> out;
-  size_t from = 0;
-  while (true) {
-    const size_t comma = line.find(',', from);
-    out.push_back(trim_field(line.substr(from, comma - from)));
-    if (comma == std::string::npos) break;
-    from = comma + 1;
-  }
-  return out;
+// The fields of a line (csv_fields.h: quoted ids too), or a failure naming the line.
+std::vector<std::string> split_fields(const std::string& line, size_t lineno, const std::string& name) {
+  std::string error;
+  std::optional<std::vector<std::string>> fields = split_csv_fields(line, error);
+  if (!fields) throw InputError(name + ":" + std::to_string(lineno) + ": " + error);
+  return std::move(*fields);
 }
 
 }  // namespace
@@ -41,7 +39,7 @@ std::vector<int64_t> read_solution_csv(std::istream& in, const std::string& name
   std::string line;
   if (!std::getline(in, line) || trim_field(line).empty())
     fail(1, "", "empty file: expected a header row with 'id' and 'offset' columns");
-  const std::vector<std::string> columns = split_fields(line);
+  const std::vector<std::string> columns = split_fields(line, 1, name);
   int id_col = -1, offset_col = -1;
   std::unordered_map<std::string, size_t> seen;
   for (size_t c = 0; c < columns.size(); ++c) {
@@ -63,7 +61,7 @@ std::vector<int64_t> read_solution_csv(std::istream& in, const std::string& name
   while (std::getline(in, line)) {
     ++lineno;
     if (trim_field(line).empty()) break;  // as in read_csv
-    const std::vector<std::string> f = split_fields(line);
+    const std::vector<std::string> f = split_fields(line, lineno, name);
     if (f.size() != columns.size())
       fail(lineno, columns[std::min(f.size(), columns.size() - 1)],
            "expected " + std::to_string(columns.size()) + " fields, found " + std::to_string(f.size()));

@@ -1,0 +1,61 @@
+#include "io/csv_fields.h"
+
+namespace memplan {
+namespace {
+
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+}  // namespace
+
+std::optional<std::vector<std::string>> split_csv_fields(const std::string& line, std::string& error) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  const size_t n = line.size();
+  for (;;) {
+    size_t a = at;
+    while (a < n && (line[a] == ' ' || line[a] == '\t')) ++a;
+    if (a < n && line[a] == '"') {  // quoted: up to the quote that is not doubled
+      std::string text;
+      size_t k = a + 1;
+      for (;; ++k) {
+        if (k >= n) {
+          error = "field " + std::to_string(out.size() + 1) + ": a quote opened and not closed";
+          return std::nullopt;
+        }
+        if (line[k] != '"') text += line[k];
+        else if (k + 1 < n && line[k + 1] == '"') text += '"', ++k;
+        else break;
+      }
+      ++k;  // past the closing quote: only blanks up to the comma
+      while (k < n && blank(line[k])) ++k;
+      if (k < n && line[k] != ',') {
+        error = "field " + std::to_string(out.size() + 1) + ": text after a closing quote";
+        return std::nullopt;
+      }
+      out.push_back(std::move(text));
+      if (k >= n) return out;
+      at = k + 1;
+      continue;
+    }
+    const size_t comma = line.find(',', at);
+    size_t b = comma == std::string::npos ? n : comma;
+    while (b > a && blank(line[b - 1])) --b;
+    out.push_back(line.substr(a, b - a));
+    if (comma == std::string::npos) return out;
+    at = comma + 1;
+  }
+}
+
+std::string csv_field(const std::string& text) {
+  const bool quote = text.find_first_of(",\"") != std::string::npos ||
+                     (!text.empty() && (blank(text.front()) || blank(text.back())));
+  if (!quote) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
+
+}  // namespace memplan

@@ -1,0 +1,23 @@
+// Internal: one CSV line split into fields, and one field written, shared by the problem
+// reader and writer (csv.cpp) and the plan reader (solution.cpp). RFC 4180 quoting, so that
+// ids from models (tensor names, which may hold commas or quotes) survive a round trip: a
+// field in double quotes keeps its text exactly (a doubled quote is one quote); an unquoted
+// field is trimmed of spaces and tabs (and a trailing CR). Fields never span lines: a line
+// break in an id is refused by buffer_issue (check.h).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memplan {
+
+// The fields of `line` split at commas outside quotes. nullopt when a quote is left open,
+// or text follows a closing quote before the next comma (`error` says which field).
+std::optional<std::vector<std::string>> split_csv_fields(const std::string& line, std::string& error);
+
+// `text` as one CSV field: quoted when it holds a comma or a quote or starts or ends with a
+// space or tab (which an unquoted field would lose), else as it is.
+std::string csv_field(const std::string& text);
+
+}  // namespace memplan
