@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 
@@ -36,31 +37,44 @@ onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& op, std::vecto
   return n;
 }
 
-// X -> Relu -> A -> Relu -> B; Add(A, B) -> C; Mul(C, W) -> Y (output). Only X, W and Y
-// are declared, so A, B, C need shape inference.
-std::string write_model(std::variant<int64_t, std::string> batch) {
+// An opset-13 model named `name`, its graph filled by `fill`, saved to a temporary file.
+std::string save_model(const std::string& name, const std::function<void(onnx::GraphProto*)>& fill) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   auto* op = m.add_opset_import();
   op->set_domain("");
   op->set_version(13);
   auto* g = m.mutable_graph();
-  g->set_name("tiny");
-  set_tensor_type(g->add_input(), "X", {batch, int64_t{3}, int64_t{8}, int64_t{8}});
-  auto* w = g->add_initializer();
-  w->set_name("W");
-  w->set_data_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : {1, 3, 1, 1}) w->add_dims(d);
-  for (int k = 0; k < 3; ++k) w->add_float_data(1.0f);
-  add_node(g, "Relu", {"X"}, "A");
-  add_node(g, "Relu", {"A"}, "B");
-  add_node(g, "Add", {"A", "B"}, "C");
-  add_node(g, "Mul", {"C", "W"}, "Y");
-  set_tensor_type(g->add_output(), "Y", {batch, int64_t{3}, int64_t{8}, int64_t{8}});
-  const std::string path = ::testing::TempDir() + "memplan_tiny.onnx";
+  g->set_name(name);
+  fill(g);
+  const std::string path = ::testing::TempDir() + "memplan_" + name + ".onnx";
   std::ofstream out(path, std::ios::binary);
   m.SerializeToOstream(&out);
   return path;
+}
+
+// An initializer named `name` with dims `dims` (and `values` as float data, if any).
+void add_initializer(onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& dims,
+                     const std::vector<float>& values = {}) {
+  auto* w = g->add_initializer();
+  w->set_name(name);
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : dims) w->add_dims(d);
+  for (float v : values) w->add_float_data(v);
+}
+
+// X -> Relu -> A -> Relu -> B; Add(A, B) -> C; Mul(C, W) -> Y (output). Only X, W and Y
+// are declared, so A, B, C need shape inference.
+std::string write_model(std::variant<int64_t, std::string> batch) {
+  return save_model("tiny", [&](onnx::GraphProto* g) {
+    set_tensor_type(g->add_input(), "X", {batch, int64_t{3}, int64_t{8}, int64_t{8}});
+    add_initializer(g, "W", {1, 3, 1, 1}, {1.0f, 1.0f, 1.0f});
+    add_node(g, "Relu", {"X"}, "A");
+    add_node(g, "Relu", {"A"}, "B");
+    add_node(g, "Add", {"A", "B"}, "C");
+    add_node(g, "Mul", {"C", "W"}, "Y");
+    set_tensor_type(g->add_output(), "Y", {batch, int64_t{3}, int64_t{8}, int64_t{8}});
+  });
 }
 
 std::map<std::string, Buffer> by_id(const Problem& p) {
@@ -125,26 +139,12 @@ TEST(OnnxImport, BadFilesGiveClearErrors) {
 // product with the input's shape does not fit 64 bits either: a clear error naming the
 // tensor, nothing undefined on the way (the sanitizer build runs this test).
 TEST(OnnxImport, HugeInitializerDimsGiveAClearError) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  auto* op = m.add_opset_import();
-  op->set_domain("");
-  op->set_version(13);
-  auto* g = m.mutable_graph();
-  g->set_name("huge");
-  set_tensor_type(g->add_input(), "X", {int64_t{121}, int64_t{1}, int64_t{4}});
-  auto* w = g->add_initializer();
-  w->set_name("W");
-  w->set_data_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : {int64_t{121}, int64_t{644533610971232750}, int64_t{4}}) w->add_dims(d);
-  add_node(g, "Mul", {"X", "W"}, "Y");
-  set_tensor_type(g->add_output(), "Y", {});
-  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
-  const std::string path = ::testing::TempDir() + "memplan_huge_dims.onnx";
-  {
-    std::ofstream out(path, std::ios::binary);
-    m.SerializeToOstream(&out);
-  }
+  const std::string path = save_model("huge_dims", [](onnx::GraphProto* g) {
+    set_tensor_type(g->add_input(), "X", {int64_t{121}, int64_t{1}, int64_t{4}});
+    add_initializer(g, "W", {121, 644533610971232750, 4});
+    add_node(g, "Mul", {"X", "W"}, "Y");
+    g->add_output()->set_name("Y");  // no type: inference gives the product's shape
+  });
   try {
     import_onnx(path);
     FAIL() << "expected InputError";
