@@ -16,9 +16,9 @@ struct FieldIssue {
 };
 
 // The first rule `b` breaks: id non-empty and free of line breaks (so it can be written
-// back as one CSV line; commas and quotes are quoted, csv_fields.h), start >= 0, end > start, size > 0, alignment a power of two, hint
-// >= -1, fixed offset >= 0 and aligned, gaps sorted, disjoint, inside the lifetime,
-// windows inside the size.
+// back as one CSV line; commas and quotes are quoted, csv_fields.h), start >= 0, end >
+// start, size > 0, alignment a power of two, hint >= -1, fixed offset >= 0 and aligned, gaps
+// sorted, disjoint, inside the lifetime, windows inside the size.
 std::optional<FieldIssue> buffer_issue(const Buffer& b);
 
 // Running total of sizes, alignments and fixed offsets. Every plan a solver can build stays
