@@ -39,11 +39,15 @@ SolveResult run(const Problem& p, const char* algo, double limit, int threads, i
 TEST(ExactDeterminism, NodeLimitedRunsAgreeAcrossLimitsAndThreads) {
   Problem p = read_csv_file(testing::source_path("benchmarks/minimalloc/D.1048576.csv")).problem;
   p.capacity.reset();
-  const int64_t nodes = int64_t{3} << 19;  // past the window bound's start
+  // Past the window bound's start (2^20 nodes). Under a sanitizer (13x slower: 550 s of a
+  // 600 s timeout with a job beside it) before it: the same agreement, the window bound's
+  // part left to the optimized suite, which runs this in full.
+  const bool full = !testing::under_sanitizer();
+  const int64_t nodes = full ? int64_t{3} << 19 : int64_t{1} << 18;
   const SolveResult a = run(p, "exact", 0, 1, nodes);
   ASSERT_TRUE(a.solution);
   EXPECT_NE(a.detail.find("reason=node_limit"), std::string::npos) << a.detail;
-  EXPECT_NE(a.detail.find("window_bound="), std::string::npos) << a.detail;
+  if (full) EXPECT_NE(a.detail.find("window_bound="), std::string::npos) << a.detail;
   EXPECT_GE(std::stoll(field(a.detail, "nodes")), nodes);
   // A 1000 s limit on two threads (each of these runs takes ~15 s of CPU: two, not more).
   const SolveResult b = run(p, "exact", 1000, 2, nodes);
