@@ -222,16 +222,24 @@ TEST(CsvQuoting, IdsWithCommasQuotesAndBlanksRoundTrip) {
   ASSERT_EQ(t.problem.buffers.size(), 2u);
   EXPECT_EQ(t.problem.buffers[0].id, " a ");
   EXPECT_EQ(t.problem.buffers[1].id, "b");
-  // Broken quoting names the line.
+  // Broken quoting names the line and the column.
   for (const char* bad : {"id,lower,upper,size\n\"a,0,1,4\n", "id,lower,upper,size\n\"a\"x,0,1,4\n"}) {
     std::istringstream b(bad);
     try {
       read_csv(b, "b.csv");
       ADD_FAILURE() << "accepted: " << bad;
     } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("b.csv:2"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("b.csv:2: column 'id'"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("quote"), std::string::npos) << e.what();
     }
+  }
+  std::istringstream bad_plan("id,offset\na,\"8\n");
+  try {
+    read_solution_csv(bad_plan, "p.csv", p);
+    ADD_FAILURE() << "accepted a plan with an open quote";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("p.csv:2: column 'offset': a quote opened and not closed"), std::string::npos)
+        << e.what();
   }
   // A line break cannot be written on one CSV line: still refused, naming the buffer.
   Problem nl;

@@ -164,9 +164,9 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
   if (trim(line).empty())
     throw InputError(name + ":1: empty file: expected a header row such as 'id,lower,upper,size'");
   Loc header{name, 1};
-  std::string quote_error;
+  CsvSplitError quote_error;
   if (auto columns = split_csv_fields(line, quote_error)) table.columns = std::move(*columns);
-  else header.fail("", quote_error);
+  else header.fail(csv_error_column(quote_error, {}), quote_error.what);
   std::vector<int> col_field(table.columns.size(), -1);
   std::vector<size_t> unknown_cols;  // carried through to the output verbatim
   int where[kFieldCount];
@@ -226,7 +226,7 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
     if (trim(line).empty()) break;  // MiniMalloc stops at the first empty line
     Loc loc{name, lineno};
     std::optional<std::vector<std::string>> split_fields = split_csv_fields(line, quote_error);
-    if (!split_fields) loc.fail("", quote_error);
+    if (!split_fields) loc.fail(csv_error_column(quote_error, table.columns), quote_error.what);
     std::vector<std::string> fields = std::move(*split_fields);
     if (fields.size() != table.columns.size()) {
       const size_t n = table.columns.size();

@@ -7,7 +7,7 @@ bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 }  // namespace
 
-std::optional<std::vector<std::string>> split_csv_fields(const std::string& line, std::string& error) {
+std::optional<std::vector<std::string>> split_csv_fields(const std::string& line, CsvSplitError& error) {
   std::vector<std::string> out;
   size_t at = 0;
   const size_t n = line.size();
@@ -19,7 +19,7 @@ std::optional<std::vector<std::string>> split_csv_fields(const std::string& line
       size_t k = a + 1;
       for (;; ++k) {
         if (k >= n) {
-          error = "field " + std::to_string(out.size() + 1) + ": a quote opened and not closed";
+          error = {out.size(), "a quote opened and not closed"};
           return std::nullopt;
         }
         if (line[k] != '"') text += line[k];
@@ -29,7 +29,7 @@ std::optional<std::vector<std::string>> split_csv_fields(const std::string& line
       ++k;  // past the closing quote: only blanks up to the comma
       while (k < n && blank(line[k])) ++k;
       if (k < n && line[k] != ',') {
-        error = "field " + std::to_string(out.size() + 1) + ": text after a closing quote";
+        error = {out.size(), "text after a closing quote"};
         return std::nullopt;
       }
       out.push_back(std::move(text));
@@ -44,6 +44,10 @@ std::optional<std::vector<std::string>> split_csv_fields(const std::string& line
     if (comma == std::string::npos) return out;
     at = comma + 1;
   }
+}
+
+std::string csv_error_column(const CsvSplitError& error, const std::vector<std::string>& columns) {
+  return error.field < columns.size() ? columns[error.field] : "field " + std::to_string(error.field + 1);
 }
 
 std::string csv_field(const std::string& text) {

@@ -12,9 +12,17 @@
 
 namespace memplan {
 
-// The fields of `line` split at commas outside quotes. nullopt when a quote is left open,
-// or text follows a closing quote before the next comma (`error` says which field).
-std::optional<std::vector<std::string>> split_csv_fields(const std::string& line, std::string& error);
+// Why a line did not split: its field `field` (0-based) holds a quote left open, or text
+// after a closing quote before the next comma.
+struct CsvSplitError {
+  size_t field = 0;
+  std::string what;
+};
+
+// The fields of `line` split at commas outside quotes; nullopt (with `error`) on bad quoting.
+std::optional<std::vector<std::string>> split_csv_fields(const std::string& line, CsvSplitError& error);
+// The column a failing field names for messages: `columns[field]`, or "field N" past them.
+std::string csv_error_column(const CsvSplitError& error, const std::vector<std::string>& columns);
 
 // `text` as one CSV field: quoted when it holds a comma or a quote or starts or ends with a
 // space or tab (which an unquoted field would lose), else as it is.

@@ -19,11 +19,15 @@ std::string trim_field(const std::string& s) {
   return s.substr(a, b - a);
 }
 
-// The fields of a line (csv_fields.h: quoted ids too), or a failure naming the line.
-std::vector<std::string> split_fields(const std::string& line, size_t lineno, const std::string& name) {
-  std::string error;
+// The fields of a line (csv_fields.h: quoted ids too), or a failure naming the line and the
+// column (`columns`: the header's, empty while reading the header itself).
+std::vector<std::string> split_fields(const std::string& line, size_t lineno, const std::string& name,
+                                      const std::vector<std::string>& columns) {
+  CsvSplitError error;
   std::optional<std::vector<std::string>> fields = split_csv_fields(line, error);
-  if (!fields) throw InputError(name + ":" + std::to_string(lineno) + ": " + error);
+  if (!fields)
+    throw InputError(name + ":" + std::to_string(lineno) + ": column '" + csv_error_column(error, columns) + "': " +
+                     error.what);
   return std::move(*fields);
 }
 
@@ -39,7 +43,7 @@ std::vector<int64_t> read_solution_csv(std::istream& in, const std::string& name
   std::string line;
   if (!std::getline(in, line) || trim_field(line).empty())
     fail(1, "", "empty file: expected a header row with 'id' and 'offset' columns");
-  const std::vector<std::string> columns = split_fields(line, 1, name);
+  const std::vector<std::string> columns = split_fields(line, 1, name, {});
   int id_col = -1, offset_col = -1;
   std::unordered_map<std::string, size_t> seen;
   for (size_t c = 0; c < columns.size(); ++c) {
@@ -61,7 +65,7 @@ std::vector<int64_t> read_solution_csv(std::istream& in, const std::string& name
   while (std::getline(in, line)) {
     ++lineno;
     if (trim_field(line).empty()) break;  // as in read_csv
-    const std::vector<std::string> f = split_fields(line, lineno, name);
+    const std::vector<std::string> f = split_fields(line, lineno, name, columns);
     if (f.size() != columns.size())
       fail(lineno, columns[std::min(f.size(), columns.size() - 1)],
            "expected " + std::to_string(columns.size()) + " fields, found " + std::to_string(f.size()));
