@@ -31,10 +31,11 @@ std::optional<Solution> fill_deepest(const Problem& p, const std::vector<int64_t
 // and TAW, each at capacity one below the lowest peak so far; the lowest plan, or nullopt
 // (also when `deepest` is empty). When the deadline passes, the best so far. Dearer than
 // fill_deepest (the four dives take ~15 ms at 1,600 buffers, 0.14-0.33 s at 6,400, 0.5-0.7 s
-// at 12,800: about quadratic; bench/cell_depth_bench's "dive ms") and lower: the dives build on the search's dense floor instead of
-// stacking greedily on top of it (README, "completed by dives"). A dive's plan hardly depends
-// on its capacity once it lands (landing peaks traced at capacities 1.00-1.30 x LOAD), so
-// one capacity per preorder, no ladder.
+// at 12,800: about quadratic; bench/cell_depth_bench's "dive ms") and lower: the dives
+// build on the search's dense floor instead of stacking greedily on top of it (README,
+// "completed by dives"). A dive's plan hardly depends on its capacity once it lands
+// (landing peaks traced at capacities 1.00-1.30 x LOAD), so one capacity per preorder, no
+// ladder.
 std::optional<Solution> dive_deepest(const Problem& p, const std::vector<int64_t>& deepest, int64_t below,
                                      const Deadline& deadline);
 
