@@ -353,5 +353,66 @@ TEST(AtomicWrite, SpecialFilesAreWrittenInPlaceNotReplaced) {
   }
 }
 
+// The plan reader takes a row whose id is the problem's at the same rank without a lookup,
+// and every other row by id: both give the same offsets, and duplicates are caught either way.
+TEST(Solution, RowsInTheProblemsOrderOrShuffledReadTheSame) {
+  Problem p;
+  for (int i = 0; i < 40; ++i) p.buffers.push_back({"t" + std::to_string(i), i, i + 3, 8 + i});
+  std::vector<int64_t> offsets;
+  for (int i = 0; i < 40; ++i) offsets.push_back(1000 - 7 * i);
+  auto plan = [&](const std::vector<int>& rows) {
+    std::string text = "id,offset\n";
+    for (int r : rows) text += p.buffers[r].id + "," + std::to_string(offsets[r]) + "\n";
+    return text;
+  };
+  std::vector<int> in_order(40), shuffled(40);
+  for (int i = 0; i < 40; ++i) in_order[i] = i, shuffled[i] = (i * 17 + 5) % 40;  // a permutation
+  std::istringstream a(plan(in_order)), b(plan(shuffled));
+  EXPECT_EQ(read_solution_csv(a, "a.csv", p), offsets);
+  EXPECT_EQ(read_solution_csv(b, "b.csv", p), offsets);
+  // In order up to row 29, whose id is row 9's: a duplicate, named with both lines.
+  std::vector<int> dup = in_order;
+  dup[29] = 9;
+  std::istringstream c(plan(dup));
+  try {
+    read_solution_csv(c, "c.csv", p);
+    FAIL() << "no error for a duplicate row";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("c.csv:31: column 'id': duplicate id 't9' (first on line 11)"),
+              std::string::npos) << e.what();
+  }
+  // In order, one row short: the missing buffer is named.
+  std::istringstream d(plan(std::vector<int>(in_order.begin(), in_order.end() - 1)));
+  EXPECT_THROW(read_solution_csv(d, "d.csv", p), InputError);
+  // The JSON plan reader matches entries the same way.
+  auto json_plan = [&](const std::vector<int>& rows) {
+    std::string text = "{\"buffers\": [";
+    for (size_t k = 0; k < rows.size(); ++k)
+      text += (k ? "," : "") + std::string("{\"id\": \"") + p.buffers[rows[k]].id + "\", \"offset\": " +
+              std::to_string(offsets[rows[k]]) + "}";
+    return text + "]}";
+  };
+  EXPECT_EQ(parse_json_solution(json_plan(in_order), "a.json", p), offsets);
+  EXPECT_EQ(parse_json_solution(json_plan(shuffled), "b.json", p), offsets);
+  try {
+    parse_json_solution(json_plan(dup), "c.json", p);
+    FAIL() << "no error for a duplicate entry";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("c.json: buffers[29]: field 'id': duplicate id 't9' (first in buffers[9])"),
+              std::string::npos) << e.what();
+  }
+}
+
+// Ids are checked for uniqueness once all rows are read; the error still names both lines.
+TEST(Csv, DuplicateIdNamesBothLines) {
+  std::istringstream in("id,lower,upper,size\na,0,4,8\nb,0,4,8\nc,1,2,8\nb,5,6,8\n");
+  try {
+    read_csv(in, "p.csv");
+    FAIL() << "no error for a duplicate id";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "p.csv:5: column 'id': duplicate id 'b' (first on line 3)");
+  }
+}
+
 }  // namespace
 }  // namespace memplan

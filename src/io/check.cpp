@@ -69,31 +69,45 @@ std::optional<FieldIssue> TotalGuard::add(const Buffer& b) {
                     "2^61, beyond what memplan plans safely in 64 bits"};
 }
 
+std::optional<DuplicateId> first_duplicate_id(const std::vector<Buffer>& buffers, const Deadline* deadline,
+                                              bool* stopped) {
+  Poll poll(deadline);
+  auto stop = [&] {
+    if (stopped) *stopped = true;
+    return std::nullopt;
+  };
+  std::vector<std::pair<uint64_t, size_t>> hashes(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (poll()) return stop();
+    hashes[i] = {std::hash<std::string_view>{}(buffers[i].id), i};
+  }
+  if (!sort_until(hashes, std::less<>(), deadline)) return stop();
+  std::optional<DuplicateId> found;
+  for (size_t k = 0; k + 1 < hashes.size(); ++k) {
+    if (poll()) return stop();
+    for (size_t j = k + 1; j < hashes.size() && hashes[j].first == hashes[k].first; ++j)
+      if (buffers[hashes[j].second].id == buffers[hashes[k].second].id && (!found || hashes[j].second < found->dup))
+        found = DuplicateId{hashes[j].second, hashes[k].second};  // indices ascend within equal hashes
+  }
+  return found;
+}
+
 void check_problem(const Problem& p, const std::string& name, const Deadline* deadline) {
   Poll poll(deadline);
   // solve() runs this on every call, so it stays cheap on 10^6 buffers: messages are built
-  // only on error, and duplicate ids are found by sorting 64-bit hashes of the ids (a hash
-  // table of the ids took seconds there, cache miss after cache miss).
+  // only on error, and duplicate ids are found without a hash table (first_duplicate_id).
   auto who = [&](size_t i) { return name + ": buffer #" + std::to_string(i) + " '" + p.buffers[i].id + "': "; };
-  std::vector<std::pair<uint64_t, size_t>> hashes(p.buffers.size());
   TotalGuard total;
   for (size_t i = 0; i < p.buffers.size(); ++i) {
     if (poll()) return;
     const Buffer& b = p.buffers[i];
     if (auto issue = buffer_issue(b)) throw InputError(who(i) + issue->field + ": " + issue->message);
     if (auto issue = total.add(b)) throw InputError(who(i) + issue->field + ": " + issue->message);
-    hashes[i] = {std::hash<std::string_view>{}(b.id), i};
   }
-  if (!sort_until(hashes, std::less<>(), deadline)) return;
-  size_t dup = SIZE_MAX, first = 0;  // the earliest buffer whose id an earlier one has
-  for (size_t k = 0; k + 1 < hashes.size(); ++k) {
-    if (poll()) return;
-    for (size_t j = k + 1; j < hashes.size() && hashes[j].first == hashes[k].first; ++j)
-      if (p.buffers[hashes[j].second].id == p.buffers[hashes[k].second].id && hashes[j].second < dup)
-        dup = hashes[j].second, first = hashes[k].second;  // indices ascend within equal hashes
-  }
-  if (dup != SIZE_MAX)
-    throw InputError(who(dup) + "id: duplicate id (also buffer #" + std::to_string(first) + ")");
+  bool stopped = false;
+  if (const auto d = first_duplicate_id(p.buffers, deadline, &stopped))
+    throw InputError(who(d->dup) + "id: duplicate id (also buffer #" + std::to_string(d->first) + ")");
+  if (stopped) return;
   if (has_constraints(p)) {
     try {
       lower_constraints(p, deadline);  // stopped: the caller sees the deadline passed

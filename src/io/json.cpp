@@ -5,6 +5,7 @@
 
 #include "io/check.h"
 #include "io/partial_order.h"
+#include "io/plan_rows.h"
 
 #include "memplan/io_json.h"
 #include "memplan/streams.h"
@@ -279,8 +280,7 @@ std::vector<int64_t> parse_json_solution(const std::string& text, const std::str
   const json doc = parse_doc(text, name);
   if (!doc.is_object() || !doc.contains("buffers") || !doc["buffers"].is_array())
     throw InputError(name + ": expected an object with a 'buffers' array");
-  std::unordered_map<std::string, size_t> index;
-  for (size_t i = 0; i < problem.buffers.size(); ++i) index.emplace(problem.buffers[i].id, i);
+  PlanRows rows(problem);
   std::vector<int64_t> offsets(problem.buffers.size(), 0);
   std::vector<size_t> entry_of(problem.buffers.size(), 0);  // 1 + entry index; 0 = none
   size_t k = 0;
@@ -290,13 +290,13 @@ std::vector<int64_t> parse_json_solution(const std::string& text, const std::str
         !(jb["id"].is_string() || jb["id"].is_number_integer()))
       throw InputError(where + ": expected an object with an 'id' (string or integer)");
     const std::string id = jb["id"].is_string() ? jb["id"].get<std::string>() : jb["id"].dump();
-    auto it = index.find(id);
-    if (it == index.end()) throw InputError(where + ": field 'id': buffer '" + id + "' is not in the problem");
-    if (entry_of[it->second])
+    const std::optional<size_t> buffer = rows.buffer_of(id, k - 1);
+    if (!buffer) throw InputError(where + ": field 'id': buffer '" + id + "' is not in the problem");
+    if (entry_of[*buffer])
       throw InputError(where + ": field 'id': duplicate id '" + id + "' (first in buffers[" +
-                       std::to_string(entry_of[it->second] - 1) + "])");
-    offsets[it->second] = get_int(jb, "offset", where);
-    entry_of[it->second] = k;
+                       std::to_string(entry_of[*buffer] - 1) + "])");
+    offsets[*buffer] = get_int(jb, "offset", where);
+    entry_of[*buffer] = k;
   }
   for (size_t i = 0; i < problem.buffers.size(); ++i)
     if (!entry_of[i])

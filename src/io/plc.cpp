@@ -1,6 +1,5 @@
 // idealloc's binary PLC trace reader (format: see io.h and benchmarks/idealloc/README.md).
 #include <array>
-#include <unordered_map>
 
 #include "io/check.h"
 #include "memplan/io.h"
@@ -12,20 +11,22 @@ Problem read_plc(std::istream& in, const std::string& name) {
   static const char* const kField[kWords] = {"id",    "birth",           "death",     "allocated size",
                                              "heap id", "original offset", "alignment", "requested size"};
   Problem p;
-  std::unordered_map<std::string, size_t> seen;
   TotalGuard total;
+  // Messages are built only on error (10^6 records are read in a second).
+  auto where_of = [&](size_t r) {
+    return name + ": record " + std::to_string(r) + " (byte " + std::to_string((r - 1) * kRecord) + ")";
+  };
   std::array<unsigned char, kRecord> rec;
   for (size_t r = 1;; ++r) {
     in.read(reinterpret_cast<char*>(rec.data()), kRecord);
     const size_t got = static_cast<size_t>(in.gcount());
-    const std::string where =
-        name + ": record " + std::to_string(r) + " (byte " + std::to_string((r - 1) * kRecord) + ")";
+    auto where = [&] { return where_of(r); };
     if (got == 0) {
       if (r == 1) throw InputError(name + ": empty file: expected 64-byte PLC records");
       break;
     }
     if (got < kRecord)
-      throw InputError(where + ": truncated record: " + std::to_string(got) +
+      throw InputError(where() + ": truncated record: " + std::to_string(got) +
                        " bytes, expected 64 (the file size must be a multiple of 64)");
     uint64_t w[kWords];
     for (size_t k = 0; k < kWords; ++k) {
@@ -33,7 +34,7 @@ Problem read_plc(std::istream& in, const std::string& name) {
       for (size_t j = 0; j < 8; ++j) w[k] = (w[k] << 8) | rec[k * 8 + j];  // big-endian
     }
     auto fail = [&](size_t field, const std::string& msg) {
-      throw InputError(where + ": field '" + kField[field] + "': " + msg);
+      throw InputError(where() + ": field '" + kField[field] + "': " + msg);
     };
     for (size_t k : {1, 2, 3, 6})
       if (w[k] > static_cast<uint64_t>(INT64_MAX))
@@ -51,11 +52,13 @@ Problem read_plc(std::istream& in, const std::string& name) {
       const size_t field = issue->field == "size" ? 3 : issue->field == "alignment" ? 6 : 2;
       fail(field, issue->message);
     }
-    if (auto [it, fresh] = seen.emplace(b.id, r); !fresh)
-      fail(0, "duplicate id " + b.id + " (first in record " + std::to_string(it->second) + ")");
     if (auto issue = total.add(b)) fail(3, issue->message);
     p.buffers.push_back(std::move(b));
   }
+  // Unique ids, once all records are read (record k + 1 holds buffer k).
+  if (const auto d = first_duplicate_id(p.buffers))
+    throw InputError(where_of(d->dup + 1) + ": field 'id': duplicate id " + p.buffers[d->dup].id +
+                     " (first in record " + std::to_string(d->first + 1) + ")");
   return p;
 }
 

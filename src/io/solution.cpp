@@ -7,6 +7,7 @@
 
 #include "io/check.h"
 #include "io/csv_fields.h"
+#include "io/plan_rows.h"
 #include "memplan/io.h"
 
 namespace memplan {
@@ -57,8 +58,7 @@ std::vector<int64_t> read_solution_csv(std::istream& in, const std::string& name
   if (id_col < 0) fail(1, "id", "missing required column (a plan needs 'id' and 'offset')");
   if (offset_col < 0) fail(1, "offset", "missing required column (a plan needs 'id' and 'offset')");
 
-  std::unordered_map<std::string, size_t> index;
-  for (size_t i = 0; i < problem.buffers.size(); ++i) index.emplace(problem.buffers[i].id, i);
+  PlanRows rows(problem);
   std::vector<int64_t> offsets(problem.buffers.size(), 0);
   std::vector<size_t> line_of(problem.buffers.size(), 0);  // 0: no row yet
   size_t lineno = 1;
@@ -70,11 +70,11 @@ std::vector<int64_t> read_solution_csv(std::istream& in, const std::string& name
       fail(lineno, columns[std::min(f.size(), columns.size() - 1)],
            "expected " + std::to_string(columns.size()) + " fields, found " + std::to_string(f.size()));
     const std::string& id = f[id_col];
-    auto it = index.find(id);
-    if (it == index.end()) fail(lineno, columns[id_col], "buffer '" + id + "' is not in the problem");
-    if (line_of[it->second])
+    const std::optional<size_t> buffer = rows.buffer_of(id, lineno - 2);
+    if (!buffer) fail(lineno, columns[id_col], "buffer '" + id + "' is not in the problem");
+    if (line_of[*buffer])
       fail(lineno, columns[id_col], "duplicate id '" + id + "' (first on line " +
-                                        std::to_string(line_of[it->second]) + ")");
+                                        std::to_string(line_of[*buffer]) + ")");
     const std::string& text = f[offset_col];
     if (text.empty()) fail(lineno, "offset", "no offset for buffer '" + id + "'");
     int64_t v = 0;
@@ -83,8 +83,8 @@ std::vector<int64_t> read_solution_csv(std::istream& in, const std::string& name
       fail(lineno, "offset", "'" + text + "' is out of the 64-bit integer range");
     if (ec != std::errc() || ptr != text.data() + text.size())
       fail(lineno, "offset", "'" + text + "' is not an integer");
-    offsets[it->second] = v;
-    line_of[it->second] = lineno;
+    offsets[*buffer] = v;
+    line_of[*buffer] = lineno;
   }
   for (size_t i = 0; i < problem.buffers.size(); ++i)
     if (!line_of[i])
