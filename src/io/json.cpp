@@ -35,8 +35,18 @@ int64_t get_at(const json& arr, size_t k, const std::string& where) {
 
 // Parses `text`; every nlohmann error (syntax, or a number beyond double such as 1e400,
 // which nlohmann reports as out_of_range) becomes an InputError naming the file and the
-// field being read: the parser callback keeps the path of keys and array indices.
+// field being read: the parser callback keeps the path of keys and array indices. The
+// callback parser is quadratic in a container's length (nlohmann 3.11's end_object scans
+// the parent for a discarded value after every member: 221 s of CPU on 10^6 buffers), so
+// the text is parsed without it first, and again with it only to name the field of an
+// error (the same lexer stops at the same place).
 json parse_doc(const std::string& text, const std::string& name) {
+  std::string first_error;
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    first_error = e.what();
+  }
   std::vector<std::string> path;     // "buffers", "[3]", "upper", ...
   std::vector<int64_t> next_index;   // per open array: index of its next element
   std::vector<bool> in_array;        // per open container
@@ -72,17 +82,18 @@ json parse_doc(const std::string& text, const std::string& name) {
     }
     return true;
   };
+  std::string what = first_error;  // kept should the second parse not fail (it does)
   try {
-    return json::parse(text, callback);
+    json::parse(text, callback);
+    path.clear();
   } catch (const json::exception& e) {
-    std::string where;
-    for (const std::string& part : path) where += (part[0] == '[' || where.empty() ? "" : ".") + part;
-    std::string what = e.what();
-    if (const auto close = what.find("] "); what.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
-      what = what.substr(close + 2);  // drop nlohmann's "[json.exception.out_of_range.406] "
-    throw InputError(name + ": invalid JSON" + (where.empty() ? "" : " in field '" + where + "'") +
-                     ": " + what);
+    what = e.what();
   }
+  std::string where;
+  for (const std::string& part : path) where += (part[0] == '[' || where.empty() ? "" : ".") + part;
+  if (const auto close = what.find("] "); what.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
+    what = what.substr(close + 2);  // drop nlohmann's "[json.exception.out_of_range.406] "
+  throw InputError(name + ": invalid JSON" + (where.empty() ? "" : " in field '" + where + "'") + ": " + what);
 }
 
 // Fields memplan reads; anything else is a typo ("alignement") unless lenient.
