@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <random>
 #include <sstream>
 
@@ -284,6 +285,29 @@ TEST(Schedule, ChainOfSection83IsOneBlockPerOperator) {
     EXPECT_EQ(r.order, graph_order(b.g));
     EXPECT_TRUE(r.proven_optimal);  // one order: every block is its own optimum
   }
+}
+
+// Step memories fit in 64 bits (the graph's total is below 2^61), their sum over the steps
+// need not: an input of 2^60 bytes live through 12 steps. The area (the local search's
+// tie-break) saturates instead of wrapping (found by fuzz_graph: a signed overflow).
+TEST(Schedule, AreaOfHugeTensorsSaturates) {
+  Builder b;
+  const int64_t huge = int64_t{1} << 60;
+  const int32_t x = b.tensor("x", huge, TensorKind::kInput);
+  int32_t t = b.tensor("y", 8, TensorKind::kInput);
+  for (int k = 0; k < 12; ++k) t = b.node("n" + std::to_string(k), {t}, 16 + k);
+  b.node("last", {t, x}, 8);
+  finalize(b.g);
+  const sched::Model m = sched::build_model(b.g, {});
+  sched::Sweep s(m);
+  std::vector<int32_t> order(m.n);
+  std::iota(order.begin(), order.end(), 0);
+  const sched::BlockScore score = sched::score_block(order, s);
+  EXPECT_EQ(score.area, INT64_MAX);
+  EXPECT_GT(score.peak, huge);
+  EXPECT_LT(score.peak, huge + 1024);
+  const ScheduleResult r = schedule(b.g, opts(ScheduleMode::kMemory));
+  EXPECT_TRUE(valid_order(b.g, r.order));
 }
 
 TEST(Schedule, TwoTrapsInSeriesOfSection84) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/arith.h"
 #include "memplan/io.h"
 
 namespace memplan::sched {
@@ -133,7 +134,9 @@ int64_t Sweep::mem(int32_t v) const { return live_ + m_.alloc[v] + m_.scratch[v]
 void Sweep::run(int32_t v) {
   const int64_t here = mem(v);
   peak_ = std::max(peak_, here);
-  area_ += here;
+  // Saturating: each step's memory is at most the graph's total (< 2^61, checked on input),
+  // but their sum over ~n steps need not fit in 64 bits; past it the tie-break is a tie.
+  area_ = sat_add(area_, here);
   live_ += m_.alloc[v];
   for (const int32_t* f = m_.reads.begin(v); f != m_.reads.end(v); ++f) {
     if (--remaining_[*f] == 0 && !m_.pinned[*f]) live_ -= m_.bytes[*f];
