@@ -8,6 +8,7 @@
 #include "files.h"
 #include "memplan/bounds.h"
 #include "memplan/explain.h"
+#include "memplan/generate.h"
 #include "memplan/io.h"
 #include "memplan/io_json.h"
 #include "memplan/spaces_io.h"
@@ -182,6 +183,29 @@ TEST(Swap, BenchmarksAtLoadMinusOneAndNinetyPercent) {
     }
   }
   std::printf("[ swap ] %d of 8 benchmark runs fit\n", planned);
+}
+
+// Training steps (nested activations live until their backward use, `generate --kind
+// training`) at 90 % and 70 % of LOAD: once the evictions bring LOAD within the capacity,
+// first-fit still cannot pack the holes they leave, and the fragmentation rounds (a few
+// evictions each, 8 rounds) gave no plan on every one of these; evicting down to a margin
+// below the capacity (step 4b) gives a valid plan on each.
+TEST(Swap, TrainingStepsFitAfterFragmentation) {
+  for (const int64_t n : {1000, 2000, 3000}) {
+    GenerateOptions g;
+    g.kind = "training";
+    g.buffers = n;
+    g.seed = 1;
+    Problem p = generate(g);
+    for (Buffer& b : p.buffers) b.evictable = b.end - b.start >= 2;
+    const int64_t load = compute_load(p);
+    for (const int64_t percent : {90, 70}) {
+      const int64_t cap = load * percent / 100;
+      const SwapResult r = plan_swaps(p, cap, "first-fit", quick(static_cast<double>(testing::sanitizer_scaled(30, 300))), SwapOptions{});
+      SCOPED_TRACE(std::to_string(n) + " buffers at " + std::to_string(percent) + " %");
+      expect_valid_swap(p, r, cap, SwapOptions{});
+    }
+  }
 }
 
 // ---- Runtime: the arena executes the swaps; a wrong schedule is corruption -----------------

@@ -19,46 +19,73 @@ std::string execute_swaps(const Problem& original, const SwapResult& plan) {
   if (!plan.solution) return "no plan";
   const Problem& q = plan.problem;
   const Arena arena(q, *plan.solution);  // validates the plan with the evictions as gaps
-  int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-  for (const Buffer& b : q.buffers) t0 = std::min(t0, b.start), t1 = std::max(t1, b.end);
-  // Which planned buffer (a piece in split mode) holds input buffer i at step t.
+  const size_t n = original.buffers.size();
+  // Each input buffer's planned buffers (pieces in split mode), by start: the holder at
+  // step t is the last one starting at or before t.
+  std::vector<std::vector<size_t>> pieces(n);
+  for (size_t k = 0; k < q.buffers.size(); ++k) pieces[plan.origin[k]].push_back(k);
+  for (auto& v : pieces)
+    std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) { return q.buffers[a].start < q.buffers[b].start; });
   auto holder = [&](size_t i, int64_t t) {
-    size_t h = SIZE_MAX;
-    for (size_t k = 0; k < q.buffers.size(); ++k)
-      if (plan.origin[k] == i && q.buffers[k].start <= t && (h == SIZE_MAX || q.buffers[k].start > q.buffers[h].start))
-        h = k;
-    return h;
+    const auto& v = pieces[i];
+    auto it = std::upper_bound(v.begin(), v.end(), t, [&](int64_t x, size_t k) { return x < q.buffers[k].start; });
+    return it == v.begin() ? SIZE_MAX : *(it - 1);
   };
   auto bytes = [&](size_t i) { return static_cast<size_t>(original.buffers[i].size); };
+  // The events of each step, in the order they happen within it (only steps with events
+  // are visited: lifetimes may span far more steps than there are buffers).
+  enum Kind { kCopiedOut, kGone, kProduced, kCopiedIn, kUsed };
+  struct Event {
+    int64_t t;
+    Kind kind;
+    size_t what;  // transfer, planned buffer, or input buffer
+  };
+  std::vector<Event> events;
+  for (size_t x = 0; x < plan.transfers.size(); ++x)
+    events.push_back({plan.transfers[x].end, plan.transfers[x].out ? kCopiedOut : kCopiedIn, x});
+  for (size_t k = 0; k < q.buffers.size(); ++k) {
+    events.push_back({q.buffers[k].end, kGone, k});  // a split piece ends
+    for (const Gap& g : q.buffers[k].gaps)
+      if (!g.has_window) events.push_back({g.start, kGone, k});
+  }
+  for (size_t i = 0; i < n; ++i) {
+    events.push_back({original.buffers[i].start, kProduced, i});
+    for (int64_t u : uses_of(original.buffers[i])) events.push_back({u, kUsed, i});
+  }
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return a.t != b.t ? a.t < b.t : a.kind < b.kind;
+  });
   std::map<size_t, std::vector<std::byte>> host;
-  for (int64_t t = t0; t < t1; ++t) {
-    for (const Transfer& x : plan.transfers)  // a copy out completes: the host has the bytes
-      if (x.out && x.end == t) {
+  for (const Event& e : events) {
+    switch (e.kind) {
+      case kCopiedOut: {  // a copy out completes: the host has the bytes
+        const Transfer& x = plan.transfers[e.what];
         const std::byte* from = arena.data(holder(x.buffer, x.start));
         host[x.buffer].assign(from, from + bytes(x.buffer));
+        break;
       }
-    for (size_t k = 0; k < q.buffers.size(); ++k) {  // an absence begins: the bytes are free
-      bool gone = q.buffers[k].end == t;  // a split piece ends
-      for (const Gap& g : q.buffers[k].gaps) gone |= g.start == t && !g.has_window;
-      if (gone) std::memset(arena.data(k), 0xEE, static_cast<size_t>(q.buffers[k].size));
-    }
-    for (size_t i = 0; i < original.buffers.size(); ++i)  // a buffer is produced
-      if (original.buffers[i].start == t)
-        for (size_t j = 0; j < bytes(i); ++j) arena.data(holder(i, t))[j] = pattern(i, j);
-    for (const Transfer& x : plan.transfers)  // a copy in has written the bytes back
-      if (!x.out && x.end == t) {
+      case kGone:  // an absence begins (or a piece ends): the bytes are free
+        std::memset(arena.data(e.what), 0xEE, static_cast<size_t>(q.buffers[e.what].size));
+        break;
+      case kProduced:  // a buffer is produced
+        for (size_t j = 0; j < bytes(e.what); ++j) arena.data(holder(e.what, e.t))[j] = pattern(e.what, j);
+        break;
+      case kCopiedIn: {  // a copy in has written the bytes back
+        const Transfer& x = plan.transfers[e.what];
         const auto it = host.find(x.buffer);
         if (it == host.end())
-          return "step " + std::to_string(t) + ": buffer " + original.buffers[x.buffer].id + ": copied in before any copy out";
+          return "step " + std::to_string(e.t) + ": buffer " + original.buffers[x.buffer].id + ": copied in before any copy out";
         std::memcpy(arena.data(holder(x.buffer, x.start)), it->second.data(), it->second.size());
+        break;
       }
-    for (size_t i = 0; i < original.buffers.size(); ++i) {  // every use reads intact bytes
-      const std::vector<int64_t> u = uses_of(original.buffers[i]);
-      if (!std::binary_search(u.begin(), u.end(), t)) continue;
-      const std::byte* at = arena.data(holder(i, t));
-      for (size_t j = 0; j < bytes(i); ++j)
-        if (at[j] != pattern(i, j))
-          return "step " + std::to_string(t) + ": buffer " + original.buffers[i].id + ": bytes differ at byte " + std::to_string(j);
+      case kUsed: {  // every use reads intact bytes
+        const std::byte* at = arena.data(holder(e.what, e.t));
+        for (size_t j = 0; j < bytes(e.what); ++j)
+          if (at[j] != pattern(e.what, j))
+            return "step " + std::to_string(e.t) + ": buffer " + original.buffers[e.what].id + ": bytes differ at byte " +
+                   std::to_string(j);
+        break;
+      }
     }
   }
   return "";
