@@ -572,6 +572,9 @@ TEST(SpacesCli, SwapMemoriesExplainAndBadInput) {
       {"id,lower,upper,size\np,0,4,4\n", "sram=0,dram", "memory 'sram': field 'capacity': 0 must be > 0"},
       {"id,lower,upper,size,uses,evictable\np,0,4,4,,0\nq,3,4,4,,1\n", "", ":3: field 'evictable': buffer 'q' has a single use"},
       {"id,lower,upper,size,uses,evictable\np,0,4,4,0 7,1\n", "", ":2: field 'uses': 7 is outside the lifetime"},
+      // Lifetimes in nanoseconds: swapping goes step by step (it failed to allocate: std::bad_alloc).
+      {"id,lower,upper,size,evictable\na,0,1000000000000,4,1\nb,200000000000,400000000000,4,1\n", "",
+       "bad.csv: buffer 'a': field 'upper': the lifetimes span 1000000000000 steps"},
   };
   for (const Bad& b : bad) {
     const std::string in = dir.file("bad.csv"), out = dir.file("bad_plan.csv");

@@ -193,7 +193,13 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
     std::cerr << "memplan: error: --swap needs --capacity (or a capacity in the input)\n";
     return kExitBadInput;
   }
-  const SwapResult r = plan_swaps(p, *cap, algo, opt, so);
+  const SwapResult r = [&] {
+    try {
+      return plan_swaps(p, *cap, algo, opt, so);
+    } catch (const InputError& e) {  // the library names the buffer; the file is ours to add
+      throw InputError(input + ": " + e.what());
+    }
+  }();
   line << " capacity=" << *cap << " evicted=" << r.evictions.size() << " bytes_moved=" << r.bytes_moved
        << " stall=" << r.stall << " transfers=" << r.transfers.size() << " rounds=" << r.rounds;
   if (!r.solution) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "memplan/explain.h"
+#include "memplan/io.h"
 
 namespace memplan {
 
@@ -19,6 +20,26 @@ std::vector<int64_t> uses_of(const Buffer& b) {
 }
 
 namespace {
+
+// Swapping is planned and timed step by step (a load, a channel count and a finishing time
+// per step), so the lifetimes' span must stay small: 2^22 steps keeps those arrays to ~130 MB.
+// Lifetimes in other units (say nanoseconds, 10^12 apart) are refused with a clear error
+// rather than a failed allocation.
+constexpr int64_t kMaxSwapSteps = int64_t{1} << 22;
+
+void check_step_span(const Problem& p) {
+  int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+  size_t last = 0;
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    t0 = std::min(t0, p.buffers[i].start);
+    if (p.buffers[i].end > t1) t1 = p.buffers[i].end, last = i;
+  }
+  if (p.buffers.empty() || t1 - t0 <= kMaxSwapSteps) return;
+  throw InputError("buffer '" + p.buffers[last].id + "': field 'upper': the lifetimes span " + std::to_string(t1 - t0) +
+                   " steps (" + std::to_string(t0) + " to " + std::to_string(t1) +
+                   "); swapping is planned step by step, over at most 2^22 = 4194304 steps: number the steps "
+                   "densely (e.g. by operator index)");
+}
 
 int64_t duration(const SwapOptions& o, int64_t t) {
   return t >= 0 && t < static_cast<int64_t>(o.durations.size()) ? o.durations[static_cast<size_t>(t)] : 1;
@@ -55,6 +76,7 @@ std::pair<int64_t, int64_t> copy_span(const Problem& p, const Eviction& e, const
 
 int64_t stall_of(const Problem& p, const std::vector<Eviction>& evictions, const SwapOptions& o) {
   if (o.bandwidth <= 0 || evictions.empty()) return 0;
+  check_step_span(p);
   // Time in units x bandwidth, so that a copy of s bytes lasts exactly s.
   using Wide = __int128;
   const Wide bw = o.bandwidth;
@@ -431,6 +453,7 @@ std::string no_window_explain(const Problem& p, const State& st, int64_t t, int6
 
 SwapResult plan_swaps(const Problem& problem, int64_t cap, const std::string& algo,
                       const SolveOptions& options, const SwapOptions& swap) {
+  check_step_span(problem);
   if (swap.exact) return exact_swaps(problem, cap, options, swap);
   const Deadline deadline(options.time_limit_seconds, options.cancel);
   SwapResult r;
