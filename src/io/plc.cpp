@@ -12,7 +12,7 @@ Problem read_plc(std::istream& in, const std::string& name) {
                                              "heap id", "original offset", "alignment", "requested size"};
   Problem p;
   TotalGuard total;
-  // Messages are built only on error (10^6 records are read in a second).
+  // Messages are built only on error, not for every record.
   auto where_of = [&](size_t r) {
     return name + ": record " + std::to_string(r) + " (byte " + std::to_string((r - 1) * kRecord) + ")";
   };
