@@ -21,8 +21,8 @@ std::vector<int64_t> uses_of(const Buffer& b) {
 
 namespace {
 
-// Swapping is planned and timed step by step (a load, a channel count and a finishing time
-// per step), so the lifetimes' span must stay small: 2^22 steps keeps those arrays to ~130 MB.
+// Swapping is planned and timed step by step (loads, channel counts, finishing times: about
+// 64 bytes per step in all), so the lifetimes' span must stay small: ~270 MB at 2^22 steps.
 // Lifetimes in other units (say nanoseconds, 10^12 apart) are refused with a clear error
 // rather than a failed allocation.
 constexpr int64_t kMaxSwapSteps = int64_t{1} << 22;
