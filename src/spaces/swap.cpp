@@ -266,6 +266,32 @@ struct State {
     for (size_t t = 0; t < load.size(); ++t) over[t] = load[t] > cap;
     return over;
   }
+
+  // Evicts, step by step from the first one whose load exceeds `target`, until none does.
+  // A step no eviction can relieve ends it (`stuck`), unless `skip_stuck`: then that step is
+  // left at its load and the later ones are relieved. `expired`: the deadline passed first.
+  struct Relief {
+    bool expired = false;
+    int64_t stuck = INT64_MIN;
+  };
+  Relief relieve(int64_t target, const Deadline& deadline, bool skip_stuck) {
+    std::vector<bool> skipped(load.size(), false);
+    auto over_now = [&] {
+      std::vector<bool> h = overloaded(target);
+      for (size_t k = 0; k < h.size(); ++k) h[k] = h[k] && !skipped[k];
+      return h;
+    };
+    std::vector<bool> over = over_now();
+    for (int64_t t = first_over(over); t != INT64_MIN; t = first_over(over, t)) {
+      if (deadline.expired()) return {true, INT64_MIN};
+      if (!evict_at(t, over)) {
+        if (!skip_stuck) return {false, t};
+        skipped[at(t)] = true;
+      }
+      over = over_now();
+    }
+    return {};
+  }
 };
 
 // The problem the offset solver sees: pinned mode adds each eviction as a gap; split mode
@@ -472,22 +498,20 @@ SwapResult plan_swaps(const Problem& problem, int64_t cap, const std::string& al
     }
   }
   // Step 2: LOAD-driven evictions.
-  std::vector<bool> over = st->overloaded(cap);
-  for (int64_t t = st->first_over(over); t != INT64_MIN; t = st->first_over(over, t)) {
-    if (deadline.expired()) {
-      r.explain = "time limit reached while choosing evictions";
-      return r;
-    }
-    if (!st->evict_at(t, over)) {
-      r.status = Status::kInfeasible;
-      r.explain = no_window_explain(problem, *st, t, cap);
-      r.evictions = st->ev;
-      finish(r, problem, swap);
-      r.status = Status::kInfeasible;
-      return r;
-    }
-    over = st->overloaded(cap);
+  const State::Relief load_driven = st->relieve(cap, deadline, false);
+  if (load_driven.expired) {
+    r.explain = "time limit reached while choosing evictions";
+    return r;
   }
+  if (load_driven.stuck != INT64_MIN) {
+    r.status = Status::kInfeasible;
+    r.explain = no_window_explain(problem, *st, load_driven.stuck, cap);
+    r.evictions = st->ev;
+    finish(r, problem, swap);
+    r.status = Status::kInfeasible;
+    return r;
+  }
+  const State after_step2 = *st;  // step 4b starts from here again
   // Steps 3-4: plan offsets; on failure evict where an uncapacitated plan is too high. Half
   // of the time left at most, so that step 4b below keeps the other half (a plan that cannot
   // fit may run to its limit, and these rounds split what is left among their plans).
@@ -523,32 +547,14 @@ SwapResult plan_swaps(const Problem& problem, int64_t cap, const std::string& al
   // Step 4b: fragmentation the rounds above did not absorb. Each round adds a few evictions
   // where the uncapacitated plan stands above the capacity; on training traces of 5,000+
   // buffers at 90 % of LOAD that took hundreds of rounds (20,000: unfinished after 400 in
-  // 50 s). Instead, evict afresh down to LOAD <= cap, then down to cap - margin wherever an
-  // eviction can relieve the step (steps none can relieve are left at their load), the margin
-  // doubling from cap / 64, until the offset plan fits cap; step 5 then drops the evictions
-  // that plan does not need.
-  auto relieve = [&](State& s, int64_t target, bool skip_stuck) {
-    std::vector<bool> stuck(s.load.size(), false);
-    auto over_now = [&] {
-      std::vector<bool> h = s.overloaded(target);
-      for (size_t k = 0; k < h.size(); ++k) h[k] = h[k] && !stuck[k];
-      return h;
-    };
-    std::vector<bool> high = over_now();
-    for (int64_t t = s.first_over(high); t != INT64_MIN; t = s.first_over(high, t)) {
-      if (deadline.expired()) return false;
-      if (!s.evict_at(t, high)) {
-        if (!skip_stuck) return false;
-        stuck[s.at(t)] = true;
-      }
-      high = over_now();
-    }
-    return true;
-  };
+  // 50 s). Instead, from step 2's evictions (LOAD <= cap), evict down to cap - margin
+  // wherever an eviction can relieve the step (steps none can relieve are left at their
+  // load), the margin doubling from cap / 64, until the offset plan fits cap; step 5 then
+  // drops the evictions that plan does not need.
   for (int64_t margin = std::max<int64_t>(1, cap / 64); !r.solution && margin < cap; margin *= 2) {
     if (deadline.expired()) break;
-    auto trial = std::make_unique<State>(problem, swap);
-    if (!relieve(*trial, cap, false) || !relieve(*trial, cap - margin, true)) break;
+    auto trial = std::make_unique<State>(after_step2);
+    if (trial->relieve(cap - margin, deadline, true).expired) break;
     r.solution = plan_offsets(with_gaps(problem, trial->ev, swap), cap, algo, options, deadline.remaining_seconds() / 3);
     ++r.rounds;
     if (r.solution) st = std::move(trial);
