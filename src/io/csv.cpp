@@ -63,18 +63,11 @@ std::string near_column(const std::string& c) {
   return "";
 }
 
-std::string trim(const std::string& s) {
-  size_t a = 0, b = s.size();
-  while (a < b && (s[a] == ' ' || s[a] == '\t')) ++a;
-  while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) --b;
-  return s.substr(a, b - a);
-}
-
 std::vector<std::string> split(const std::string& line, char sep) {
   std::vector<std::string> out;
   std::string cur;
   std::istringstream in(line);
-  while (std::getline(in, cur, sep)) out.push_back(trim(cur));
+  while (std::getline(in, cur, sep)) out.push_back(trim_blanks(cur));
   if (!line.empty() && line.back() == sep) out.push_back("");
   return out;
 }
@@ -161,7 +154,7 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
   std::getline(in, line);  // on an empty stream `line` stays empty
   if (line.rfind("\xEF\xBB\xBF", 0) == 0)
     line.erase(0, 3);  // UTF-8 byte order mark (before the emptiness test: a BOM alone is empty)
-  if (trim(line).empty())
+  if (trim_blanks(line).empty())
     throw InputError(name + ":1: empty file: expected a header row such as 'id,lower,upper,size'");
   Loc header{name, 1};
   CsvSplitError quote_error;
@@ -222,7 +215,7 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
   size_t lineno = 1;
   while (std::getline(in, line)) {
     ++lineno;
-    if (trim(line).empty()) break;  // MiniMalloc stops at the first empty line
+    if (trim_blanks(line).empty()) break;  // MiniMalloc stops at the first empty line
     Loc loc{name, lineno};
     std::optional<std::vector<std::string>> split_fields = split_csv_fields(line, quote_error);
     if (!split_fields) loc.fail(csv_error_column(quote_error, table.columns), quote_error.what);

@@ -50,6 +50,13 @@ std::string csv_error_column(const CsvSplitError& error, const std::vector<std::
   return error.field < columns.size() ? columns[error.field] : "field " + std::to_string(error.field + 1);
 }
 
+std::string trim_blanks(const std::string& s) {
+  size_t a = 0, b = s.size();
+  while (a < b && (s[a] == ' ' || s[a] == '\t')) ++a;
+  while (b > a && blank(s[b - 1])) --b;
+  return s.substr(a, b - a);
+}
+
 std::string csv_field(const std::string& text) {
   const bool quote = text.find_first_of(",\"") != std::string::npos ||
                      (!text.empty() && (blank(text.front()) || blank(text.back())));

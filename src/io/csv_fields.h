@@ -24,6 +24,10 @@ std::optional<std::vector<std::string>> split_csv_fields(const std::string& line
 // The column a failing field names for messages: `columns[field]`, or "field N" past them.
 std::string csv_error_column(const CsvSplitError& error, const std::vector<std::string>& columns);
 
+// `s` without leading spaces and tabs and without trailing spaces, tabs and carriage returns
+// (a line of a file written on Windows ends in '\r').
+std::string trim_blanks(const std::string& s);
+
 // `text` as one CSV field: quoted when it holds a comma or a quote or starts or ends with a
 // space or tab (which an unquoted field would lose), else as it is.
 std::string csv_field(const std::string& text);

@@ -13,13 +13,6 @@
 namespace memplan {
 namespace {
 
-std::string trim_field(const std::string& s) {
-  size_t a = 0, b = s.size();
-  while (a < b && (s[a] == ' ' || s[a] == '\t')) ++a;
-  while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) --b;
-  return s.substr(a, b - a);
-}
-
 // The fields of a line (csv_fields.h: quoted ids too), or a failure naming the line and the
 // column (`columns`: the header's, empty while reading the header itself).
 std::vector<std::string> split_fields(const std::string& line, size_t lineno, const std::string& name,
@@ -42,7 +35,7 @@ std::vector<int64_t> read_solution_csv(std::istream& in, const std::string& name
     throw InputError(where + ": " + msg);
   };
   std::string line;
-  if (!std::getline(in, line) || trim_field(line).empty())
+  if (!std::getline(in, line) || trim_blanks(line).empty())
     fail(1, "", "empty file: expected a header row with 'id' and 'offset' columns");
   const std::vector<std::string> columns = split_fields(line, 1, name, {});
   int id_col = -1, offset_col = -1;
@@ -64,7 +57,7 @@ std::vector<int64_t> read_solution_csv(std::istream& in, const std::string& name
   size_t lineno = 1;
   while (std::getline(in, line)) {
     ++lineno;
-    if (trim_field(line).empty()) break;  // as in read_csv
+    if (trim_blanks(line).empty()) break;  // as in read_csv
     const std::vector<std::string> f = split_fields(line, lineno, name, columns);
     if (f.size() != columns.size())
       fail(lineno, columns[std::min(f.size(), columns.size() - 1)],
