@@ -6,8 +6,8 @@
 Per model: buffers, naive (sum of sizes: no reuse), executed (the same sum over what the
 reference executor produced: main-graph tensors that are neither weights nor view outputs;
 naive exceeds it by an If's scratch row and by views an importer plans as buffers), LOAD
-(largest total live at one instant in graph order, each buffer counted, so an in-place
-pair counts twice), memplan's peak (`memplan solve`, default algorithm auto,
+(`memplan solve`'s load=: largest total live at one instant of the written order, an
+in-place pair's shared bytes counted once), memplan's peak (`memplan solve`, default algorithm auto,
 --time-limit) and lower bound (in-place aware), its status, the import and solve times,
 and whether the sizes are right: the model is executed by the torch-based reference
 executor (tests/onnx_reference_exec.py) and every CSV row is compared with the executed

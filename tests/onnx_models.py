@@ -63,6 +63,9 @@ def _torchvision_specs():
          (1, 3, 96, 96), 16, True),
         # ViT's position embedding fixes the image size at 224: only the batch is symbolic.
         ("vit_b_16", lambda: tvm.vit_b_16(weights=None), (1, 3, 224, 224), 17, False),
+        # MaxViT's attention is written with torch.einsum (Einsum nodes; its window and grid
+        # partitions also fix the image size).
+        ("maxvit_t", lambda: tvm.maxvit_t(weights=None), (1, 3, 224, 224), 17, False),
     ]
 
 
@@ -184,8 +187,53 @@ def computed_shapes_model():
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 
 
+# Einsum with each form of equation the operator allows (ONNX 1.12's inference gives its
+# outputs only a rank): explicit; implicit with an upper-case label and spaces (the output
+# is the labels used once, in ASCII order: A, i, k, not i, A, k as they appear); an ellipsis
+# broadcasting a size-1 dim against the symbolic batch; a diagonal; an ellipsis summed out;
+# a transpose; a contraction to one dim.
+EINSUMS = [
+    ("e1", "bij,jk->bik", ["x", "w1"]),
+    ("e2", "i A j , j k", ["x", "w1"]),
+    ("e3", "...ij,...jk->...ik", ["x", "w3"]),
+    ("gram", "bij,bkj->bik", ["x", "x"]),
+    ("e4", "bii->bi", ["gram"]),
+    ("e5", "...j->j", ["x"]),
+    ("e6", "bij->jib", ["x"]),
+    ("e7", "bi,bi->b", ["e4", "e4"]),
+]
+EINSUM_OUTPUTS = ["e1", "e2", "e3", "e5", "e6", "e7"]
+
+
+def einsum_weights():
+    gen = torch.Generator().manual_seed(5)
+    return {"w1": torch.randn(6, 5, generator=gen), "w3": torch.randn(1, 6, 3, generator=gen)}
+
+
+def einsum_model():
+    """x[N,4,6] through the Einsums of EINSUMS; outputs declared without a shape."""
+    f = TensorProto.FLOAT
+    inits = [numpy_helper.from_array(t.numpy(), n) for n, t in einsum_weights().items()]
+    nodes = [helper.make_node("Einsum", ins, [out], name=out, equation=eq)
+             for out, eq, ins in EINSUMS]
+    g = helper.make_graph(nodes, "einsum_forms",
+                          [helper.make_tensor_value_info("x", f, ["N", 4, 6])],
+                          [helper.make_tensor_value_info(o, f, None) for o in EINSUM_OUTPUTS],
+                          initializer=inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 12)])
+
+
+def einsum_expected(x):
+    """EINSUM_OUTPUTS computed with torch.einsum directly (not by the executor)."""
+    env = dict(einsum_weights(), x=x)
+    for out, eq, ins in EINSUMS:
+        env[out] = torch.einsum(eq.replace(" ", ""), *[env[i] for i in ins])
+    return [env[o] for o in EINSUM_OUTPUTS]
+
+
 def small_cases(folder):
-    """The If model (both branches, by two inputs) and the computed-shape model."""
+    """The If model (both branches, by two inputs), the computed-shape model and the Einsum
+    forms."""
     os.makedirs(folder, exist_ok=True)
     cases = []
     gen = torch.Generator().manual_seed(3)
@@ -200,6 +248,10 @@ def small_cases(folder):
     onnx.save(m, path)
     x = torch.randn(1, 3, 40, 24, generator=gen)
     cases.append(Case("computed_shapes", path, {"x": x}, None, {"x": [1, 3, 40, 24]}, "small"))
+    path = os.path.join(folder, "einsum_forms.onnx")
+    onnx.save(einsum_model(), path)
+    x = torch.randn(3, 4, 6, generator=gen)
+    cases.append(Case("einsum_forms", path, {"x": x}, None, {"x": [3, 4, 6]}, "small"))
     return cases
 
 

@@ -80,6 +80,8 @@ def all_cases(cache):
 def small_expected(case):
     """Outputs of the small models, computed directly in torch (not by the executor)."""
     x = case.inputs["x"]
+    if case.name == "einsum_forms":
+        return om.einsum_expected(x)
     if case.name.startswith("if_branches"):
         if x.exp().sum() > 60:
             y = torch.cat([torch.relu(x) * x, torch.relu(x)], 1)

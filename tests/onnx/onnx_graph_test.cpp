@@ -452,6 +452,73 @@ TEST(OnnxGraph, CyclicGraphIsRefused) {
   EXPECT_NE(e.find("node 'Add_A' (Add)"), std::string::npos) << e;
 }
 
+// X [N,4,6] -> Einsum "bij,bkj->bik" -> S [N,4,4] -> Softmax -> P; a Loop (2 fixed
+// iterations, carrying V [4,6]) whose body computes Einsum "ij,jk" of V and W [6,3]: ONNX
+// 1.12's inference gives Einsum outputs only their rank (einsum_dims sizes them).
+onnx::ModelProto einsum_model(const std::string& equation = "bij,bkj->bik") {
+  onnx::ModelProto m = model();
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "X", TP::FLOAT, {std::string("N"), int64_t{4}, int64_t{6}});
+  set_type(g->add_input(), "W", TP::FLOAT, {int64_t{6}, int64_t{3}});
+  set_type(g->add_input(), "V", TP::FLOAT, {int64_t{4}, int64_t{6}});
+  auto* e = node(g, "Einsum", {"X", "X"}, {"S"});
+  auto* eq = e->add_attribute();
+  eq->set_name("equation");
+  eq->set_type(onnx::AttributeProto::STRING);
+  eq->set_s(equation);
+  node(g, "Softmax", {"S"}, {"P"});
+  int_const(g, "M", {2}, true);
+  auto* n = node(g, "Loop", {"M", "", "V"}, {"V_final"});
+  auto* a = n->add_attribute();
+  a->set_name("body");
+  a->set_type(onnx::AttributeProto::GRAPH);
+  auto* b = a->mutable_g();
+  b->set_name("body");
+  set_type(b->add_input(), "i", TP::INT64, {});
+  set_type(b->add_input(), "c_in", TP::BOOL, {});
+  set_type(b->add_input(), "p", TP::FLOAT, {int64_t{4}, int64_t{6}});
+  node(b, "Identity", {"c_in"}, {"c_out"});
+  auto* be = node(b, "Einsum", {"V", "W"}, {"vw"});  // [4,6] x [6,3] -> [4,3]
+  auto* beq = be->add_attribute();
+  beq->set_name("equation");
+  beq->set_type(onnx::AttributeProto::STRING);
+  beq->set_s("ij,jk");
+  node(b, "Relu", {"vw"}, {"vw_relu"});
+  node(b, "Identity", {"p"}, {"p_out"});
+  set_out(b->add_output(), "c_out", TP::BOOL);
+  set_type(b->add_output(), "p_out", TP::FLOAT, {int64_t{4}, int64_t{6}});
+  set_out(g->add_output(), "P", TP::FLOAT);
+  set_type(g->add_output(), "V_final", TP::FLOAT, {int64_t{4}, int64_t{6}});
+  return m;
+}
+
+TEST(OnnxGraph, EinsumOutputsAreSizedFromTheEquation) {
+  OnnxImportOptions o;
+  o.dims["N"] = 5;
+  o.strict = true;  // every tensor sized, or an error
+  const Graph g = onnx_graph(save(einsum_model(), "einsum"), o);
+  EXPECT_EQ(g.tensors[tensor(g, "S")].shape, (std::vector<int64_t>{5, 4, 4}));
+  EXPECT_EQ(g.tensors[tensor(g, "S")].bytes, 5 * 4 * 4 * 4);
+  EXPECT_EQ(g.tensors[tensor(g, "P")].bytes, 5 * 4 * 4 * 4) << "sized through the Einsum";
+  EXPECT_EQ(op_of(g, "Loop").scratch_bytes, 1 + 2 * 4 * 3 * 4 + 4 * 6 * 4)
+      << "c_out, vw and vw_relu ([4,3] floats), p_out ([4,6])";
+  // Unbound, N stays unknown: S is left out with a warning naming it.
+  std::vector<std::string> warnings;
+  OnnxImportOptions w;
+  w.warnings = &warnings;
+  onnx_graph(save(einsum_model(), "einsum_unbound"), w);
+  bool named = false;
+  for (const std::string& line : warnings) named |= line.find("tensor 'S'") != std::string::npos;
+  EXPECT_TRUE(named) << testing::PrintToString(warnings);
+}
+
+TEST(OnnxGraph, BadEinsumEquationNamesTheNode) {
+  const std::string e = error_of(save(einsum_model("bij,bkj->bil"), "einsum_bad"));
+  EXPECT_NE(e.find("node 'Einsum_S' (Einsum)"), std::string::npos) << e;
+  EXPECT_NE(e.find("output label 'l' is in no input"), std::string::npos) << e;
+  EXPECT_NE(error_of(save(einsum_model("ij,kj->ik"), "einsum_rank")).find("rank 3"), std::string::npos);
+}
+
 // --- the command line: exit 2, one line, no output file -----------------------------------
 
 int run(const std::string& args, std::string* err = nullptr) {

@@ -165,6 +165,61 @@ bool refine_loops(const onnx::GraphProto& main, const onnx::GraphProto& inferred
   return changed;
 }
 
+// Einsum outputs sized from their equation (einsum_dims, einsum.cpp), where ONNX 1.12's
+// inference gives only their rank. In `g` and its bodies (as inferred), reading the types of
+// `g` and of every scope around it (`scopes`, innermost last) and those refined so far;
+// true when a type is new or changed. A bad equation is an error naming the node.
+bool refine_einsums(const onnx::GraphProto& g, std::vector<const TypeMap*>& scopes, TypeMap& refined,
+                    const std::string& path) {
+  bool changed = false;
+  auto type = [&](const std::string& name) -> const TypeInfo* {
+    if (auto it = refined.find(name); it != refined.end()) return &it->second;
+    for (auto s = scopes.rbegin(); s != scopes.rend(); ++s)
+      if (auto it = (*s)->find(name); it != (*s)->end()) return &it->second;
+    return nullptr;
+  };
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    for (const auto& a : n.attribute()) {
+      std::vector<const onnx::GraphProto*> bodies;
+      if (a.has_g()) bodies.push_back(&a.g());
+      for (const auto& sub : a.graphs()) bodies.push_back(&sub);
+      for (const onnx::GraphProto* body : bodies) {
+        TypeMap types;
+        collect_types(*body, types);
+        scopes.push_back(&types);
+        changed |= refine_einsums(*body, scopes, refined, path);
+        scopes.pop_back();
+      }
+    }
+    if (n.op_type() != "Einsum" || n.output_size() < 1 || n.output(0).empty() || n.input_size() < 1) continue;
+    const onnx::AttributeProto* equation = nullptr;
+    for (const auto& a : n.attribute())
+      if (a.name() == "equation") equation = &a;
+    if (!equation) continue;  // ONNX's own checks report it
+    std::vector<std::vector<int64_t>> dims;
+    for (const auto& in : n.input()) {
+      const TypeInfo* t = type(in);
+      if (!t || !t->is_tensor || !t->has_shape) break;
+      dims.push_back(t->dims);
+    }
+    if (dims.size() != static_cast<size_t>(n.input_size())) continue;  // an input's rank unknown
+    std::vector<int64_t> d;
+    try {
+      d = einsum_dims(equation->s(), dims);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(path + ": " + node_label(n, i) + ": equation '" + equation->s() + "': " + e.what());
+    }
+    const TypeInfo* in0 = type(n.input(0));
+    const TypeInfo* now = type(n.output(0));
+    if (now && now->known()) continue;  // inference sized it
+    if (now && now->has_shape && now->dims == d) continue;
+    refined[n.output(0)] = TypeInfo{true, now && now->elem_type ? now->elem_type : in0->elem_type, true, d};
+    changed = true;
+  }
+  return changed;
+}
+
 // Each refined type into the graph (main or body) whose node produces that tensor.
 void add_value_info(onnx::GraphProto* g, const TypeMap& refined) {
   std::vector<std::pair<std::string, TypeInfo>> here;
@@ -334,6 +389,10 @@ Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
       t.dims = v.dims;
     }
     bool changed = refine_loops(bound.graph(), out.model.graph(), out.values, refined);
+    {
+      std::vector<const TypeMap*> scopes{&out.types};
+      changed |= refine_einsums(out.model.graph(), scopes, refined, path);
+    }
     for (const auto& [name, t] : refined) out.types[name] = t;
     auto value = [&](const std::string& name) -> const Value* {
       auto it = out.values.find(name);

@@ -77,6 +77,11 @@ std::optional<Value> fold_node(const onnx::NodeProto& n, const std::vector<const
 // Split of a known value: one value per output; nullopt as fold_node.
 std::optional<std::vector<Value>> fold_split(const onnx::NodeProto& n, const std::vector<const Value*>& in);
 
+// The output dims of an Einsum with this equation over inputs of these dims (-1: unknown;
+// einsum.cpp gives the rules). Throws std::invalid_argument, with the reason, when the
+// equation does not parse or does not fit the inputs.
+std::vector<int64_t> einsum_dims(const std::string& equation, const std::vector<std::vector<int64_t>>& inputs);
+
 struct Inferred {
   onnx::ModelProto model;  // the model with inferred value_info (bodies too)
   TypeMap types;           // main-graph tensor types by name
