@@ -231,9 +231,41 @@ def einsum_expected(x):
     return [env[o] for o in EINSUM_OUTPUTS]
 
 
+def one_hot_model():
+    """x[N,5] int64 indices -> OneHot(depth 7 from a Constant node, axis 1) [N,7,5] -> Relu;
+    OneHot(depth 3.0, a float initializer, default axis) [N,5,3]. ONNX 1.12's inference
+    leaves the depth dim unknown."""
+    f = TensorProto.FLOAT
+    nodes = [
+        helper.make_node("Constant", [], ["depth7"], name="depth7",
+                         value=helper.make_tensor("d7", TensorProto.INT64, [], [7])),
+        _const("onoff", [0.0, 2.0], f),
+        helper.make_node("OneHot", ["x", "depth7", "onoff"], ["h7"], name="h7", axis=1),
+        helper.make_node("Relu", ["h7"], ["h7r"], name="h7r"),
+        helper.make_node("OneHot", ["x", "depth3", "onoff"], ["h3"], name="h3"),
+    ]
+    g = helper.make_graph(nodes, "one_hot",
+                          [helper.make_tensor_value_info("x", TensorProto.INT64, ["N", 5])],
+                          [helper.make_tensor_value_info("h7r", f, None),
+                           helper.make_tensor_value_info("h3", f, None)],
+                          initializer=[helper.make_tensor("depth3", f, [1], [3.0])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)])
+
+
+def one_hot_expected(x):
+    """one_hot_model's outputs by comparison with a range (not by the executor): index k
+    (k + depth when negative) lights entry k; out-of-range indices light none."""
+    def hot(d, axis):
+        idx = torch.where(x < 0, x + d, x).unsqueeze(axis)
+        shape = [1] * idx.dim()
+        shape[axis] = d
+        return torch.where(idx == torch.arange(d).view(shape), 2.0, 0.0)
+    return [torch.relu(hot(7, 1)), hot(3, 2)]
+
+
 def small_cases(folder):
-    """The If model (both branches, by two inputs), the computed-shape model and the Einsum
-    forms."""
+    """The If model (both branches, by two inputs), the computed-shape model, the Einsum
+    forms and the OneHots."""
     os.makedirs(folder, exist_ok=True)
     cases = []
     gen = torch.Generator().manual_seed(3)
@@ -252,6 +284,10 @@ def small_cases(folder):
     onnx.save(einsum_model(), path)
     x = torch.randn(3, 4, 6, generator=gen)
     cases.append(Case("einsum_forms", path, {"x": x}, None, {"x": [3, 4, 6]}, "small"))
+    path = os.path.join(folder, "one_hot.onnx")
+    onnx.save(one_hot_model(), path)
+    x = torch.randint(-3, 7, (4, 5), generator=gen)  # in range for depth 7, partly for 3
+    cases.append(Case("one_hot", path, {"x": x}, None, {"x": [4, 5]}, "small"))
     return cases
 
 

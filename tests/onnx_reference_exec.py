@@ -426,6 +426,20 @@ def op_argmax(node, a, x):
     return torch.argmax(x, axis, keepdim=keep)
 
 
+def op_one_hot(node, a, indices, depth, values):
+    d = int(depth.flatten()[0].item())
+    idx = indices.long()
+    idx = torch.where(idx < 0, idx + d, idx)
+    valid = (idx >= 0) & (idx < d)  # out of range: an all-off row
+    hot = F.one_hot(idx.clamp(0, d - 1), d) * valid.unsqueeze(-1)
+    axis = a.get("axis", -1)
+    if axis < 0:
+        axis += indices.dim() + 1
+    hot = hot.movedim(-1, axis).bool()
+    off, on = values.flatten()[0], values.flatten()[1]
+    return torch.where(hot, on, off).to(values.dtype)
+
+
 def op_einsum(node, a, *xs):
     return torch.einsum(a["equation"].decode(), *xs)
 
@@ -486,6 +500,7 @@ OPS = {
     "Identity": lambda n, a, x: x.clone(), "Dropout": op_dropout,
     "Max": _variadic(torch.maximum), "Min": _variadic(torch.minimum),
     "Sum": _variadic(torch.add), "Tile": op_tile, "ArgMax": op_argmax, "Einsum": op_einsum,
+    "OneHot": op_one_hot,
 }
 OPSET_AWARE = {"Softmax", "LogSoftmax"}
 # Ops whose output is the input's bytes reinterpreted (memplan's contract: they alias).

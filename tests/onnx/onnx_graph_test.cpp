@@ -519,6 +519,40 @@ TEST(OnnxGraph, BadEinsumEquationNamesTheNode) {
   EXPECT_NE(error_of(save(einsum_model("ij,kj->ik"), "einsum_rank")).find("rank 3"), std::string::npos);
 }
 
+// I [N,5] int64 -> OneHot(I, depth (a Constant), [0, 1]) -> H -> Relu -> R; ONNX 1.12's
+// inference leaves the depth dim unknown.
+onnx::ModelProto one_hot_model(int64_t depth, int64_t axis) {
+  onnx::ModelProto m = model(11);
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "I", TP::INT64, {std::string("N"), int64_t{5}});
+  int_const(g, "depth", {depth}, true);
+  int_const(g, "onoff", {0, 1});
+  auto* n = node(g, "OneHot", {"I", "depth", "onoff"}, {"H"});
+  auto* a = n->add_attribute();
+  a->set_name("axis");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(axis);
+  node(g, "Relu", {"H"}, {"R"});
+  set_out(g->add_output(), "R", TP::INT64);
+  return m;
+}
+
+TEST(OnnxGraph, OneHotIsSizedFromItsDepth) {
+  OnnxImportOptions o;
+  o.dims["N"] = 3;
+  o.strict = true;
+  const Graph g = onnx_graph(save(one_hot_model(7, -2), "one_hot"), o);
+  EXPECT_EQ(g.tensors[tensor(g, "H")].shape, (std::vector<int64_t>{3, 7, 5})) << "axis -2 of rank 3: 1";
+  EXPECT_EQ(g.tensors[tensor(g, "H")].bytes, 3 * 7 * 5 * 8) << "the on/off values' type (int64)";
+  EXPECT_EQ(g.tensors[tensor(g, "R")].bytes, 3 * 7 * 5 * 8);
+  const Graph last = onnx_graph(save(one_hot_model(4, 2), "one_hot_last"), o);
+  EXPECT_EQ(last.tensors[tensor(last, "H")].shape, (std::vector<int64_t>{3, 5, 4}));
+  std::string e = error_of(save(one_hot_model(0, -1), "one_hot_zero"), o);
+  EXPECT_NE(e.find("node 'OneHot_H' (OneHot): OneHot depth 0 is not positive"), std::string::npos) << e;
+  e = error_of(save(one_hot_model(4, 3), "one_hot_axis"), o);
+  EXPECT_NE(e.find("axis 3 is out of range for indices of rank 2"), std::string::npos) << e;
+}
+
 // --- the command line: exit 2, one line, no output file -----------------------------------
 
 int run(const std::string& args, std::string* err = nullptr) {

@@ -165,12 +165,35 @@ bool refine_loops(const onnx::GraphProto& main, const onnx::GraphProto& inferred
   return changed;
 }
 
-// Einsum outputs sized from their equation (einsum_dims, einsum.cpp), where ONNX 1.12's
-// inference gives only their rank. In `g` and its bodies (as inferred), reading the types of
-// `g` and of every scope around it (`scopes`, innermost last) and those refined so far;
-// true when a type is new or changed. A bad equation is an error naming the node.
-bool refine_einsums(const onnx::GraphProto& g, std::vector<const TypeMap*>& scopes, TypeMap& refined,
-                    const std::string& path) {
+// OneHot's output dims: the indices' dims with the depth inserted at `axis` (ONNX 1.12's
+// inference leaves the depth dim unknown even when the depth is a constant). nullopt while
+// the depth is not known; an error for a depth below 1 or an axis out of range.
+std::optional<std::vector<int64_t>> one_hot_dims(const onnx::NodeProto& n, const std::vector<int64_t>& indices,
+                                                 const Value* depth, const std::string& where) {
+  if (!depth || depth->count() != 1) return std::nullopt;
+  const int64_t d = depth->int_at(0);
+  if (d < 1) throw InputError(where + ": OneHot depth " + std::to_string(d) + " is not positive");
+  const int64_t rank = static_cast<int64_t>(indices.size());
+  int64_t axis = -1;
+  for (const auto& a : n.attribute())
+    if (a.name() == "axis") axis = a.i();
+  if (axis < -rank - 1 || axis > rank)
+    throw InputError(where + ": OneHot axis " + std::to_string(axis) + " is out of range for indices of rank " +
+                     std::to_string(rank));
+  if (axis < 0) axis += rank + 1;
+  std::vector<int64_t> out = indices;
+  out.insert(out.begin() + axis, d);
+  return out;
+}
+
+// Output dims of the ops ONNX 1.12's inference leaves (partly) unknown although they follow
+// from what is known: Einsum from its equation (einsum_dims, einsum.cpp: inference gives
+// only the rank) and OneHot from its depth's value. In `g` and its bodies (as inferred),
+// reading the types of `g` and of every scope around it (`scopes`, innermost last), those
+// refined so far and the values known at import time; true when a type is new or changed.
+// An equation or attribute that cannot hold is an error naming the node.
+bool refine_ops(const onnx::GraphProto& g, const Inferred& inferred, std::vector<const TypeMap*>& scopes,
+                TypeMap& refined, const std::string& path) {
   bool changed = false;
   auto type = [&](const std::string& name) -> const TypeInfo* {
     if (auto it = refined.find(name); it != refined.end()) return &it->second;
@@ -188,15 +211,14 @@ bool refine_einsums(const onnx::GraphProto& g, std::vector<const TypeMap*>& scop
         TypeMap types;
         collect_types(*body, types);
         scopes.push_back(&types);
-        changed |= refine_einsums(*body, scopes, refined, path);
+        changed |= refine_ops(*body, inferred, scopes, refined, path);
         scopes.pop_back();
       }
     }
-    if (n.op_type() != "Einsum" || n.output_size() < 1 || n.output(0).empty() || n.input_size() < 1) continue;
-    const onnx::AttributeProto* equation = nullptr;
-    for (const auto& a : n.attribute())
-      if (a.name() == "equation") equation = &a;
-    if (!equation) continue;  // ONNX's own checks report it
+    const bool einsum = n.op_type() == "Einsum", one_hot = n.op_type() == "OneHot";
+    if ((!einsum && !one_hot) || n.output_size() < 1 || n.output(0).empty() || n.input_size() < 1) continue;
+    const TypeInfo* now = type(n.output(0));
+    if (now && now->known()) continue;  // inference sized it
     std::vector<std::vector<int64_t>> dims;
     for (const auto& in : n.input()) {
       const TypeInfo* t = type(in);
@@ -204,17 +226,26 @@ bool refine_einsums(const onnx::GraphProto& g, std::vector<const TypeMap*>& scop
       dims.push_back(t->dims);
     }
     if (dims.size() != static_cast<size_t>(n.input_size())) continue;  // an input's rank unknown
-    std::vector<int64_t> d;
-    try {
-      d = einsum_dims(equation->s(), dims);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(path + ": " + node_label(n, i) + ": equation '" + equation->s() + "': " + e.what());
+    const std::string where = path + ": " + node_label(n, i);
+    std::optional<std::vector<int64_t>> d;
+    int32_t elem = type(n.input(0))->elem_type;
+    if (einsum) {
+      const onnx::AttributeProto* equation = nullptr;
+      for (const auto& a : n.attribute())
+        if (a.name() == "equation") equation = &a;
+      if (!equation) continue;  // ONNX's own checks report it
+      try {
+        d = einsum_dims(equation->s(), dims);
+      } catch (const std::invalid_argument& e) {
+        throw InputError(where + ": equation '" + equation->s() + "': " + e.what());
+      }
+    } else {
+      if (n.input_size() != 3) continue;
+      d = one_hot_dims(n, dims[0], inferred.known(n.input(1)), where);
+      elem = type(n.input(2))->elem_type;  // the on/off values' type
     }
-    const TypeInfo* in0 = type(n.input(0));
-    const TypeInfo* now = type(n.output(0));
-    if (now && now->known()) continue;  // inference sized it
-    if (now && now->has_shape && now->dims == d) continue;
-    refined[n.output(0)] = TypeInfo{true, now && now->elem_type ? now->elem_type : in0->elem_type, true, d};
+    if (!d || (now && now->has_shape && now->dims == *d)) continue;
+    refined[n.output(0)] = TypeInfo{true, now && now->elem_type ? now->elem_type : elem, true, *d};
     changed = true;
   }
   return changed;
@@ -391,7 +422,7 @@ Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
     bool changed = refine_loops(bound.graph(), out.model.graph(), out.values, refined);
     {
       std::vector<const TypeMap*> scopes{&out.types};
-      changed |= refine_einsums(out.model.graph(), scopes, refined, path);
+      changed |= refine_ops(out.model.graph(), out, scopes, refined, path);
     }
     for (const auto& [name, t] : refined) out.types[name] = t;
     auto value = [&](const std::string& name) -> const Value* {
