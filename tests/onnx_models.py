@@ -263,9 +263,79 @@ def one_hot_expected(x):
     return [torch.relu(hot(7, 1)), hot(3, 2)]
 
 
+def later_ops_model():
+    """Ops added or changed after opset 17, which ONNX 1.12's inference does not size:
+    x[N,4,6,10] -> Gelu (20) -> Mish (18); GroupNormalization (18: a scale and bias per
+    group); RMSNormalization (23); Pad-18 with an `axes` input (a negative one); Resize-18
+    with `axes` and keep_aspect_ratio_policy not_larger / not_smaller, and with scales on
+    negative axes; CenterCropPad (18, cropping one axis and padding another); BitwiseAnd
+    (broadcasting [3,1,5] and [4,1]) -> BitwiseNot. Each result then goes through a Relu (or
+    an Identity for the integers), so what follows them must be sized too."""
+    f, i64 = TensorProto.FLOAT, TensorProto.INT64
+    nodes = [
+        helper.make_node("Gelu", ["x"], ["gelu"], name="gelu", approximate="tanh"),
+        helper.make_node("Mish", ["gelu"], ["mish"], name="mish"),
+        _const("gn_scale", [1.5, 0.5], f), _const("gn_bias", [0.25, -0.25], f),
+        helper.make_node("GroupNormalization", ["x", "gn_scale", "gn_bias"], ["gn"], name="gn",
+                         num_groups=2),
+        _const("rms_scale", [1.0 + k / 10 for k in range(10)], f),
+        helper.make_node("RMSNormalization", ["x", "rms_scale"], ["rms"], name="rms"),
+        _const("pads", [1, 2, 3, 4]), _const("pad_axes", [2, -1]),
+        helper.make_node("Pad", ["x", "pads", "", "pad_axes"], ["pad"], name="pad"),
+        _const("sizes", [12, 30]),
+        helper.make_node("Resize", ["x", "", "", "sizes"], ["rsz_nl"], name="rsz_nl", axes=[2, 3],
+                         mode="linear", keep_aspect_ratio_policy="not_larger"),
+        helper.make_node("Resize", ["x", "", "", "sizes"], ["rsz_ns"], name="rsz_ns", axes=[2, 3],
+                         mode="linear", keep_aspect_ratio_policy="not_smaller"),
+        _const("scales", [1.5, 0.5], f),
+        helper.make_node("Resize", ["x", "", "scales"], ["rsz_s"], name="rsz_s", axes=[-2, -1],
+                         mode="linear"),
+        _const("crop", [3, 14]),
+        helper.make_node("CenterCropPad", ["x", "crop"], ["ccp"], name="ccp", axes=[2, 3]),
+        helper.make_node("BitwiseAnd", ["xi", "yi"], ["band"], name="band"),
+        helper.make_node("BitwiseNot", ["band"], ["bnot"], name="bnot"),
+    ]
+    outs = LATER_OPS_OUTPUTS
+    nodes += [helper.make_node("Identity" if o == "bnot" else "Relu", [o], [o + "_r"], name=o + "_r")
+              for o in outs]
+    g = helper.make_graph(
+        nodes, "later_ops",
+        [helper.make_tensor_value_info("x", f, ["N", 4, 6, 10]),
+         helper.make_tensor_value_info("xi", TensorProto.INT32, [3, 1, 5]),
+         helper.make_tensor_value_info("yi", TensorProto.INT32, [4, 1])],
+        [helper.make_tensor_value_info(o + "_r", TensorProto.INT32 if o == "bnot" else f, None)
+         for o in outs])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23)])
+    m.ir_version = 10
+    return m
+
+
+LATER_OPS_OUTPUTS = ["mish", "gn", "rms", "pad", "rsz_nl", "rsz_ns", "rsz_s", "ccp", "bnot"]
+
+
+def later_ops_expected(inputs):
+    """later_ops_model's outputs with torch's own ops (not by the executor)."""
+    x, xi, yi = inputs["x"], inputs["xi"], inputs["yi"]
+    F = torch.nn.functional
+    gn = F.group_norm(x, 2) * torch.tensor([1.5, 1.5, 0.5, 0.5]).view(1, 4, 1, 1) + \
+        torch.tensor([0.25, 0.25, -0.25, -0.25]).view(1, 4, 1, 1)
+    rms = x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * \
+        torch.tensor([1.0 + k / 10 for k in range(10)])
+    up = dict(mode="bilinear", align_corners=False)
+    ccp = torch.zeros(x.shape[0], 4, 3, 14)
+    ccp[..., 2:12] = x[:, :, 1:4, :]  # rows 6 -> 3 (from (6-3)//2), cols 10 -> 14 (at (14-10)//2)
+    outs = [F.mish(F.gelu(x, approximate="tanh")), gn, rms,
+            F.pad(x, (2, 4, 1, 3)),                        # last axis (2, 4), axis 2 (1, 3)
+            F.interpolate(x, size=(12, 20), **up),         # not_larger: x2 (12/6 < 30/10)
+            F.interpolate(x, size=(18, 30), **up),         # not_smaller: x3
+            F.interpolate(x, scale_factor=(1.5, 0.5), recompute_scale_factor=False, **up),
+            ccp]
+    return [torch.relu(o) for o in outs] + [torch.bitwise_not(torch.bitwise_and(xi, yi))]
+
+
 def small_cases(folder):
     """The If model (both branches, by two inputs), the computed-shape model, the Einsum
-    forms and the OneHots."""
+    forms, the OneHots and the ops after opset 17."""
     os.makedirs(folder, exist_ok=True)
     cases = []
     gen = torch.Generator().manual_seed(3)
@@ -288,6 +358,12 @@ def small_cases(folder):
     onnx.save(one_hot_model(), path)
     x = torch.randint(-3, 7, (4, 5), generator=gen)  # in range for depth 7, partly for 3
     cases.append(Case("one_hot", path, {"x": x}, None, {"x": [4, 5]}, "small"))
+    path = os.path.join(folder, "later_ops.onnx")
+    onnx.save(later_ops_model(), path)
+    feeds = {"x": torch.randn(2, 4, 6, 10, generator=gen),
+             "xi": torch.randint(-50, 50, (3, 1, 5), generator=gen, dtype=torch.int32),
+             "yi": torch.randint(-50, 50, (4, 1), generator=gen, dtype=torch.int32)}
+    cases.append(Case("later_ops", path, feeds, None, {"x": [2, 4, 6, 10]}, "small"))
     return cases
 
 

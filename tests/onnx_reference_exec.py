@@ -350,14 +350,36 @@ def _resize_common(node, x, size, mode, transform, scales=None):
     raise UnsupportedOp(f"{node.op_type} mode {mode} with {transform} (node {node.name!r})")
 
 
+def _resize_axes_sizes(a, x, sizes):
+    """Resize-18 sizes for all axes: `axes` names a subset, keep_aspect_ratio_policy scales
+    them by one factor (the least or the largest of size / extent, rounded half away from
+    zero as C's roundf)."""
+    axes = [d % x.dim() for d in a.get("axes", range(x.dim()))]
+    sizes = ints(sizes)
+    policy = a.get("keep_aspect_ratio_policy", b"stretch").decode()
+    if policy != "stretch":
+        ratios = [np.float32(s) / np.float32(x.shape[d]) for s, d in zip(sizes, axes)]
+        f = min(ratios) if policy == "not_larger" else max(ratios)
+        sizes = [int(np.floor(np.float32(f) * np.float32(x.shape[d]) + np.float32(0.5))) for d in axes]
+    full = list(x.shape)
+    for s, d in zip(sizes, axes):
+        full[d] = s
+    return full
+
+
 def op_resize(node, a, x, roi=None, scales=None, sizes=None):
     mode = a.get("mode", b"nearest").decode()
     transform = a.get("coordinate_transformation_mode", b"half_pixel").decode()
     if mode == "nearest" and a.get("nearest_mode", b"round_prefer_floor").decode() != "floor":
         raise UnsupportedOp(f"Resize nearest_mode {a.get('nearest_mode')} (node {node.name!r})")
     if sizes is not None and sizes.numel():
-        return _resize_common(node, x, ints(sizes), mode, transform)
+        return _resize_common(node, x, _resize_axes_sizes(a, x, sizes), mode, transform)
     scales = scales.flatten().tolist()
+    if "axes" in a:  # scales for the named axes only
+        full = [1.0] * x.dim()
+        for s, d in zip(scales, a["axes"]):
+            full[d % x.dim()] = s
+        scales = full
     size = [int(math.floor(d * s)) for d, s in zip(x.shape, scales)]
     return _resize_common(node, x, size, mode, transform, scales)
 
@@ -371,9 +393,12 @@ def op_upsample(node, a, x, scales=None):
 
 def op_pad(node, a, x, pads=None, value=None, axes=None):
     mode = a.get("mode", b"constant").decode()
-    if axes is not None:
-        raise UnsupportedOp(f"Pad with axes (node {node.name!r})")
     pads = ints(pads) if pads is not None else list(a["pads"])
+    if axes is not None:  # Pad-18: pads name only these axes (all begins, then all ends)
+        named, full = [d % x.dim() for d in ints(axes)], [0] * (2 * x.dim())
+        for k, d in enumerate(named):
+            full[d], full[d + x.dim()] = pads[k], pads[k + len(named)]
+        pads = full
     fill = value.item() if value is not None and value.numel() else a.get("value", 0.0)
     torch_pads = _torch_pad_order(pads)
     if mode == "constant":
@@ -440,6 +465,37 @@ def op_one_hot(node, a, indices, depth, values):
     return torch.where(hot, on, off).to(values.dtype)
 
 
+def op_group_norm(node, a, x, scale, bias):
+    groups, c = a["num_groups"], x.shape[1]
+    y = F.group_norm(x, groups, eps=a.get("epsilon", 1e-5))
+    if scale.numel() != c:  # opset 18: one scale and bias per group
+        scale, bias = scale.repeat_interleave(c // groups), bias.repeat_interleave(c // groups)
+    shape = [1, c] + [1] * (x.dim() - 2)
+    return y * scale.view(shape) + bias.view(shape)
+
+
+def op_rms_norm(node, a, x, scale):
+    axis = a.get("axis", -1) % x.dim()
+    dims = list(range(axis, x.dim()))
+    return x / torch.sqrt((x * x).mean(dims, keepdim=True) + a.get("epsilon", 1e-5)) * scale
+
+
+def op_center_crop_pad(node, a, x, shape):
+    y = x
+    for target, d in zip(ints(shape), a.get("axes", range(x.dim()))):
+        d %= x.dim()
+        n = y.shape[d]
+        if target < n:  # crop, the extra (odd) element off the end
+            y = y.narrow(d, (n - target) // 2, target)
+        elif target > n:  # pad with zeros, the extra element at the end
+            sizes = list(y.shape)
+            sizes[d] = target
+            z = torch.zeros(sizes, dtype=y.dtype)
+            z.narrow(d, (target - n) // 2, n).copy_(y)
+            y = z
+    return y
+
+
 def op_einsum(node, a, *xs):
     return torch.einsum(a["equation"].decode(), *xs)
 
@@ -501,6 +557,12 @@ OPS = {
     "Max": _variadic(torch.maximum), "Min": _variadic(torch.minimum),
     "Sum": _variadic(torch.add), "Tile": op_tile, "ArgMax": op_argmax, "Einsum": op_einsum,
     "OneHot": op_one_hot,
+    # Ops added after opset 17 (ONNX 1.12's inference does not know them).
+    "Gelu": lambda n, a, x: F.gelu(x, approximate=a.get("approximate", b"none").decode()),
+    "Mish": _elementwise(F.mish), "GroupNormalization": op_group_norm,
+    "RMSNormalization": op_rms_norm, "CenterCropPad": op_center_crop_pad,
+    "BitwiseAnd": _elementwise(torch.bitwise_and), "BitwiseOr": _elementwise(torch.bitwise_or),
+    "BitwiseXor": _elementwise(torch.bitwise_xor), "BitwiseNot": _elementwise(torch.bitwise_not),
 }
 OPSET_AWARE = {"Softmax", "LogSoftmax"}
 # Ops whose output is the input's bytes reinterpreted (memplan's contract: they alias).

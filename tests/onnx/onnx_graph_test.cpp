@@ -553,6 +553,92 @@ TEST(OnnxGraph, OneHotIsSizedFromItsDepth) {
   EXPECT_NE(e.find("axis 3 is out of range for indices of rank 2"), std::string::npos) << e;
 }
 
+onnx::AttributeProto* attr(onnx::NodeProto* n, const std::string& name) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  return a;
+}
+void set_ints(onnx::NodeProto* n, const std::string& name, std::vector<int64_t> v) {
+  auto* a = attr(n, name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+void set_string(onnx::NodeProto* n, const std::string& name, const std::string& v) {
+  auto* a = attr(n, name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+// X [2,4,6,10] -> Resize(sizes [2,4,12,30], keep_aspect_ratio_policy) -> R -> Relu -> Y, at
+// opset 18. ONNX 1.12 reads it as Resize-13, which has no policy: R [2,4,12,30] (stretch).
+onnx::ModelProto resize_policy_model(const std::string& policy, std::vector<int64_t> sizes = {2, 4, 12, 30}) {
+  onnx::ModelProto m = model(18);
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "X", TP::FLOAT, {int64_t{2}, int64_t{4}, int64_t{6}, int64_t{10}});
+  int_const(g, "sizes", sizes);
+  auto* n = node(g, "Resize", {"X", "", "", "sizes"}, {"R"});
+  set_string(n, "mode", "linear");
+  set_string(n, "keep_aspect_ratio_policy", policy);
+  node(g, "Relu", {"R"}, {"Y"});
+  set_out(g->add_output(), "Y", TP::FLOAT);
+  return m;
+}
+
+TEST(OnnxGraph, OpsAfterOpset17AreSizedByTheirSpecification) {
+  OnnxImportOptions strict;
+  strict.strict = true;
+  // not_larger: scale min(2/2, 4/4, 12/6, 30/10) = 1 -> the input's shape; not_smaller: x3.
+  Graph g = onnx_graph(save(resize_policy_model("not_larger"), "resize_nl"), strict);
+  EXPECT_EQ(g.tensors[tensor(g, "R")].shape, (std::vector<int64_t>{2, 4, 6, 10})) << "not the stretched sizes";
+  EXPECT_EQ(g.tensors[tensor(g, "Y")].shape, (std::vector<int64_t>{2, 4, 6, 10})) << "and what follows";
+  g = onnx_graph(save(resize_policy_model("not_smaller"), "resize_ns"), strict);
+  EXPECT_EQ(g.tensors[tensor(g, "Y")].shape, (std::vector<int64_t>{6, 12, 18, 30}));
+  EXPECT_NE(error_of(save(resize_policy_model("fit"), "resize_bad")).find("keep_aspect_ratio_policy 'fit'"),
+            std::string::npos);
+  EXPECT_NE(error_of(save(resize_policy_model("stretch", {2, 4}), "resize_count"))
+                .find("Resize has 2 sizes for 4 axes"), std::string::npos);
+  // Gelu (opset 20), unknown to ONNX 1.12: it used to stop the import ("no type or shape").
+  onnx::ModelProto m = model(20);
+  auto* gg = m.mutable_graph();
+  set_type(gg->add_input(), "X", TP::FLOAT, {std::string("N"), int64_t{8}});
+  node(gg, "Gelu", {"X"}, {"G"});
+  node(gg, "Relu", {"G"}, {"Y"});
+  set_out(gg->add_output(), "Y", TP::FLOAT);
+  strict.dims["N"] = 3;
+  g = onnx_graph(save(m, "gelu"), strict);
+  EXPECT_EQ(g.tensors[tensor(g, "G")].bytes, 3 * 8 * 4);
+  EXPECT_EQ(g.tensors[tensor(g, "Y")].bytes, 3 * 8 * 4);
+  // Pad-18 whose pads do not match its axes: an error naming the node.
+  m = model(18);
+  gg = m.mutable_graph();
+  set_type(gg->add_input(), "X", TP::FLOAT, {int64_t{2}, int64_t{3}});
+  int_const(gg, "pads", {1, 1, 1});
+  int_const(gg, "axes", {0, 1});
+  node(gg, "Pad", {"X", "pads", "", "axes"}, {"P"});
+  set_out(gg->add_output(), "P", TP::FLOAT);
+  const std::string e = error_of(save(m, "pad_axes_bad"));
+  EXPECT_NE(e.find("node 'Pad_P' (Pad): Pad has 3 pads for 2 axes"), std::string::npos) << e;
+}
+
+TEST(OnnxGraph, ElementTypesAfterOnnx112HaveTheirSizes) {
+  onnx::ModelProto m = model(21);
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "Q4", 22, {int64_t{3}, int64_t{5}});  // int4: 15 nibbles -> 8 bytes
+  set_type(g->add_input(), "F8", 17, {int64_t{3}, int64_t{5}});  // float8e4m3fn: 15 bytes
+  set_type(g->add_input(), "U2", 25, {int64_t{7}});              // uint2: 7 crumbs -> 2 bytes
+  node(g, "Identity", {"Q4"}, {"Q4_out"});
+  node(g, "Identity", {"F8"}, {"F8_out"});
+  node(g, "Identity", {"U2"}, {"U2_out"});
+  set_out(g->add_output(), "Q4_out", 22);
+  set_out(g->add_output(), "F8_out", 17);
+  set_out(g->add_output(), "U2_out", 25);
+  const Graph gr = onnx_graph(save(m, "small_types"));
+  EXPECT_EQ(gr.tensors[tensor(gr, "Q4")].bytes, 8);
+  EXPECT_EQ(gr.tensors[tensor(gr, "Q4")].dtype, "int4");
+  EXPECT_EQ(gr.tensors[tensor(gr, "F8")].bytes, 15);
+  EXPECT_EQ(gr.tensors[tensor(gr, "U2")].bytes, 2);
+}
+
 // --- the command line: exit 2, one line, no output file -----------------------------------
 
 int run(const std::string& args, std::string* err = nullptr) {

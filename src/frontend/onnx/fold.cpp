@@ -368,9 +368,10 @@ std::optional<Value> concat(const onnx::NodeProto& n, const std::vector<const Va
 }
 
 std::optional<Value> cast(const Value& v, int32_t to) {
-  // Half-precision values are not represented here (their rounding is not modelled).
+  // Half-precision values are not represented here (their rounding is not modelled), nor are
+  // the types added after ONNX 1.12 (float8, 4- and 2-bit: codes above BFLOAT16).
   if (element_bits(to) == 0 || to == T::FLOAT16 || to == T::BFLOAT16 || v.type == T::FLOAT16 ||
-      v.type == T::BFLOAT16)
+      v.type == T::BFLOAT16 || to > T::BFLOAT16 || v.type > T::BFLOAT16)
     return std::nullopt;
   Value out = make(to, v.dims);
   for (int64_t k = 0; k < v.count(); ++k) {

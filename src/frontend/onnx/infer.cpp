@@ -165,35 +165,27 @@ bool refine_loops(const onnx::GraphProto& main, const onnx::GraphProto& inferred
   return changed;
 }
 
-// OneHot's output dims: the indices' dims with the depth inserted at `axis` (ONNX 1.12's
-// inference leaves the depth dim unknown even when the depth is a constant). nullopt while
-// the depth is not known; an error for a depth below 1 or an axis out of range.
-std::optional<std::vector<int64_t>> one_hot_dims(const onnx::NodeProto& n, const std::vector<int64_t>& indices,
-                                                 const Value* depth, const std::string& where) {
-  if (!depth || depth->count() != 1) return std::nullopt;
-  const int64_t d = depth->int_at(0);
-  if (d < 1) throw InputError(where + ": OneHot depth " + std::to_string(d) + " is not positive");
-  const int64_t rank = static_cast<int64_t>(indices.size());
-  int64_t axis = -1;
-  for (const auto& a : n.attribute())
-    if (a.name() == "axis") axis = a.i();
-  if (axis < -rank - 1 || axis > rank)
-    throw InputError(where + ": OneHot axis " + std::to_string(axis) + " is out of range for indices of rank " +
-                     std::to_string(rank));
-  if (axis < 0) axis += rank + 1;
-  std::vector<int64_t> out = indices;
-  out.insert(out.begin() + axis, d);
-  return out;
+// Nodes whose output type refine_ops replaces (a later op version that ONNX 1.12 would read
+// with an older schema, e.g. Resize-18 with keep_aspect_ratio_policy) are moved, in the copy
+// given to inference, to a domain it does not know, so that it skips them instead of
+// inferring a wrong type that clashes with memplan's (given as value_info).
+void hide_replaced(onnx::GraphProto* g, const std::set<std::string>& replaced) {
+  for (auto& n : *g->mutable_node()) {
+    if (n.output_size() > 0 && replaced.count(n.output(0))) n.set_domain("memplan.replaced");
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) hide_replaced(a.mutable_g(), replaced);
+      for (auto& sub : *a.mutable_graphs()) hide_replaced(&sub, replaced);
+    }
+  }
 }
 
-// Output dims of the ops ONNX 1.12's inference leaves (partly) unknown although they follow
-// from what is known: Einsum from its equation (einsum_dims, einsum.cpp: inference gives
-// only the rank) and OneHot from its depth's value. In `g` and its bodies (as inferred),
-// reading the types of `g` and of every scope around it (`scopes`, innermost last), those
-// refined so far and the values known at import time; true when a type is new or changed.
-// An equation or attribute that cannot hold is an error naming the node.
+// Output types memplan computes where ONNX 1.12's inference leaves them unknown or reads a
+// later op version with an older schema (refined_op_type, op_shapes.cpp). In `g` and its
+// bodies (as inferred), reading the types of `g` and of every scope around it (`scopes`,
+// innermost last), those refined so far and the values known at import time; true when a
+// type is new or changed.
 bool refine_ops(const onnx::GraphProto& g, const Inferred& inferred, std::vector<const TypeMap*>& scopes,
-                TypeMap& refined, const std::string& path) {
+                TypeMap& refined, std::set<std::string>& replaced, const std::string& path) {
   bool changed = false;
   auto type = [&](const std::string& name) -> const TypeInfo* {
     if (auto it = refined.find(name); it != refined.end()) return &it->second;
@@ -211,41 +203,26 @@ bool refine_ops(const onnx::GraphProto& g, const Inferred& inferred, std::vector
         TypeMap types;
         collect_types(*body, types);
         scopes.push_back(&types);
-        changed |= refine_ops(*body, inferred, scopes, refined, path);
+        changed |= refine_ops(*body, inferred, scopes, refined, replaced, path);
         scopes.pop_back();
       }
     }
-    const bool einsum = n.op_type() == "Einsum", one_hot = n.op_type() == "OneHot";
-    if ((!einsum && !one_hot) || n.output_size() < 1 || n.output(0).empty() || n.input_size() < 1) continue;
+    if (n.output_size() < 1 || n.output(0).empty() || n.input_size() < 1) continue;
+    const OpInputs in{
+        [&](int k) -> const TypeInfo* { return k < n.input_size() && !n.input(k).empty() ? type(n.input(k)) : nullptr; },
+        [&](int k) -> const Value* {
+          return k < n.input_size() && !n.input(k).empty() ? inferred.known(n.input(k)) : nullptr;
+        }};
+    const std::optional<OpType> t = refined_op_type(n, in, path + ": " + node_label(n, i));
+    if (!t) continue;
+    if (t->replaces) replaced.insert(n.output(0));
     const TypeInfo* now = type(n.output(0));
-    if (now && now->known()) continue;  // inference sized it
-    std::vector<std::vector<int64_t>> dims;
-    for (const auto& in : n.input()) {
-      const TypeInfo* t = type(in);
-      if (!t || !t->is_tensor || !t->has_shape) break;
-      dims.push_back(t->dims);
-    }
-    if (dims.size() != static_cast<size_t>(n.input_size())) continue;  // an input's rank unknown
-    const std::string where = path + ": " + node_label(n, i);
-    std::optional<std::vector<int64_t>> d;
-    int32_t elem = type(n.input(0))->elem_type;
-    if (einsum) {
-      const onnx::AttributeProto* equation = nullptr;
-      for (const auto& a : n.attribute())
-        if (a.name() == "equation") equation = &a;
-      if (!equation) continue;  // ONNX's own checks report it
-      try {
-        d = einsum_dims(equation->s(), dims);
-      } catch (const std::invalid_argument& e) {
-        throw InputError(where + ": equation '" + equation->s() + "': " + e.what());
-      }
-    } else {
-      if (n.input_size() != 3) continue;
-      d = one_hot_dims(n, dims[0], inferred.known(n.input(1)), where);
-      elem = type(n.input(2))->elem_type;  // the on/off values' type
-    }
-    if (!d || (now && now->has_shape && now->dims == *d)) continue;
-    refined[n.output(0)] = TypeInfo{true, now && now->elem_type ? now->elem_type : elem, true, *d};
+    auto it = refined.find(n.output(0));
+    if (it != refined.end() && it->second.dims == t->type.dims && it->second.elem_type == t->type.elem_type) continue;
+    if (!t->replaces && now && (now->known() || (now->has_shape && now->dims == t->type.dims))) continue;
+    TypeInfo out = t->type;
+    if (now && now->elem_type && !t->replaces) out.elem_type = now->elem_type;
+    refined[n.output(0)] = out;
     changed = true;
   }
   return changed;
@@ -399,11 +376,18 @@ Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
     if (auto v = value_of(t)) out.values[t.name()] = *v;
   }
   const auto& nodes = bound.graph().node();
-  TypeMap refined;  // shapes memplan knows better than inference (Loop scan outputs)
+  TypeMap refined;  // shapes memplan knows better than inference (Loop scan outputs, refine_ops)
+  std::set<std::string> replaced;  // outputs of nodes whose type refine_ops replaces
   Values& body_values = out.body_values;  // names are unique across scopes
   for (int round = 0; round < kMaxRounds; ++round) {
     out.model = rewired(light, out.values, body_values, initializers);
     add_value_info(out.model.mutable_graph(), refined);
+    if (!replaced.empty()) {
+      hide_replaced(out.model.mutable_graph(), replaced);
+      auto* op = out.model.add_opset_import();  // inference wants every domain imported
+      op->set_domain("memplan.replaced");
+      op->set_version(1);
+    }
     try {
       onnx::shape_inference::InferShapes(out.model, onnx::OpSchemaRegistry::Instance(),
                                          onnx::ShapeInferenceOptions(false, 0, true));
@@ -422,7 +406,7 @@ Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
     bool changed = refine_loops(bound.graph(), out.model.graph(), out.values, refined);
     {
       std::vector<const TypeMap*> scopes{&out.types};
-      changed |= refine_ops(out.model.graph(), out, scopes, refined, path);
+      changed |= refine_ops(out.model.graph(), out, scopes, refined, replaced, path);
     }
     for (const auto& [name, t] : refined) out.types[name] = t;
     auto value = [&](const std::string& name) -> const Value* {

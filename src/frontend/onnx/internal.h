@@ -82,6 +82,22 @@ std::optional<std::vector<Value>> fold_split(const onnx::NodeProto& n, const std
 // equation does not parse or does not fit the inputs.
 std::vector<int64_t> einsum_dims(const std::string& equation, const std::vector<std::vector<int64_t>>& inputs);
 
+// A node's inputs as refined_op_type reads them: input k's type and value (nullptr when the
+// input is absent, its type unknown, or its value not known at import time).
+struct OpInputs {
+  std::function<const TypeInfo*(int)> type;
+  std::function<const Value*(int)> value;
+};
+struct OpType {
+  TypeInfo type;
+  bool replaces = false;  // replaces even a complete type from ONNX inference (read by an older schema)
+};
+// Output 0's type for the ops ONNX 1.12's inference leaves unknown or reads with an older
+// schema (op_shapes.cpp lists them and their rules); nullopt for other ops or while an input
+// it needs is unknown. InputError, naming `where` (file and node), for attributes or values
+// the op's specification rules out.
+std::optional<OpType> refined_op_type(const onnx::NodeProto& n, const OpInputs& in, const std::string& where);
+
 struct Inferred {
   onnx::ModelProto model;  // the model with inferred value_info (bodies too)
   TypeMap types;           // main-graph tensor types by name

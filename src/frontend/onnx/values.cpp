@@ -14,6 +14,12 @@ int64_t element_bits(int32_t type) {
     case T::COMPLEX128: return 128;
     case T::FLOAT16: case T::BFLOAT16: case T::INT16: case T::UINT16: return 16;
     case T::INT8: case T::UINT8: case T::BOOL: return 8;
+    // Types added after ONNX 1.12 (its enum lacks their names; values from onnx.proto):
+    // float8 e4m3fn, e4m3fnuz, e5m2, e5m2fnuz, e8m0; uint4, int4, float4e2m1 (packed two a
+    // byte); uint2, int2 (four a byte).
+    case 17: case 18: case 19: case 20: case 24: return 8;
+    case 21: case 22: case 23: return 4;
+    case 25: case 26: return 2;
     default: return 0;  // STRING and UNDEFINED have no fixed size
   }
 }
@@ -36,6 +42,16 @@ const char* dtype_name(int32_t type) {
     case T::COMPLEX64: return "complex64";
     case T::COMPLEX128: return "complex128";
     case T::STRING: return "string";
+    case 17: return "float8e4m3fn";
+    case 18: return "float8e4m3fnuz";
+    case 19: return "float8e5m2";
+    case 20: return "float8e5m2fnuz";
+    case 21: return "uint4";
+    case 22: return "int4";
+    case 23: return "float4e2m1";
+    case 24: return "float8e8m0";
+    case 25: return "uint2";
+    case 26: return "int2";
     default: return "undefined";
   }
 }

@@ -1,0 +1,218 @@
+// Output types memplan computes itself where ONNX 1.12's shape inference cannot:
+//  - ops it infers only partly: Einsum (rank only: einsum.cpp), OneHot (the depth dim stays
+//    unknown even when the depth is a constant);
+//  - ops added after opset 17, which ONNX 1.12 does not know at all (no output type, so the
+//    import used to stop there): Gelu (20), Mish, BitwiseNot, GroupNormalization (18),
+//    RMSNormalization, RotaryEmbedding (23) keep their input's shape; BitwiseAnd/Or/Xor (18)
+//    broadcast; CenterCropPad (18) takes its target shape from a value;
+//  - ops whose later versions ONNX 1.12 reads with an older schema: Pad with an `axes` input
+//    (18: pads name only those axes; 1.12 gives no shape) and Resize with an `axes`
+//    attribute or a keep_aspect_ratio_policy (18; 1.12 gives no shape, or for the policy
+//    the plain sizes, which is wrong). Their result replaces inference's.
+// Rules from the ONNX operator specifications; Resize's rounding as in ONNX's own inference
+// (float32 arithmetic: floor(in * scale); with a policy, round(scale * in), the scale the
+// min (not_larger) or max (not_smaller) of sizes / in over the axes).
+#include <cmath>
+#include <stdexcept>
+
+#include "frontend/onnx/internal.h"
+#include "memplan/io.h"
+
+namespace memplan::onnx_fe {
+namespace {
+
+const onnx::AttributeProto* attribute(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+int64_t normalized_axis(int64_t axis, int64_t rank, const std::string& where, const char* op) {
+  if (axis < -rank || axis >= rank)
+    throw InputError(where + ": " + op + " axis " + std::to_string(axis) + " is out of range for rank " +
+                     std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+// The axes a node names (attribute or input value), normalized; all axes when none named.
+std::vector<int64_t> axes_of(const std::vector<int64_t>& named, int64_t rank, const std::string& where,
+                             const char* op) {
+  std::vector<int64_t> axes;
+  if (named.empty())
+    for (int64_t k = 0; k < rank; ++k) axes.push_back(k);
+  for (int64_t a : named) axes.push_back(normalized_axis(a, rank, where, op));
+  return axes;
+}
+
+std::vector<int64_t> ints_of(const Value& v) {
+  std::vector<int64_t> out;
+  for (int64_t k = 0; k < v.count(); ++k) out.push_back(v.int_at(k));
+  return out;
+}
+
+// Multidirectional (numpy) broadcasting of two shapes; -1 stays unknown unless the other
+// side gives a size other than 1.
+std::vector<int64_t> broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b, const std::string& where) {
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> out(rank);
+  for (size_t k = 0; k < rank; ++k) {
+    const int64_t x = k < rank - a.size() ? 1 : a[k - (rank - a.size())];
+    const int64_t y = k < rank - b.size() ? 1 : b[k - (rank - b.size())];
+    if (x == y || y == 1) out[k] = x;
+    else if (x == 1) out[k] = y;
+    else if (x < 0 || y < 0) out[k] = std::max(x, y);
+    else
+      throw InputError(where + ": shapes do not broadcast (" + std::to_string(x) + " against " + std::to_string(y) +
+                       ")");
+  }
+  return out;
+}
+
+std::optional<std::vector<int64_t>> one_hot_dims(const onnx::NodeProto& n, const std::vector<int64_t>& indices,
+                                                 const Value* depth, const std::string& where) {
+  if (!depth || depth->count() != 1) return std::nullopt;
+  const int64_t d = depth->int_at(0);
+  if (d < 1) throw InputError(where + ": OneHot depth " + std::to_string(d) + " is not positive");
+  const int64_t rank = static_cast<int64_t>(indices.size());
+  const auto* a = attribute(n, "axis");
+  int64_t axis = a ? a->i() : -1;
+  if (axis < -rank - 1 || axis > rank)
+    throw InputError(where + ": OneHot axis " + std::to_string(axis) + " is out of range for indices of rank " +
+                     std::to_string(rank));
+  if (axis < 0) axis += rank + 1;
+  std::vector<int64_t> out = indices;
+  out.insert(out.begin() + axis, d);
+  return out;
+}
+
+// Pad-18 with `axes`: pads = [begin of each named axis..., end of each named axis...].
+std::optional<std::vector<int64_t>> pad_dims(const std::vector<int64_t>& in, const Value* pads, const Value* axes,
+                                             const std::string& where) {
+  if (!pads || !axes) return std::nullopt;
+  const std::vector<int64_t> named = axes_of(ints_of(*axes), static_cast<int64_t>(in.size()), where, "Pad");
+  const std::vector<int64_t> p = ints_of(*pads);
+  if (p.size() != 2 * named.size())
+    throw InputError(where + ": Pad has " + std::to_string(p.size()) + " pads for " + std::to_string(named.size()) +
+                     " axes (needs twice as many)");
+  std::vector<int64_t> out = in;
+  for (size_t k = 0; k < named.size(); ++k) {
+    int64_t& d = out[static_cast<size_t>(named[k])];
+    if (d < 0) continue;
+    d += p[k] + p[k + named.size()];
+    if (d < 0) throw InputError(where + ": Pad makes axis " + std::to_string(named[k]) + " negative");
+  }
+  return out;
+}
+
+// Resize-18/19 with `axes` or keep_aspect_ratio_policy (see the file comment).
+std::optional<std::vector<int64_t>> resize_dims(const onnx::NodeProto& n, const std::vector<int64_t>& in,
+                                                const Value* scales, const Value* sizes, const std::string& where) {
+  const int64_t rank = static_cast<int64_t>(in.size());
+  const auto* axes_attr = attribute(n, "axes");
+  const std::vector<int64_t> axes =
+      axes_of(axes_attr ? std::vector<int64_t>(axes_attr->ints().begin(), axes_attr->ints().end())
+                        : std::vector<int64_t>{},
+              rank, where, "Resize");
+  const auto* policy_attr = attribute(n, "keep_aspect_ratio_policy");
+  const std::string policy = policy_attr ? policy_attr->s() : "stretch";
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    throw InputError(where + ": Resize keep_aspect_ratio_policy '" + policy + "' is not stretch, not_larger or not_smaller");
+  if (sizes && sizes->count() == 0) sizes = nullptr;  // an empty input stands for none
+  if (scales && scales->count() == 0) scales = nullptr;
+  const Value* given = sizes ? sizes : scales;
+  if (!given) return std::nullopt;
+  if (given->count() != static_cast<int64_t>(axes.size()))
+    throw InputError(where + ": Resize has " + std::to_string(given->count()) + " " + (sizes ? "sizes" : "scales") +
+                     " for " + std::to_string(axes.size()) + " axes");
+  std::vector<int64_t> out = in;
+  if (!sizes) {
+    if (policy != "stretch") throw InputError(where + ": Resize with scales takes no keep_aspect_ratio_policy");
+    for (size_t k = 0; k < axes.size(); ++k) {
+      int64_t& d = out[static_cast<size_t>(axes[k])];
+      if (d >= 0) d = static_cast<int64_t>(std::floor(static_cast<float>(d) * static_cast<float>(given->at(k))));
+    }
+    return out;
+  }
+  if (policy == "stretch") {
+    for (size_t k = 0; k < axes.size(); ++k) out[static_cast<size_t>(axes[k])] = sizes->int_at(static_cast<int64_t>(k));
+    return out;
+  }
+  float scale = policy == "not_larger" ? std::numeric_limits<float>::max() : 0.0f;
+  for (size_t k = 0; k < axes.size(); ++k) {
+    const int64_t d = in[static_cast<size_t>(axes[k])];
+    if (d <= 0) {  // the aspect ratio needs every extent
+      for (int64_t a : axes) out[static_cast<size_t>(a)] = -1;
+      return out;
+    }
+    const float s = static_cast<float>(sizes->int_at(static_cast<int64_t>(k))) / static_cast<float>(d);
+    scale = policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
+  }
+  for (int64_t a : axes)
+    out[static_cast<size_t>(a)] = static_cast<int64_t>(std::roundf(scale * static_cast<float>(in[static_cast<size_t>(a)])));
+  return out;
+}
+
+}  // namespace
+
+std::optional<OpType> refined_op_type(const onnx::NodeProto& n, const OpInputs& in, const std::string& where) {
+  if (!n.domain().empty() && n.domain() != "ai.onnx") return std::nullopt;
+  const std::string& op = n.op_type();
+  const TypeInfo* x = in.type(0);
+  if (!x || !x->is_tensor || !x->has_shape) return std::nullopt;
+  std::optional<std::vector<int64_t>> d;
+  int32_t elem = x->elem_type;
+  bool replaces = false;
+  if (op == "Einsum") {
+    std::vector<std::vector<int64_t>> dims;
+    for (int k = 0; k < n.input_size(); ++k) {
+      const TypeInfo* t = in.type(k);
+      if (!t || !t->is_tensor || !t->has_shape) return std::nullopt;
+      dims.push_back(t->dims);
+    }
+    const auto* equation = attribute(n, "equation");
+    if (!equation) return std::nullopt;  // ONNX's own checks report it
+    try {
+      d = einsum_dims(equation->s(), dims);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(where + ": equation '" + equation->s() + "': " + e.what());
+    }
+  } else if (op == "OneHot") {
+    const TypeInfo* values = in.type(2);
+    if (!values) return std::nullopt;
+    d = one_hot_dims(n, x->dims, in.value(1), where);
+    elem = values->elem_type;  // the on/off values' type
+  } else if (op == "Gelu" || op == "Mish" || op == "BitwiseNot" || op == "GroupNormalization" ||
+             op == "RMSNormalization" || op == "RotaryEmbedding") {
+    d = x->dims;
+  } else if (op == "BitwiseAnd" || op == "BitwiseOr" || op == "BitwiseXor") {
+    const TypeInfo* y = in.type(1);
+    if (!y || !y->has_shape) return std::nullopt;
+    d = broadcast(x->dims, y->dims, where);
+  } else if (op == "CenterCropPad") {
+    const Value* shape = in.value(1);
+    if (!shape) return std::nullopt;
+    const auto* axes_attr = attribute(n, "axes");
+    const std::vector<int64_t> axes =
+        axes_of(axes_attr ? std::vector<int64_t>(axes_attr->ints().begin(), axes_attr->ints().end())
+                          : std::vector<int64_t>{},
+                static_cast<int64_t>(x->dims.size()), where, "CenterCropPad");
+    if (shape->count() != static_cast<int64_t>(axes.size()))
+      throw InputError(where + ": CenterCropPad has " + std::to_string(shape->count()) + " target extents for " +
+                       std::to_string(axes.size()) + " axes");
+    d = x->dims;
+    for (size_t k = 0; k < axes.size(); ++k) (*d)[static_cast<size_t>(axes[k])] = shape->int_at(static_cast<int64_t>(k));
+  } else if (op == "Pad" && n.input_size() > 3 && !n.input(3).empty()) {
+    d = pad_dims(x->dims, in.value(1), in.value(3), where);
+    replaces = true;
+  } else if (op == "Resize" && (attribute(n, "axes") || attribute(n, "keep_aspect_ratio_policy"))) {
+    d = resize_dims(n, x->dims, n.input_size() > 2 && !n.input(2).empty() ? in.value(2) : nullptr,
+                    n.input_size() > 3 && !n.input(3).empty() ? in.value(3) : nullptr, where);
+    replaces = true;
+  } else {
+    return std::nullopt;
+  }
+  if (!d) return std::nullopt;
+  return OpType{TypeInfo{true, elem, true, *d}, replaces};
+}
+
+}  // namespace memplan::onnx_fe
