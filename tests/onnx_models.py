@@ -294,15 +294,23 @@ def later_ops_model():
         helper.make_node("CenterCropPad", ["x", "crop"], ["ccp"], name="ccp", axes=[2, 3]),
         helper.make_node("BitwiseAnd", ["xi", "yi"], ["band"], name="band"),
         helper.make_node("BitwiseNot", ["band"], ["bnot"], name="bnot"),
+        # Attention (23): 3-D Q, K, V with grouped heads (4 query heads, 2 key/value heads of
+        # 6 and 5 values) and past keys; every output.
+        helper.make_node("Attention", ["q", "k", "v", "", "past_k", "past_v"],
+                         ["att", "present_k", "present_v", "qk"], name="att",
+                         q_num_heads=4, kv_num_heads=2),
+        # ... and 4-D, causal, only Y.
+        helper.make_node("Attention", ["q4", "k4", "v4"], ["att4"], name="att4", is_causal=1),
     ]
     outs = LATER_OPS_OUTPUTS
-    nodes += [helper.make_node("Identity" if o == "bnot" else "Relu", [o], [o + "_r"], name=o + "_r")
+    nodes += [helper.make_node("Relu" if o not in ("bnot",) else "Identity", [o], [o + "_r"], name=o + "_r")
               for o in outs]
     g = helper.make_graph(
         nodes, "later_ops",
         [helper.make_tensor_value_info("x", f, ["N", 4, 6, 10]),
          helper.make_tensor_value_info("xi", TensorProto.INT32, [3, 1, 5]),
-         helper.make_tensor_value_info("yi", TensorProto.INT32, [4, 1])],
+         helper.make_tensor_value_info("yi", TensorProto.INT32, [4, 1])] +
+        [helper.make_tensor_value_info(name, f, shape) for name, shape in ATTENTION_INPUTS],
         [helper.make_tensor_value_info(o + "_r", TensorProto.INT32 if o == "bnot" else f, None)
          for o in outs])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23)])
@@ -310,7 +318,13 @@ def later_ops_model():
     return m
 
 
-LATER_OPS_OUTPUTS = ["mish", "gn", "rms", "pad", "rsz_nl", "rsz_ns", "rsz_s", "ccp", "bnot"]
+LATER_OPS_OUTPUTS = ["mish", "gn", "rms", "pad", "rsz_nl", "rsz_ns", "rsz_s", "ccp", "bnot",
+                     "att", "present_k", "present_v", "qk", "att4"]
+# Q [B=2, Sq=3, 4 heads x 6], K [2, Skv=5, 2 heads x 6], V [2, 5, 2 heads x 5], past keys
+# and values of 7 positions; the 4-D attention: 2 heads, 3 queries over 3 keys.
+ATTENTION_INPUTS = [("q", [2, 3, 24]), ("k", [2, 5, 12]), ("v", [2, 5, 10]),
+                    ("past_k", [2, 2, 7, 6]), ("past_v", [2, 2, 7, 5]),
+                    ("q4", [2, 2, 3, 8]), ("k4", [2, 2, 3, 8]), ("v4", [2, 2, 3, 4])]
 
 
 def later_ops_expected(inputs):
@@ -330,7 +344,25 @@ def later_ops_expected(inputs):
             F.interpolate(x, size=(18, 30), **up),         # not_smaller: x3
             F.interpolate(x, scale_factor=(1.5, 0.5), recompute_scale_factor=False, **up),
             ccp]
-    return [torch.relu(o) for o in outs] + [torch.bitwise_not(torch.bitwise_and(xi, yi))]
+    att = [torch.relu(o) for o in attention_expected(inputs)]
+    return [torch.relu(o) for o in outs] + [torch.bitwise_not(torch.bitwise_and(xi, yi))] + att
+
+
+def attention_expected(inputs):
+    """The two Attentions of later_ops_model, head by head in plain loops."""
+    q = inputs["q"].reshape(2, 3, 4, 6).transpose(1, 2)
+    k = torch.cat([inputs["past_k"], inputs["k"].reshape(2, 5, 2, 6).transpose(1, 2)], 2)
+    v = torch.cat([inputs["past_v"], inputs["v"].reshape(2, 5, 2, 5).transpose(1, 2)], 2)
+    y = torch.zeros(2, 4, 3, 5)
+    qk = torch.zeros(2, 4, 3, 12)
+    for b in range(2):
+        for h in range(4):  # query heads 0-1 share key/value head 0, 2-3 head 1
+            qk[b, h] = q[b, h] @ k[b, h // 2].T / 6 ** 0.5
+            y[b, h] = torch.softmax(qk[b, h], -1) @ v[b, h // 2]
+    q4, k4, v4 = inputs["q4"], inputs["k4"], inputs["v4"]
+    s4 = q4 @ k4.transpose(-1, -2) / 8 ** 0.5
+    s4 = s4.masked_fill(torch.ones(3, 3, dtype=torch.bool).triu(1), float("-inf"))
+    return [y.transpose(1, 2).reshape(2, 3, 20), k, v, qk, torch.softmax(s4, -1) @ v4]
 
 
 def small_cases(folder):
@@ -363,6 +395,7 @@ def small_cases(folder):
     feeds = {"x": torch.randn(2, 4, 6, 10, generator=gen),
              "xi": torch.randint(-50, 50, (3, 1, 5), generator=gen, dtype=torch.int32),
              "yi": torch.randint(-50, 50, (4, 1), generator=gen, dtype=torch.int32)}
+    feeds.update({name: torch.randn(shape, generator=gen) for name, shape in ATTENTION_INPUTS})
     cases.append(Case("later_ops", path, feeds, None, {"x": [2, 4, 6, 10]}, "small"))
     return cases
 

@@ -496,6 +496,33 @@ def op_center_crop_pad(node, a, x, shape):
     return y
 
 
+def op_attention(node, a, q, k, v, mask=None, past_key=None, past_value=None, nonpad=None):
+    """Attention-23/24 (scaled dot product, grouped heads, past keys), qk_matmul_output_mode
+    0 (the scaled QK product) and no softcap or nonpad_kv_seqlen."""
+    if nonpad is not None or a.get("softcap", 0.0) or a.get("qk_matmul_output_mode", 0):
+        raise UnsupportedOp(f"Attention with nonpad_kv_seqlen, softcap or a QK mode (node {node.name!r})")
+
+    def heads_first(t, heads):  # [B, S, H*D] -> [B, H, S, D]
+        return t if t.dim() == 4 else t.reshape(t.shape[0], t.shape[1], heads, -1).transpose(1, 2)
+    q4 = heads_first(q, a.get("q_num_heads", 0))
+    k4 = heads_first(k, a.get("kv_num_heads", 0))
+    v4 = heads_first(v, a.get("kv_num_heads", 0))
+    if past_key is not None:
+        k4, v4 = torch.cat([past_key, k4], 2), torch.cat([past_value, v4], 2)
+    group = q4.shape[1] // k4.shape[1]
+    qk = q4 @ k4.repeat_interleave(group, 1).transpose(-1, -2) * a.get("scale", 1 / math.sqrt(q4.shape[-1]))
+    scores = qk
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else scores + mask
+    if a.get("is_causal", 0):
+        sq, total = scores.shape[-2:]
+        scores = scores.masked_fill(~torch.ones(sq, total, dtype=torch.bool).tril(total - sq), float("-inf"))
+    y = torch.softmax(scores, -1) @ v4.repeat_interleave(group, 1)
+    if q.dim() == 3:
+        y = y.transpose(1, 2).reshape(q.shape[0], q.shape[1], -1)
+    return y, k4, v4, qk
+
+
 def op_einsum(node, a, *xs):
     return torch.einsum(a["equation"].decode(), *xs)
 
@@ -563,6 +590,7 @@ OPS = {
     "RMSNormalization": op_rms_norm, "CenterCropPad": op_center_crop_pad,
     "BitwiseAnd": _elementwise(torch.bitwise_and), "BitwiseOr": _elementwise(torch.bitwise_or),
     "BitwiseXor": _elementwise(torch.bitwise_xor), "BitwiseNot": _elementwise(torch.bitwise_not),
+    "Attention": op_attention,
 }
 OPSET_AWARE = {"Softmax", "LogSoftmax"}
 # Ops whose output is the input's bytes reinterpreted (memplan's contract: they alias).

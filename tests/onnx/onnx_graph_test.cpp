@@ -618,6 +618,36 @@ TEST(OnnxGraph, OpsAfterOpset17AreSizedByTheirSpecification) {
   set_out(gg->add_output(), "P", TP::FLOAT);
   const std::string e = error_of(save(m, "pad_axes_bad"));
   EXPECT_NE(e.find("node 'Pad_P' (Pad): Pad has 3 pads for 2 axes"), std::string::npos) << e;
+  // Attention (23) with 3-D inputs: the head counts come from attributes.
+  auto attention = [&](int64_t q_heads) {
+    onnx::ModelProto a = model(23);
+    auto* ag = a.mutable_graph();
+    set_type(ag->add_input(), "Q", TP::FLOAT, {int64_t{2}, int64_t{3}, int64_t{24}});
+    set_type(ag->add_input(), "K", TP::FLOAT, {int64_t{2}, int64_t{5}, int64_t{12}});
+    set_type(ag->add_input(), "V", TP::FLOAT, {int64_t{2}, int64_t{5}, int64_t{10}});
+    auto* n = ag->add_node();
+    n->set_op_type("Attention");
+    n->set_name("att");
+    for (const char* in : {"Q", "K", "V"}) n->add_input(in);
+    for (const char* out : {"Y", "", "", "QK"}) n->add_output(out);
+    if (q_heads > 0) {
+      auto* h = attr(n, "q_num_heads");
+      h->set_type(onnx::AttributeProto::INT);
+      h->set_i(q_heads);
+    }
+    auto* kv = attr(n, "kv_num_heads");
+    kv->set_type(onnx::AttributeProto::INT);
+    kv->set_i(2);
+    set_out(ag->add_output(), "Y", TP::FLOAT);
+    set_out(ag->add_output(), "QK", TP::FLOAT);
+    return save(a, "attention_" + std::to_string(q_heads));
+  };
+  strict.dims.clear();
+  g = onnx_graph(attention(4), strict);
+  EXPECT_EQ(g.tensors[tensor(g, "Y")].shape, (std::vector<int64_t>{2, 3, 20})) << "4 heads of V's 10 / 2 values";
+  EXPECT_EQ(g.tensors[tensor(g, "QK")].shape, (std::vector<int64_t>{2, 4, 3, 5}));
+  EXPECT_NE(error_of(attention(0)).find("needs attribute q_num_heads"), std::string::npos);
+  EXPECT_NE(error_of(attention(5)).find("Q's last dim 24 is not a multiple of q_num_heads = 5"), std::string::npos);
 }
 
 TEST(OnnxGraph, ElementTypesAfterOnnx112HaveTheirSizes) {

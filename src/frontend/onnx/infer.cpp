@@ -165,13 +165,14 @@ bool refine_loops(const onnx::GraphProto& main, const onnx::GraphProto& inferred
   return changed;
 }
 
-// Nodes whose output type refine_ops replaces (a later op version that ONNX 1.12 would read
+// Nodes whose output types refine_ops replaces (a later op version that ONNX 1.12 would read
 // with an older schema, e.g. Resize-18 with keep_aspect_ratio_policy) are moved, in the copy
 // given to inference, to a domain it does not know, so that it skips them instead of
 // inferring a wrong type that clashes with memplan's (given as value_info).
 void hide_replaced(onnx::GraphProto* g, const std::set<std::string>& replaced) {
   for (auto& n : *g->mutable_node()) {
-    if (n.output_size() > 0 && replaced.count(n.output(0))) n.set_domain("memplan.replaced");
+    for (const auto& out : n.output())
+      if (replaced.count(out)) n.set_domain("memplan.replaced");
     for (auto& a : *n.mutable_attribute()) {
       if (a.has_g()) hide_replaced(a.mutable_g(), replaced);
       for (auto& sub : *a.mutable_graphs()) hide_replaced(&sub, replaced);
@@ -180,7 +181,7 @@ void hide_replaced(onnx::GraphProto* g, const std::set<std::string>& replaced) {
 }
 
 // Output types memplan computes where ONNX 1.12's inference leaves them unknown or reads a
-// later op version with an older schema (refined_op_type, op_shapes.cpp). In `g` and its
+// later op version with an older schema (refined_op_types, op_shapes.cpp). In `g` and its
 // bodies (as inferred), reading the types of `g` and of every scope around it (`scopes`,
 // innermost last), those refined so far and the values known at import time; true when a
 // type is new or changed.
@@ -213,17 +214,23 @@ bool refine_ops(const onnx::GraphProto& g, const Inferred& inferred, std::vector
         [&](int k) -> const Value* {
           return k < n.input_size() && !n.input(k).empty() ? inferred.known(n.input(k)) : nullptr;
         }};
-    const std::optional<OpType> t = refined_op_type(n, in, path + ": " + node_label(n, i));
+    const std::optional<OpTypes> t = refined_op_types(n, in, path + ": " + node_label(n, i));
     if (!t) continue;
-    if (t->replaces) replaced.insert(n.output(0));
-    const TypeInfo* now = type(n.output(0));
-    auto it = refined.find(n.output(0));
-    if (it != refined.end() && it->second.dims == t->type.dims && it->second.elem_type == t->type.elem_type) continue;
-    if (!t->replaces && now && (now->known() || (now->has_shape && now->dims == t->type.dims))) continue;
-    TypeInfo out = t->type;
-    if (now && now->elem_type && !t->replaces) out.elem_type = now->elem_type;
-    refined[n.output(0)] = out;
-    changed = true;
+    for (size_t k = 0; k < t->outputs.size() && k < static_cast<size_t>(n.output_size()); ++k) {
+      const std::string& name = n.output(static_cast<int>(k));
+      if (name.empty() || !t->outputs[k]) continue;
+      const TypeInfo& computed = *t->outputs[k];
+      if (t->replaces) replaced.insert(name);
+      const TypeInfo* now = type(name);
+      auto it = refined.find(name);
+      if (it != refined.end() && it->second.dims == computed.dims && it->second.elem_type == computed.elem_type)
+        continue;
+      if (!t->replaces && now && (now->known() || (now->has_shape && now->dims == computed.dims))) continue;
+      TypeInfo out = computed;
+      if (now && now->elem_type && !t->replaces) out.elem_type = now->elem_type;
+      refined[name] = out;
+      changed = true;
+    }
   }
   return changed;
 }

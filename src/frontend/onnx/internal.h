@@ -88,15 +88,15 @@ struct OpInputs {
   std::function<const TypeInfo*(int)> type;
   std::function<const Value*(int)> value;
 };
-struct OpType {
-  TypeInfo type;
-  bool replaces = false;  // replaces even a complete type from ONNX inference (read by an older schema)
+struct OpTypes {
+  std::vector<std::optional<TypeInfo>> outputs;  // by output index; nullopt: not computed
+  bool replaces = false;  // replaces even complete types from ONNX inference (read by an older schema)
 };
-// Output 0's type for the ops ONNX 1.12's inference leaves unknown or reads with an older
-// schema (op_shapes.cpp lists them and their rules); nullopt for other ops or while an input
-// it needs is unknown. InputError, naming `where` (file and node), for attributes or values
-// the op's specification rules out.
-std::optional<OpType> refined_op_type(const onnx::NodeProto& n, const OpInputs& in, const std::string& where);
+// Output types for the ops ONNX 1.12's inference leaves unknown or reads with an older schema
+// (op_shapes.cpp lists them and their rules); nullopt for other ops or while an input they
+// need is unknown. InputError, naming `where` (file and node), for attributes or values the
+// op's specification rules out.
+std::optional<OpTypes> refined_op_types(const onnx::NodeProto& n, const OpInputs& in, const std::string& where);
 
 struct Inferred {
   onnx::ModelProto model;  // the model with inferred value_info (bodies too)

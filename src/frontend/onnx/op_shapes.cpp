@@ -4,7 +4,8 @@
 //  - ops added after opset 17, which ONNX 1.12 does not know at all (no output type, so the
 //    import used to stop there): Gelu (20), Mish, BitwiseNot, GroupNormalization (18),
 //    RMSNormalization, RotaryEmbedding (23) keep their input's shape; BitwiseAnd/Or/Xor (18)
-//    broadcast; CenterCropPad (18) takes its target shape from a value;
+//    broadcast; CenterCropPad (18) takes its target shape from a value; Attention (23, 24)
+//    gives its four outputs from Q, K, V and the past keys (attention_types);
 //  - ops whose later versions ONNX 1.12 reads with an older schema: Pad with an `axes` input
 //    (18: pads name only those axes; 1.12 gives no shape) and Resize with an `axes`
 //    attribute or a keep_aspect_ratio_policy (18; 1.12 gives no shape, or for the policy
@@ -152,9 +153,55 @@ std::optional<std::vector<int64_t>> resize_dims(const onnx::NodeProto& n, const 
   return out;
 }
 
+// Attention (23, 24): Q, K, V of rank 4 ([batch, heads, sequence, head size]) or 3
+// ([batch, sequence, heads * head size], the head counts from q_num_heads / kv_num_heads),
+// optional past_key / past_value [batch, kv heads, past sequence, head size]. Outputs: Y
+// (Q's rank; its head size V's), present_key / present_value (past and new keys and values
+// concatenated along the sequence) and the QK product [batch, q heads, q sequence, past +
+// kv sequence].
+std::optional<OpTypes> attention_types(const onnx::NodeProto& n, const OpInputs& in, const std::string& where) {
+  const TypeInfo *q = in.type(0), *k = in.type(1), *v = in.type(2);
+  if (!q || !k || !v || !q->has_shape || !k->has_shape || !v->has_shape) return std::nullopt;
+  auto heads_attr = [&](const char* name) {
+    const auto* a = attribute(n, name);
+    return a ? a->i() : 0;
+  };
+  // [batch, heads, sequence, head size] of one of Q, K, V.
+  auto split = [&](const TypeInfo* t, const char* what, const char* heads_name) -> std::vector<int64_t> {
+    if (t->dims.size() == 4) return t->dims;
+    if (t->dims.size() != 3)
+      throw InputError(where + ": Attention " + what + " has rank " + std::to_string(t->dims.size()) + ", not 3 or 4");
+    const int64_t heads = heads_attr(heads_name);
+    if (heads <= 0) throw InputError(where + ": Attention with 3-D " + what + " needs attribute " + heads_name);
+    const int64_t hidden = t->dims[2];
+    if (hidden >= 0 && hidden % heads != 0)
+      throw InputError(where + ": Attention " + what + "'s last dim " + std::to_string(hidden) + " is not a multiple of " +
+                       heads_name + " = " + std::to_string(heads));
+    return {t->dims[0], heads, t->dims[1], hidden < 0 ? -1 : hidden / heads};
+  };
+  const std::vector<int64_t> q4 = split(q, "Q", "q_num_heads"), k4 = split(k, "K", "kv_num_heads"),
+                             v4 = split(v, "V", "kv_num_heads");
+  int64_t past = 0;
+  if (const TypeInfo* pk = in.type(4)) {
+    if (!pk->has_shape || pk->dims.size() != 4) return std::nullopt;
+    past = pk->dims[2];
+  }
+  const int64_t total = past < 0 || k4[2] < 0 ? -1 : past + k4[2];
+  const int64_t head_v = v4[3];
+  OpTypes out;
+  const int32_t elem = q->elem_type;
+  std::vector<int64_t> y = q->dims.size() == 4 ? std::vector<int64_t>{q4[0], q4[1], q4[2], head_v}
+                                               : std::vector<int64_t>{q4[0], q4[2], head_v < 0 ? -1 : q4[1] * head_v};
+  out.outputs.push_back(TypeInfo{true, elem, true, y});
+  out.outputs.push_back(TypeInfo{true, k->elem_type, true, {k4[0], k4[1], total, k4[3]}});
+  out.outputs.push_back(TypeInfo{true, v->elem_type, true, {v4[0], v4[1], total, head_v}});
+  out.outputs.push_back(TypeInfo{true, elem, true, {q4[0], q4[1], q4[2], total}});
+  return out;
+}
+
 }  // namespace
 
-std::optional<OpType> refined_op_type(const onnx::NodeProto& n, const OpInputs& in, const std::string& where) {
+std::optional<OpTypes> refined_op_types(const onnx::NodeProto& n, const OpInputs& in, const std::string& where) {
   if (!n.domain().empty() && n.domain() != "ai.onnx") return std::nullopt;
   const std::string& op = n.op_type();
   const TypeInfo* x = in.type(0);
@@ -208,11 +255,13 @@ std::optional<OpType> refined_op_type(const onnx::NodeProto& n, const OpInputs& 
     d = resize_dims(n, x->dims, n.input_size() > 2 && !n.input(2).empty() ? in.value(2) : nullptr,
                     n.input_size() > 3 && !n.input(3).empty() ? in.value(3) : nullptr, where);
     replaces = true;
+  } else if (op == "Attention") {
+    return attention_types(n, in, where);
   } else {
     return std::nullopt;
   }
   if (!d) return std::nullopt;
-  return OpType{TypeInfo{true, elem, true, *d}, replaces};
+  return OpTypes{{TypeInfo{true, elem, true, *d}}, replaces};
 }
 
 }  // namespace memplan::onnx_fe
