@@ -153,6 +153,37 @@ TEST(OnnxImport, HugeInitializerDimsGiveAClearError) {
   }
 }
 
+// A fuzz find: a Constant of int64 [2] with 7 bytes of raw data, read by a Resize as its
+// sizes, made ONNX 1.12's inference copy 7 bytes into an empty vector (a crash, SIGSEGV).
+// Raw data that does not match its dims and type is refused by name before inference.
+TEST(OnnxImport, RawDataOfTheWrongLengthIsRefusedByName) {
+  for (const size_t raw : {size_t{7}, size_t{24}}) {
+    const std::string path = save_model("raw_" + std::to_string(raw), [&](onnx::GraphProto* g) {
+      set_tensor_type(g->add_input(), "X", {int64_t{1}, int64_t{3}});
+      auto* c = add_node(g, "Constant", {}, "shape");
+      c->set_name("shape_const");
+      auto* a = c->add_attribute();
+      a->set_name("value");
+      a->set_type(onnx::AttributeProto::TENSOR);
+      a->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+      a->mutable_t()->add_dims(2);
+      a->mutable_t()->set_raw_data(std::string(raw, '\x01'));
+      add_node(g, "Reshape", {"X", "shape"}, "Y");
+      g->add_output()->set_name("Y");
+    });
+    try {
+      import_onnx(path);
+      FAIL() << "expected InputError";
+    } catch (const InputError& e) {
+      const std::string w = e.what();
+      EXPECT_NE(w.find("attribute 'value' of node 'shape_const' (Constant): raw data of " + std::to_string(raw) +
+                       " bytes, but int64 [2] needs 16"),
+                std::string::npos)
+          << w;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace memplan
 

@@ -212,6 +212,47 @@ std::vector<std::string> node_reads(const onnx::NodeProto& n) {
   return out;
 }
 
+// ONNX 1.12's inference reads constant tensors' raw bytes (ParseData) as whole elements
+// and copies all of them into a vector sized by whole elements: raw data whose length is not
+// what the dims and type ask for made it write past that vector (a fuzz find: a Resize's
+// sizes Constant with 7 raw bytes crashed the import). Such a tensor is refused by name
+// before inference. Tensors without data (a model whose weights were stripped) pass: only
+// their dims are used.
+void check_raw_data(const onnx::TensorProto& t, const std::string& path, const std::string& what) {
+  if (!t.has_raw_data() || t.raw_data().empty()) return;
+  const int64_t bits = element_bits(t.data_type());
+  if (bits == 0) return;
+  __int128 count = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0) throw InputError(path + ": " + what + ": negative dim " + std::to_string(d));
+    count *= d;
+    if (count > (static_cast<__int128>(1) << 62)) break;  // cannot match any raw data
+  }
+  const __int128 want = (count * bits + 7) / 8;
+  if (want == static_cast<__int128>(t.raw_data().size())) return;
+  std::string dims = "[";
+  for (int k = 0; k < t.dims_size(); ++k) dims += (k ? ", " : "") + std::to_string(t.dims(k));
+  dims += "]";
+  throw InputError(path + ": " + what + ": raw data of " + std::to_string(t.raw_data().size()) + " bytes, but " +
+                   dtype_name(t.data_type()) + " " + dims + " needs " +
+                   (count > (static_cast<__int128>(1) << 62) ? std::string("far more")
+                                                              : std::to_string(static_cast<int64_t>(want))));
+}
+
+void check_tensors(const onnx::GraphProto& g, const std::string& path) {
+  for (const auto& t : g.initializer()) check_raw_data(t, path, "initializer '" + t.name() + "'");
+  for (int k = 0; k < g.node_size(); ++k) {
+    const auto& n = g.node(k);
+    for (const auto& a : n.attribute()) {
+      const std::string what = "attribute '" + a.name() + "' of " + node_label(n, k);
+      if (a.has_t()) check_raw_data(a.t(), path, what);
+      for (const auto& t : a.tensors()) check_raw_data(t, path, what);
+      if (a.has_g()) check_tensors(a.g(), path);
+      for (const auto& sub : a.graphs()) check_tensors(sub, path);
+    }
+  }
+}
+
 onnx::ModelProto read_model(const std::string& path, const OnnxImportOptions& o) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open file");
@@ -225,6 +266,7 @@ onnx::ModelProto read_model(const std::string& path, const OnnxImportOptions& o)
     throw InputError(path + ": not a valid ONNX model (no graph)");
   for (const auto& v : m.graph().output())
     if (v.name().empty()) throw InputError(path + ": a graph output has no name");
+  check_tensors(m.graph(), path);
   bind_dims(m, path, o);
   sort_nodes(m.mutable_graph(), path);
   return m;
