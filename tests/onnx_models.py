@@ -365,9 +365,57 @@ def attention_expected(inputs):
     return [y.transpose(1, 2).reshape(2, 3, 20), k, v, qk, torch.softmax(s4, -1) @ v4]
 
 
+def sequences_model():
+    """x[N,4,10] -> sequences (ONNX 1.12 merges their elements' shapes; memplan follows them
+    one by one): s1 = SplitToSequence(x, [3, 7], axis 2) (unequal parts), s2 = one squeezed
+    part per row of axis 1, s3 = s1 with Relu(x) inserted at 0, s4 = s3 without element -2,
+    s5 = SequenceConstruct(r, t); read back by SequenceAt (positive and negative positions),
+    ConcatFromSequence (joined, and stacked on a new axis) and SequenceLength."""
+    f = TensorProto.FLOAT
+    nodes = [
+        _const("split", [3, 7]),
+        helper.make_node("SplitToSequence", ["x", "split"], ["s1"], name="s1", axis=2),
+        helper.make_node("SplitToSequence", ["x"], ["s2"], name="s2", axis=1, keepdims=0),
+        _const("one", [1]), _const("zero", [0]), _const("minus2", [-2]), _const("minus1", [-1]),
+        helper.make_node("Squeeze", ["one"], ["one_s"], name="one_s"),
+        helper.make_node("Squeeze", ["zero"], ["zero_s"], name="zero_s"),
+        helper.make_node("Squeeze", ["minus2"], ["minus2_s"], name="minus2_s"),
+        helper.make_node("Squeeze", ["minus1"], ["minus1_s"], name="minus1_s"),
+        helper.make_node("SequenceAt", ["s1", "one_s"], ["t"], name="t"),
+        helper.make_node("Relu", ["t"], ["r"], name="r"),
+        helper.make_node("Relu", ["x"], ["y"], name="y"),
+        helper.make_node("SequenceInsert", ["s1", "y", "zero_s"], ["s3"], name="s3"),
+        helper.make_node("ConcatFromSequence", ["s3"], ["c"], name="c", axis=2),
+        helper.make_node("Sigmoid", ["c"], ["c_sig"], name="c_sig"),
+        helper.make_node("SequenceErase", ["s3", "minus2_s"], ["s4"], name="s4"),
+        helper.make_node("ConcatFromSequence", ["s4"], ["c4"], name="c4", axis=-1),
+        helper.make_node("ConcatFromSequence", ["s2"], ["st"], name="st", axis=0, new_axis=1),
+        helper.make_node("SequenceLength", ["s4"], ["len"], name="len"),
+        helper.make_node("SequenceConstruct", ["r", "t"], ["s5"], name="s5"),
+        helper.make_node("SequenceAt", ["s5", "minus1_s"], ["u"], name="u"),
+        helper.make_node("Relu", ["u"], ["u_r"], name="u_r"),
+    ]
+    g = helper.make_graph(nodes, "sequences",
+                          [helper.make_tensor_value_info("x", f, ["N", 4, 10])],
+                          [helper.make_tensor_value_info(o, TensorProto.INT64 if o == "len" else f, None)
+                           for o in SEQUENCES_OUTPUTS])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+SEQUENCES_OUTPUTS = ["r", "c_sig", "c4", "st", "len", "u_r"]
+
+
+def sequences_expected(x):
+    """sequences_model's outputs with torch's own ops (not by the executor)."""
+    a, b = x[:, :, :3], x[:, :, 3:]
+    y = torch.relu(x)
+    return [torch.relu(b), torch.sigmoid(torch.cat([y, a, b], 2)), torch.cat([y, b], 2),
+            x.transpose(0, 1), torch.tensor(2), torch.relu(b)]
+
+
 def small_cases(folder):
     """The If model (both branches, by two inputs), the computed-shape model, the Einsum
-    forms, the OneHots and the ops after opset 17."""
+    forms, the OneHots, the ops after opset 17 and the sequences."""
     os.makedirs(folder, exist_ok=True)
     cases = []
     gen = torch.Generator().manual_seed(3)
@@ -397,6 +445,10 @@ def small_cases(folder):
              "yi": torch.randint(-50, 50, (4, 1), generator=gen, dtype=torch.int32)}
     feeds.update({name: torch.randn(shape, generator=gen) for name, shape in ATTENTION_INPUTS})
     cases.append(Case("later_ops", path, feeds, None, {"x": [2, 4, 6, 10]}, "small"))
+    path = os.path.join(folder, "sequences.onnx")
+    onnx.save(sequences_model(), path)
+    x = torch.randn(2, 4, 10, generator=gen)
+    cases.append(Case("sequences", path, {"x": x}, None, {"x": [2, 4, 10]}, "small"))
     return cases
 
 

@@ -43,7 +43,16 @@ class Executed:
 
 
 def tensor_bytes(t):
+    """A tensor's bytes; a sequence (a Python list of tensors) holds its elements' bytes."""
+    if isinstance(t, list):
+        return sum(tensor_bytes(e) for e in t)
     return t.numel() * t.element_size()
+
+
+def _shape_dtype(value):
+    if isinstance(value, list):  # a sequence: its length, its elements' type
+        return (len(value),), value[0].dtype if value else None
+    return tuple(value.shape), value.dtype
 
 
 def to_torch(array):
@@ -523,6 +532,36 @@ def op_attention(node, a, q, k, v, mask=None, past_key=None, past_value=None, no
     return y, k4, v4, qk
 
 
+# Sequences are Python lists of tensors.
+def op_split_to_sequence(node, a, x, split=None):
+    axis = a.get("axis", 0) % x.dim()
+    if split is None:
+        parts = list(torch.split(x, 1, axis))
+        return [p.squeeze(axis) for p in parts] if a.get("keepdims", 1) == 0 else parts
+    if split.dim() == 0:
+        return list(torch.split(x, int(split.item()), axis))
+    return list(torch.split(x, ints(split), axis))
+
+
+def op_sequence_insert(node, a, s, t, pos=None):
+    s = list(s)
+    p = len(s) if pos is None else int(pos.item())
+    s.insert(p + len(s) if p < 0 else p, t)
+    return s
+
+
+def op_sequence_erase(node, a, s, pos=None):
+    s = list(s)
+    del s[-1 if pos is None else int(pos.item())]
+    return s
+
+
+def op_concat_from_sequence(node, a, s):
+    if a.get("new_axis", 0):
+        return torch.stack(s, a["axis"])
+    return torch.cat(s, a["axis"])
+
+
 def op_einsum(node, a, *xs):
     return torch.einsum(a["equation"].decode(), *xs)
 
@@ -580,7 +619,7 @@ OPS = {
     "Size": lambda n, a, x: torch.tensor(x.numel(), dtype=torch.int64),
     "Not": _elementwise(torch.logical_not), "And": _elementwise(torch.logical_and),
     "Or": _elementwise(torch.logical_or), "Range": op_range,
-    "Identity": lambda n, a, x: x.clone(), "Dropout": op_dropout,
+    "Identity": lambda n, a, x: list(x) if isinstance(x, list) else x.clone(), "Dropout": op_dropout,
     "Max": _variadic(torch.maximum), "Min": _variadic(torch.minimum),
     "Sum": _variadic(torch.add), "Tile": op_tile, "ArgMax": op_argmax, "Einsum": op_einsum,
     "OneHot": op_one_hot,
@@ -591,6 +630,12 @@ OPS = {
     "BitwiseAnd": _elementwise(torch.bitwise_and), "BitwiseOr": _elementwise(torch.bitwise_or),
     "BitwiseXor": _elementwise(torch.bitwise_xor), "BitwiseNot": _elementwise(torch.bitwise_not),
     "Attention": op_attention,
+    "SplitToSequence": op_split_to_sequence, "SequenceConstruct": lambda n, a, *xs: list(xs),
+    "SequenceEmpty": lambda n, a: [], "SequenceInsert": op_sequence_insert,
+    "SequenceErase": op_sequence_erase,
+    "SequenceAt": lambda n, a, s, pos: s[int(pos.item())].clone(),
+    "SequenceLength": lambda n, a, s: torch.tensor(len(s), dtype=torch.int64),
+    "ConcatFromSequence": op_concat_from_sequence,
 }
 OPSET_AWARE = {"Softmax", "LogSoftmax"}
 # Ops whose output is the input's bytes reinterpreted (memplan's contract: they alias).
@@ -638,7 +683,7 @@ def _run_graph(graph, env, record, opset, scope):
             if name == "":
                 continue
             env[name] = value
-            record[name] = Executed(tuple(value.shape), value.dtype, tensor_bytes(value),
+            record[name] = Executed(*_shape_dtype(value), tensor_bytes(value),
                                     node.op_type, node.name, scope)
 
 

@@ -669,6 +669,36 @@ TEST(OnnxGraph, ElementTypesAfterOnnx112HaveTheirSizes) {
   EXPECT_EQ(gr.tensors[tensor(gr, "U2")].bytes, 2);
 }
 
+// X [2,10] -> SplitToSequence(X, split, axis 1) -> S -> SequenceAt(S, P) -> Y.
+onnx::ModelProto sequence_model(std::vector<int64_t> split, bool known_position) {
+  onnx::ModelProto m = model(13);
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "X", TP::FLOAT, {int64_t{2}, int64_t{10}});
+  int_const(g, "split", split);
+  auto* axis = attr(node(g, "SplitToSequence", {"X", "split"}, {"S"}), "axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(1);
+  if (known_position) int_const(g, "P", {-1}, true);
+  else set_type(g->add_input(), "P", TP::INT64, {});
+  node(g, "SequenceAt", {"S", "P"}, {"Y"});
+  set_out(g->add_output(), "Y", TP::FLOAT);
+  return m;
+}
+
+TEST(OnnxGraph, SequencesArePlannedElementByElement) {
+  OnnxImportOptions strict;
+  strict.strict = true;
+  const Graph g = onnx_graph(save(sequence_model({3, 7}, true), "seq"), strict);
+  EXPECT_EQ(g.tensors[tensor(g, "S")].bytes, 2 * 10 * 4) << "the sequence holds both parts";
+  EXPECT_EQ(g.tensors[tensor(g, "Y")].shape, (std::vector<int64_t>{2, 7})) << "element -1, not a merged shape";
+  std::string e = error_of(save(sequence_model({3, 6}, true), "seq_sum"));
+  EXPECT_NE(e.find("node 'SplitToSequence_S' (SplitToSequence): split sizes add up to 9, not the dim 10"),
+            std::string::npos) << e;
+  // A position given at run time: which element SequenceAt returns is not known.
+  e = error_of(save(sequence_model({3, 7}, false), "seq_runtime"), strict);
+  EXPECT_NE(e.find("tensor 'Y'"), std::string::npos) << e;
+}
+
 // --- the command line: exit 2, one line, no output file -----------------------------------
 
 int run(const std::string& args, std::string* err = nullptr) {

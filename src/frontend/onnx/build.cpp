@@ -72,8 +72,35 @@ struct Builder {
     const std::string w = what(t.name);
     if (it != inf.types.end()) {
       const TypeInfo& ti = it->second;
-      if (!ti.is_tensor)
-        throw InputError(path + ": " + w + ": a sequence, map or optional value, not a plain tensor (unsupported)");
+      if (!ti.is_tensor) {
+        // A sequence whose elements are known (sequences.cpp): one buffer of their bytes.
+        if (auto s = inf.sequences.find(t.name); s != inf.sequences.end()) {
+          int64_t sum = 0;
+          for (const TypeInfo& e : s->second) {
+            const int64_t b = bytes_of(e, path, w);
+            if (b < 0) {
+              unknown(w + " is a sequence with an element of unknown shape");
+              return;
+            }
+            if (sum > (int64_t{1} << 61) - b) throw InputError(path + ": " + w + ": size overflows 64 bits");
+            sum += b;
+          }
+          t.dtype = std::string("sequence<") + (s->second.empty() ? "" : dtype_name(s->second[0].elem_type)) + ">";
+          t.shape = {static_cast<int64_t>(s->second.size())};
+          t.bytes = sum;
+          return;
+        }
+        if (auto b = inf.sequence_bytes.find(t.name); b != inf.sequence_bytes.end()) {
+          t.dtype = "sequence";
+          t.bytes = b->second;
+          return;
+        }
+        if (ti.is_sequence) {  // like a tensor of unknown shape: left out, named
+          unknown(w + " is a sequence whose elements are not known at import");
+          return;
+        }
+        throw InputError(path + ": " + w + ": a map or an optional value, not a tensor or sequence (unsupported)");
+      }
       if (ti.elem_type != 0 && element_bits(ti.elem_type) == 0)
         throw InputError(path + ": " + w + ": element type " + dtype_name(ti.elem_type) + " has no fixed size (unsupported)");
       if (ti.elem_type == 0 && !ti.has_shape)

@@ -415,6 +415,7 @@ Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
       std::vector<const TypeMap*> scopes{&out.types};
       changed |= refine_ops(out.model.graph(), out, scopes, refined, replaced, path);
     }
+    changed |= refine_sequences(bound.graph(), out, refined, out.sequences, out.sequence_bytes, path);
     for (const auto& [name, t] : refined) out.types[name] = t;
     auto value = [&](const std::string& name) -> const Value* {
       auto it = out.values.find(name);

@@ -61,6 +61,7 @@ struct TypeInfo {
   int32_t elem_type = 0;
   bool has_shape = false;
   std::vector<int64_t> dims;
+  bool is_sequence = false;  // a sequence (is_tensor false)
   bool known() const;
 };
 using TypeMap = std::unordered_map<std::string, TypeInfo>;
@@ -98,11 +99,24 @@ struct OpTypes {
 // op's specification rules out.
 std::optional<OpTypes> refined_op_types(const onnx::NodeProto& n, const OpInputs& in, const std::string& where);
 
+// Sequence values of the main graph, as lists of element types (sequences.cpp).
+using Sequences = std::unordered_map<std::string, std::vector<TypeInfo>>;
+
+struct Inferred;
+// Follows the main graph's sequences element by element (sequences.cpp); refines what
+// SequenceAt and ConcatFromSequence return. True when something is new or changed.
+// Also gives the total bytes of sequences whose elements are not known but whose size is
+// (`bytes_only`: a SplitToSequence by split sizes given at run time holds its input's bytes).
+bool refine_sequences(const onnx::GraphProto& g, const Inferred& inferred, TypeMap& refined, Sequences& seqs,
+                      std::unordered_map<std::string, int64_t>& bytes_only, const std::string& path);
+
 struct Inferred {
   onnx::ModelProto model;  // the model with inferred value_info (bodies too)
   TypeMap types;           // main-graph tensor types by name
   std::unordered_map<std::string, Value> values;  // tensors computed at import time
   std::unordered_map<std::string, Value> body_values;  // the same inside If/Loop/Scan bodies
+  Sequences sequences;  // main-graph sequences whose elements are known
+  std::unordered_map<std::string, int64_t> sequence_bytes;  // others whose total bytes are known
   // The value of a tensor (main graph or body) known at import time, or nullptr. Also
   // finds reads that inference saw rewired to a folded initializer.
   const Value* known(const std::string& name) const;

@@ -150,6 +150,7 @@ bool TypeInfo::known() const {
 
 TypeInfo type_info(const onnx::TypeProto& t) {
   TypeInfo out;
+  out.is_sequence = t.has_sequence_type();
   if (!t.has_tensor_type()) return out;
   out.is_tensor = true;
   out.elem_type = t.tensor_type().elem_type();
