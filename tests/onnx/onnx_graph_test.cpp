@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <set>
 #include <variant>
@@ -597,6 +598,30 @@ TEST(OnnxGraph, OpsAfterOpset17AreSizedByTheirSpecification) {
             std::string::npos);
   EXPECT_NE(error_of(save(resize_policy_model("stretch", {2, 4}), "resize_count"))
                 .find("Resize has 2 sizes for 4 axes"), std::string::npos);
+  // Scales on named axes, one of them infinite (a fuzz find: converting it to a dim was
+  // undefined behaviour).
+  for (const float scale : {2.0f, std::numeric_limits<float>::infinity(), -1.0f}) {
+    onnx::ModelProto r = model(18);
+    auto* rg = r.mutable_graph();
+    set_type(rg->add_input(), "X", TP::FLOAT, {int64_t{2}, int64_t{4}, int64_t{6}, int64_t{10}});
+    auto* c = node(rg, "Constant", {}, {"scales"});
+    auto* v = attr(c, "value");
+    v->set_type(onnx::AttributeProto::TENSOR);
+    v->mutable_t()->set_data_type(TP::FLOAT);
+    v->mutable_t()->add_dims(1);
+    v->mutable_t()->add_float_data(scale);
+    auto* n = node(rg, "Resize", {"X", "", "scales"}, {"R"});
+    set_string(n, "mode", "linear");
+    set_ints(n, "axes", {-1});
+    set_out(rg->add_output(), "R", TP::FLOAT);
+    const std::string path = save(r, "resize_scale");
+    if (scale == 2.0f) {
+      const Graph rs = onnx_graph(path, strict);
+      EXPECT_EQ(rs.tensors[tensor(rs, "R")].shape, (std::vector<int64_t>{2, 4, 6, 20}));
+    } else {
+      EXPECT_NE(error_of(path).find("Resize gives an output extent of"), std::string::npos) << scale;
+    }
+  }
   // Gelu (opset 20), unknown to ONNX 1.12: it used to stop the import ("no type or shape").
   onnx::ModelProto m = model(20);
   auto* gg = m.mutable_graph();

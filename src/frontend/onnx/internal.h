@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "memplan/io.h"
 #include "memplan/onnx.h"
 
 namespace memplan::onnx_fe {
@@ -129,6 +130,15 @@ Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path);
 
 Graph build_graph(const onnx::ModelProto& bound, const Inferred& inferred,
                   const std::string& path, const OnnxImportOptions& options);
+
+// a + b for dims, extents and byte counts (each >= 0) from a model; InputError naming
+// `where` when the sum passes 2^62 (fuzzed models carry such values).
+inline int64_t add_extents(int64_t a, int64_t b, const std::string& where) {
+  const __int128 sum = static_cast<__int128>(a) + b;
+  if (sum > (static_cast<__int128>(1) << 62) || sum < -(static_cast<__int128>(1) << 62))
+    throw InputError(where + ": an extent overflows (" + std::to_string(a) + " + " + std::to_string(b) + ")");
+  return static_cast<int64_t>(sum);
+}
 
 // Bits per element of a tensor element type; 0 when it has no fixed size (string, undefined).
 int64_t element_bits(int32_t type);

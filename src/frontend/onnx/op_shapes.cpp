@@ -99,7 +99,7 @@ std::optional<std::vector<int64_t>> pad_dims(const std::vector<int64_t>& in, con
   for (size_t k = 0; k < named.size(); ++k) {
     int64_t& d = out[static_cast<size_t>(named[k])];
     if (d < 0) continue;
-    d += p[k] + p[k + named.size()];
+    d = add_extents(add_extents(d, p[k], where), p[k + named.size()], where);
     if (d < 0) throw InputError(where + ": Pad makes axis " + std::to_string(named[k]) + " negative");
   }
   return out;
@@ -125,15 +125,24 @@ std::optional<std::vector<int64_t>> resize_dims(const onnx::NodeProto& n, const 
   if (given->count() != static_cast<int64_t>(axes.size()))
     throw InputError(where + ": Resize has " + std::to_string(given->count()) + " " + (sizes ? "sizes" : "scales") +
                      " for " + std::to_string(axes.size()) + " axes");
+  // A float result as a dim: finite, not negative, and far below int64's range.
+  auto as_dim = [&](float v) {
+    if (!(v >= 0.0f) || v > 4.0e18f)
+      throw InputError(where + ": Resize gives an output extent of " + std::to_string(v) + " (scales or sizes out of range)");
+    return static_cast<int64_t>(v);
+  };
   std::vector<int64_t> out = in;
   if (!sizes) {
     if (policy != "stretch") throw InputError(where + ": Resize with scales takes no keep_aspect_ratio_policy");
     for (size_t k = 0; k < axes.size(); ++k) {
       int64_t& d = out[static_cast<size_t>(axes[k])];
-      if (d >= 0) d = static_cast<int64_t>(std::floor(static_cast<float>(d) * static_cast<float>(given->at(k))));
+      if (d >= 0) d = as_dim(std::floor(static_cast<float>(d) * static_cast<float>(given->at(static_cast<int64_t>(k)))));
     }
     return out;
   }
+  for (int64_t k = 0; k < sizes->count(); ++k)
+    if (sizes->int_at(k) < 0 || (policy != "stretch" && sizes->int_at(k) == 0))
+      throw InputError(where + ": Resize size " + std::to_string(sizes->int_at(k)) + " is not positive");
   if (policy == "stretch") {
     for (size_t k = 0; k < axes.size(); ++k) out[static_cast<size_t>(axes[k])] = sizes->int_at(static_cast<int64_t>(k));
     return out;
@@ -148,8 +157,7 @@ std::optional<std::vector<int64_t>> resize_dims(const onnx::NodeProto& n, const 
     const float s = static_cast<float>(sizes->int_at(static_cast<int64_t>(k))) / static_cast<float>(d);
     scale = policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
   }
-  for (int64_t a : axes)
-    out[static_cast<size_t>(a)] = static_cast<int64_t>(std::roundf(scale * static_cast<float>(in[static_cast<size_t>(a)])));
+  for (int64_t a : axes) out[static_cast<size_t>(a)] = as_dim(std::roundf(scale * static_cast<float>(in[static_cast<size_t>(a)])));
   return out;
 }
 
@@ -186,7 +194,7 @@ std::optional<OpTypes> attention_types(const onnx::NodeProto& n, const OpInputs&
     if (!pk->has_shape || pk->dims.size() != 4) return std::nullopt;
     past = pk->dims[2];
   }
-  const int64_t total = past < 0 || k4[2] < 0 ? -1 : past + k4[2];
+  const int64_t total = past < 0 || k4[2] < 0 ? -1 : add_extents(past, k4[2], where);
   const int64_t head_v = v4[3];
   OpTypes out;
   const int32_t elem = q->elem_type;
@@ -247,7 +255,11 @@ std::optional<OpTypes> refined_op_types(const onnx::NodeProto& n, const OpInputs
       throw InputError(where + ": CenterCropPad has " + std::to_string(shape->count()) + " target extents for " +
                        std::to_string(axes.size()) + " axes");
     d = x->dims;
-    for (size_t k = 0; k < axes.size(); ++k) (*d)[static_cast<size_t>(axes[k])] = shape->int_at(static_cast<int64_t>(k));
+    for (size_t k = 0; k < axes.size(); ++k) {
+      const int64_t target = shape->int_at(static_cast<int64_t>(k));
+      if (target < 0) throw InputError(where + ": CenterCropPad target extent " + std::to_string(target) + " is negative");
+      (*d)[static_cast<size_t>(axes[k])] = target;
+    }
   } else if (op == "Pad" && n.input_size() > 3 && !n.input(3).empty()) {
     d = pad_dims(x->dims, in.value(1), in.value(3), where);
     replaces = true;

@@ -84,10 +84,16 @@ bool refine_sequences(const onnx::GraphProto& g, const Inferred& inferred, TypeM
         throw InputError(where + ": axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
       if (axis < 0) axis += rank;
       const int64_t dim = x->dims[static_cast<size_t>(axis)];
+      // Past kMaxElements parts (a fuzzed dim of 10^12), only the bytes are kept.
+      constexpr int64_t kMaxElements = int64_t{1} << 16;
       std::vector<int64_t> sizes;
       bool squeeze = false;
       const std::string split_name = input(n, 1);
       if (split_name.empty()) {
+        if (dim > kMaxElements) {
+          set_bytes(out, bytes(*x));
+          continue;
+        }
         sizes.assign(static_cast<size_t>(dim), 1);
         squeeze = int_attr(n, "keepdims", 1) == 0;
       } else {
@@ -99,13 +105,17 @@ bool refine_sequences(const onnx::GraphProto& g, const Inferred& inferred, TypeM
         if (split->dims.empty()) {  // a scalar: chunks of that size, the last smaller
           const int64_t chunk = split->int_at(0);
           if (chunk <= 0) throw InputError(where + ": split " + std::to_string(chunk) + " is not positive");
+          if (dim / chunk >= kMaxElements) {
+            set_bytes(out, bytes(*x));
+            continue;
+          }
           for (int64_t at = 0; at < dim; at += chunk) sizes.push_back(std::min(chunk, dim - at));
         } else {
           int64_t sum = 0;
           for (int64_t k = 0; k < split->count(); ++k) {
             if (split->int_at(k) < 0) throw InputError(where + ": a negative split size");
             sizes.push_back(split->int_at(k));
-            sum += split->int_at(k);
+            sum = add_extents(sum, split->int_at(k), where);
           }
           if (sum != dim)
             throw InputError(where + ": split sizes add up to " + std::to_string(sum) + ", not the dim " +
@@ -138,7 +148,7 @@ bool refine_sequences(const onnx::GraphProto& g, const Inferred& inferred, TypeM
         if (b == bytes_only.end()) continue;
         if (op == "Identity") set_bytes(out, b->second);
         if (op == "SequenceInsert")
-          if (const TypeInfo* t = tensor(input(n, 1)); t && bytes(*t) >= 0) set_bytes(out, b->second + bytes(*t));
+          if (const TypeInfo* t = tensor(input(n, 1)); t && bytes(*t) >= 0) set_bytes(out, add_extents(b->second, bytes(*t), where));
         continue;
       }
       made = *s;
@@ -184,7 +194,7 @@ bool refine_sequences(const onnx::GraphProto& g, const Inferred& inferred, TypeM
           t.dims.insert(t.dims.begin() + axis, static_cast<int64_t>(s->size()));
         } else {
           int64_t sum = 0;
-          for (const TypeInfo& e : *s) sum += e.dims[static_cast<size_t>(axis)];
+          for (const TypeInfo& e : *s) sum = add_extents(sum, e.dims[static_cast<size_t>(axis)], where);
           t.dims[static_cast<size_t>(axis)] = sum;
         }
       }
