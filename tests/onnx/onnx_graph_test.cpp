@@ -142,6 +142,19 @@ TEST(OnnxGraph, IfBodiesReadOuterTensorsAndAreScratch) {
   EXPECT_TRUE(scratch);
 }
 
+// A Loop node reading `in` (trip count, condition, carried values) and its body graph, whose
+// first inputs are the iteration number i and the condition c_in (the caller adds the rest).
+onnx::GraphProto* loop_node(onnx::GraphProto* g, std::vector<std::string> in, std::vector<std::string> out) {
+  auto* a = node(g, "Loop", std::move(in), std::move(out))->add_attribute();
+  a->set_name("body");
+  a->set_type(onnx::AttributeProto::GRAPH);
+  auto* b = a->mutable_g();
+  b->set_name("body");
+  set_type(b->add_input(), "i", TP::INT64, {});
+  set_type(b->add_input(), "c_in", TP::BOOL, {});
+  return b;
+}
+
 // Loop M=3 times over v [4]: tmp = Mul(v, X), v_out = Add(tmp, X); X is outer.
 onnx::ModelProto loop_model(bool symbolic_body = false) {
   onnx::ModelProto m = model();
@@ -149,14 +162,7 @@ onnx::ModelProto loop_model(bool symbolic_body = false) {
   set_type(g->add_input(), "X", TP::FLOAT, {int64_t{4}});
   int_const(g, "M", {3}, true);
   node(g, "Relu", {"X"}, {"v0"});
-  auto* n = node(g, "Loop", {"M", "", "v0"}, {"v_final", "scan"});
-  auto* a = n->add_attribute();
-  a->set_name("body");
-  a->set_type(onnx::AttributeProto::GRAPH);
-  auto* b = a->mutable_g();
-  b->set_name("body");
-  set_type(b->add_input(), "i", TP::INT64, {});
-  set_type(b->add_input(), "c_in", TP::BOOL, {});
+  auto* b = loop_node(g, {"M", "", "v0"}, {"v_final", "scan"});
   set_type(b->add_input(), "v", TP::FLOAT, {int64_t{4}});
   node(b, "Identity", {"c_in"}, {"c_out"});
   node(b, "Mul", {"v", "X"}, {"tmp"});
@@ -469,14 +475,7 @@ onnx::ModelProto einsum_model(const std::string& equation = "bij,bkj->bik") {
   eq->set_s(equation);
   node(g, "Softmax", {"S"}, {"P"});
   int_const(g, "M", {2}, true);
-  auto* n = node(g, "Loop", {"M", "", "V"}, {"V_final"});
-  auto* a = n->add_attribute();
-  a->set_name("body");
-  a->set_type(onnx::AttributeProto::GRAPH);
-  auto* b = a->mutable_g();
-  b->set_name("body");
-  set_type(b->add_input(), "i", TP::INT64, {});
-  set_type(b->add_input(), "c_in", TP::BOOL, {});
+  auto* b = loop_node(g, {"M", "", "V"}, {"V_final"});
   set_type(b->add_input(), "p", TP::FLOAT, {int64_t{4}, int64_t{6}});
   node(b, "Identity", {"c_in"}, {"c_out"});
   auto* be = node(b, "Einsum", {"V", "W"}, {"vw"});  // [4,6] x [6,3] -> [4,3]

@@ -196,19 +196,23 @@ std::set<std::string> outer_refs(const onnx::GraphProto& body) {
   return out;
 }
 
+std::vector<const onnx::GraphProto*> node_bodies(const onnx::NodeProto& n) {
+  std::vector<const onnx::GraphProto*> bodies;
+  for (const auto& a : n.attribute()) {
+    if (a.has_g()) bodies.push_back(&a.g());
+    for (const auto& sub : a.graphs()) bodies.push_back(&sub);
+  }
+  return bodies;
+}
+
 std::vector<std::string> node_reads(const onnx::NodeProto& n) {
   std::vector<std::string> out;
   std::set<std::string> seen;
   for (const auto& in : n.input())
     if (!in.empty() && seen.insert(in).second) out.push_back(in);
-  for (const auto& a : n.attribute()) {
-    std::vector<const onnx::GraphProto*> bodies;
-    if (a.has_g()) bodies.push_back(&a.g());
-    for (const auto& sub : a.graphs()) bodies.push_back(&sub);
-    for (const auto* b : bodies)
-      for (const auto& r : outer_refs(*b))
-        if (seen.insert(r).second) out.push_back(r);
-  }
+  for (const auto* b : node_bodies(n))
+    for (const auto& r : outer_refs(*b))
+      if (seen.insert(r).second) out.push_back(r);
   return out;
 }
 

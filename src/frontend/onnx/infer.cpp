@@ -196,17 +196,12 @@ bool refine_ops(const onnx::GraphProto& g, const Inferred& inferred, std::vector
   };
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
-    for (const auto& a : n.attribute()) {
-      std::vector<const onnx::GraphProto*> bodies;
-      if (a.has_g()) bodies.push_back(&a.g());
-      for (const auto& sub : a.graphs()) bodies.push_back(&sub);
-      for (const onnx::GraphProto* body : bodies) {
-        TypeMap types;
-        collect_types(*body, types);
-        scopes.push_back(&types);
-        changed |= refine_ops(*body, inferred, scopes, refined, replaced, path);
-        scopes.pop_back();
-      }
+    for (const onnx::GraphProto* body : node_bodies(n)) {
+      TypeMap types;
+      collect_types(*body, types);
+      scopes.push_back(&types);
+      changed |= refine_ops(*body, inferred, scopes, refined, replaced, path);
+      scopes.pop_back();
     }
     if (n.output_size() < 1 || n.output(0).empty() || n.input_size() < 1) continue;
     const OpInputs in{
@@ -297,35 +292,30 @@ bool fold_bodies(const onnx::GraphProto& g, const Values& values, std::vector<co
                  Values& body_values) {
   bool changed = false;
   for (const auto& n : g.node())
-    for (const auto& a : n.attribute()) {
-      std::vector<const onnx::GraphProto*> bodies;
-      if (a.has_g()) bodies.push_back(&a.g());
-      for (const auto& sub : a.graphs()) bodies.push_back(&sub);
-      for (const onnx::GraphProto* body : bodies) {
-        TypeMap types;
-        collect_types(*body, types);
-        for (const auto& t : body->initializer())
-          if (!body_values.count(t.name()))
-            if (auto v = value_of(t)) body_values[t.name()] = *v;
-        std::set<std::string> inputs;  // a Loop's iteration count, condition, carried values
-        for (const auto& i : body->input()) inputs.insert(i.name());
-        auto value = [&](const std::string& name) -> const Value* {
-          if (inputs.count(name)) return nullptr;  // differs per run of the body
-          if (auto it = body_values.find(name); it != body_values.end()) return &it->second;
-          if (auto it = values.find(name); it != values.end()) return &it->second;
-          return nullptr;
-        };
-        scopes.push_back(&types);
-        auto type = [&](const std::string& name) -> const TypeInfo* {
-          for (auto s = scopes.rbegin(); s != scopes.rend(); ++s)
-            if (auto it = (*s)->find(name); it != (*s)->end()) return &it->second;
-          return nullptr;
-        };
-        changed |= fold_pass(body->node(), value, type,
-                             [&](const std::string& name, Value v) { body_values[name] = std::move(v); });
-        changed |= fold_bodies(*body, values, scopes, body_values);
-        scopes.pop_back();
-      }
+    for (const onnx::GraphProto* body : node_bodies(n)) {
+      TypeMap types;
+      collect_types(*body, types);
+      for (const auto& t : body->initializer())
+        if (!body_values.count(t.name()))
+          if (auto v = value_of(t)) body_values[t.name()] = *v;
+      std::set<std::string> inputs;  // a Loop's iteration count, condition, carried values
+      for (const auto& i : body->input()) inputs.insert(i.name());
+      auto value = [&](const std::string& name) -> const Value* {
+        if (inputs.count(name)) return nullptr;  // differs per run of the body
+        if (auto it = body_values.find(name); it != body_values.end()) return &it->second;
+        if (auto it = values.find(name); it != values.end()) return &it->second;
+        return nullptr;
+      };
+      scopes.push_back(&types);
+      auto type = [&](const std::string& name) -> const TypeInfo* {
+        for (auto s = scopes.rbegin(); s != scopes.rend(); ++s)
+          if (auto it = (*s)->find(name); it != (*s)->end()) return &it->second;
+        return nullptr;
+      };
+      changed |= fold_pass(body->node(), value, type,
+                           [&](const std::string& name, Value v) { body_values[name] = std::move(v); });
+      changed |= fold_bodies(*body, values, scopes, body_values);
+      scopes.pop_back();
     }
   return changed;
 }

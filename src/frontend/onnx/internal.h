@@ -27,6 +27,8 @@ void warn(const OnnxImportOptions& o, const std::string& message);
 
 // Names a body graph (If/Loop/Scan attribute, nested) reads from outside itself.
 std::set<std::string> outer_refs(const onnx::GraphProto& body);
+// The body graphs of a node's attributes (If branches, a Loop or Scan body), in order.
+std::vector<const onnx::GraphProto*> node_bodies(const onnx::NodeProto& n);
 // Every name a node reads: its inputs and its bodies' outer references.
 std::vector<std::string> node_reads(const onnx::NodeProto& n);
 
