@@ -269,7 +269,8 @@ def later_ops_model():
     group); RMSNormalization (23); Pad-18 with an `axes` input (a negative one); Resize-18
     with `axes` and keep_aspect_ratio_policy not_larger / not_smaller, and with scales on
     negative axes; CenterCropPad (18, cropping one axis and padding another); BitwiseAnd
-    (broadcasting [3,1,5] and [4,1]) -> BitwiseNot. Each result then goes through a Relu (or
+    (broadcasting [3,1,5] and [4,1]) -> BitwiseNot; two Attentions (23); Split-18 into
+    num_outputs parts that do not divide the dim. Each result then goes through a Relu (or
     an Identity for the integers), so what follows them must be sized too."""
     f, i64 = TensorProto.FLOAT, TensorProto.INT64
     nodes = [
@@ -292,6 +293,8 @@ def later_ops_model():
                          mode="linear"),
         _const("crop", [3, 14]),
         helper.make_node("CenterCropPad", ["x", "crop"], ["ccp"], name="ccp", axes=[2, 3]),
+        # Split-18 into 3 parts of a dim of 10: 4, 4, 2 (the last smaller).
+        helper.make_node("Split", ["x"], ["sp0", "sp1", "sp2"], name="split3", axis=3, num_outputs=3),
         helper.make_node("BitwiseAnd", ["xi", "yi"], ["band"], name="band"),
         helper.make_node("BitwiseNot", ["band"], ["bnot"], name="bnot"),
         # Attention (23): 3-D Q, K, V with grouped heads (4 query heads, 2 key/value heads of
@@ -319,7 +322,7 @@ def later_ops_model():
 
 
 LATER_OPS_OUTPUTS = ["mish", "gn", "rms", "pad", "rsz_nl", "rsz_ns", "rsz_s", "ccp", "bnot",
-                     "att", "present_k", "present_v", "qk", "att4"]
+                     "att", "present_k", "present_v", "qk", "att4", "sp0", "sp1", "sp2"]
 # Q [B=2, Sq=3, 4 heads x 6], K [2, Skv=5, 2 heads x 6], V [2, 5, 2 heads x 5], past keys
 # and values of 7 positions; the 4-D attention: 2 heads, 3 queries over 3 keys.
 ATTENTION_INPUTS = [("q", [2, 3, 24]), ("k", [2, 5, 12]), ("v", [2, 5, 10]),
@@ -345,7 +348,8 @@ def later_ops_expected(inputs):
             F.interpolate(x, scale_factor=(1.5, 0.5), recompute_scale_factor=False, **up),
             ccp]
     att = [torch.relu(o) for o in attention_expected(inputs)]
-    return [torch.relu(o) for o in outs] + [torch.bitwise_not(torch.bitwise_and(xi, yi))] + att
+    parts = [torch.relu(p) for p in torch.split(x, [4, 4, 2], 3)]
+    return [torch.relu(o) for o in outs] + [torch.bitwise_not(torch.bitwise_and(xi, yi))] + att + parts
 
 
 def attention_expected(inputs):

@@ -6,13 +6,16 @@
 //    RMSNormalization, RotaryEmbedding (23) keep their input's shape; BitwiseAnd/Or/Xor (18)
 //    broadcast; CenterCropPad (18) takes its target shape from a value; Attention (23, 24)
 //    gives its four outputs from Q, K, V and the past keys (attention_types);
-//  - ops whose later versions ONNX 1.12 reads with an older schema: Pad with an `axes` input
+//  - ops whose later versions ONNX 1.12 reads with an older schema: Split into
+//    `num_outputs` parts that do not divide the dim (18: the last part smaller; 1.12 gives
+//    no shape), Pad with an `axes` input
 //    (18: pads name only those axes; 1.12 gives no shape) and Resize with an `axes`
 //    attribute or a keep_aspect_ratio_policy (18; 1.12 gives no shape, or for the policy
 //    the plain sizes, which is wrong). Their result replaces inference's.
 // Rules from the ONNX operator specifications; Resize's rounding as in ONNX's own inference
 // (float32 arithmetic: floor(in * scale); with a policy, round(scale * in), the scale the
 // min (not_larger) or max (not_smaller) of sizes / in over the axes).
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -269,6 +272,27 @@ std::optional<OpTypes> refined_op_types(const onnx::NodeProto& n, const OpInputs
     replaces = true;
   } else if (op == "Attention") {
     return attention_types(n, in, where);
+  } else if (op == "Split" && attribute(n, "num_outputs") && (n.input_size() < 2 || n.input(1).empty()) &&
+             !attribute(n, "split")) {
+    // Split-18 into num_outputs parts of ceil(dim / num_outputs), the last smaller (1.12's
+    // Split-13 knows only equal parts).
+    const int64_t parts = attribute(n, "num_outputs")->i();
+    if (parts < 1 || parts != n.output_size())
+      throw InputError(where + ": num_outputs " + std::to_string(parts) + " for " + std::to_string(n.output_size()) +
+                       " outputs");
+    const int64_t rank = static_cast<int64_t>(x->dims.size());
+    const auto* axis_attr = attribute(n, "axis");
+    const int64_t axis = normalized_axis(axis_attr ? axis_attr->i() : 0, rank, where, "Split");
+    const int64_t dim = x->dims[static_cast<size_t>(axis)];
+    if (dim < 0) return std::nullopt;
+    const int64_t chunk = dim / parts + (dim % parts != 0);
+    OpTypes out;
+    for (int64_t k = 0; k < parts; ++k) {
+      TypeInfo t{true, elem, true, x->dims};
+      t.dims[static_cast<size_t>(axis)] = std::clamp<int64_t>(dim - k * chunk, 0, chunk);
+      out.outputs.push_back(t);
+    }
+    return out;
   } else {
     return std::nullopt;
   }
