@@ -517,6 +517,10 @@ TEST(OnnxGraph, BadEinsumEquationNamesTheNode) {
   EXPECT_NE(e.find("node 'Einsum_S' (Einsum)"), std::string::npos) << e;
   EXPECT_NE(e.find("output label 'l' is in no input"), std::string::npos) << e;
   EXPECT_NE(error_of(save(einsum_model("ij,kj->ik"), "einsum_rank")).find("rank 3"), std::string::npos);
+  // A mangled arrow: ONNX 1.12's own inference crashed on it (a fuzz find); refused first.
+  const std::string arrow = error_of(save(einsum_model("...ij,...kj>-...ik"), "einsum_arrow"));
+  EXPECT_NE(arrow.find("node 'Einsum_S' (Einsum): equation '...ij,...kj>-...ik': input term 1 has '>'"), std::string::npos)
+      << arrow;
 }
 
 // I [N,5] int64 -> OneHot(I, depth (a Constant), [0, 1]) -> H -> Relu -> R; ONNX 1.12's

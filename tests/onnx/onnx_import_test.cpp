@@ -184,6 +184,26 @@ TEST(OnnxImport, RawDataOfTheWrongLengthIsRefusedByName) {
   }
 }
 
+// The ONNX fuzz corpus (fuzz/corpus/onnx) holds the inputs that once crashed the import
+// (raw_data_short: raw bytes of the wrong length; resize_inf_scale: an infinite Resize
+// scale; einsum_bad_arrow: a mangled Einsum equation that crashed ONNX 1.12's inference)
+// beside valid models: each imports or is refused with an InputError; none crashes.
+TEST(OnnxImport, FuzzCorpusImportsOrFailsCleanly) {
+  const std::filesystem::path dir = std::filesystem::path(MEMPLAN_SOURCE_DIR) / "fuzz" / "corpus" / "onnx";
+  int imported = 0, refused = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    try {
+      import_onnx(e.path().string());
+      ++imported;
+    } catch (const InputError& err) {
+      EXPECT_NE(std::string(err.what()).find(e.path().string()), std::string::npos) << err.what();
+      ++refused;
+    }
+  }
+  EXPECT_GE(refused, 3) << "the three crash inputs are refused";
+  EXPECT_GE(imported, 5);
+}
+
 }  // namespace
 }  // namespace memplan
 

@@ -243,10 +243,17 @@ void check_raw_data(const onnx::TensorProto& t, const std::string& path, const s
                                                               : std::to_string(static_cast<int64_t>(want))));
 }
 
+// Checks, before inference, what ONNX 1.12's inference crashes on: raw tensor data of the
+// wrong length (check_raw_data) and malformed Einsum equations (einsum_syntax_error).
 void check_tensors(const onnx::GraphProto& g, const std::string& path) {
   for (const auto& t : g.initializer()) check_raw_data(t, path, "initializer '" + t.name() + "'");
   for (int k = 0; k < g.node_size(); ++k) {
     const auto& n = g.node(k);
+    if (n.op_type() == "Einsum" && (n.domain().empty() || n.domain() == "ai.onnx"))
+      for (const auto& a : n.attribute())
+        if (a.name() == "equation")
+          if (const std::string why = einsum_syntax_error(a.s(), static_cast<size_t>(n.input_size())); !why.empty())
+            throw InputError(path + ": " + node_label(n, k) + ": equation '" + a.s() + "': " + why);
     for (const auto& a : n.attribute()) {
       const std::string what = "attribute '" + a.name() + "' of " + node_label(n, k);
       if (a.has_t()) check_raw_data(a.t(), path, what);

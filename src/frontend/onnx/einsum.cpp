@@ -11,6 +11,7 @@
 //  - labels and ellipsis dims absent from an explicit output are summed over.
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <cctype>
 #include <stdexcept>
 
@@ -62,22 +63,50 @@ struct Extent {
 
 int letter_index(char c) { return std::isupper(static_cast<unsigned char>(c)) ? c - 'A' : 26 + (c - 'a'); }
 
-}  // namespace
+// The equation without blanks, its input terms, and the text after "->" (nullopt if none).
+struct Parsed {
+  std::vector<Term> terms;
+  std::optional<std::string> output;
+};
 
-std::vector<int64_t> einsum_dims(const std::string& equation, const std::vector<std::vector<int64_t>>& inputs) {
+Parsed parse(const std::string& equation) {
   std::string eq;
   for (char c : equation)
     if (!std::isspace(static_cast<unsigned char>(c))) eq.push_back(c);
   const size_t arrow = eq.find("->");
   const std::string lhs = eq.substr(0, arrow);
-  std::vector<Term> terms;
+  Parsed p;
   for (size_t from = 0;;) {
     const size_t comma = lhs.find(',', from);
     const std::string text = lhs.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-    terms.push_back(parse_term(text, "input term " + std::to_string(terms.size())));
+    p.terms.push_back(parse_term(text, "input term " + std::to_string(p.terms.size())));
     if (comma == std::string::npos) break;
     from = comma + 1;
   }
+  if (arrow != std::string::npos) {
+    p.output = eq.substr(arrow + 2);
+    parse_term(*p.output, "the output term");  // one term: a second "->" or a ',' fails here
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string einsum_syntax_error(const std::string& equation, size_t inputs) {
+  try {
+    const Parsed p = parse(equation);
+    if (p.terms.size() != inputs)
+      return "the equation has " + std::to_string(p.terms.size()) + " input terms for " + std::to_string(inputs) +
+             " inputs";
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<int64_t> einsum_dims(const std::string& equation, const std::vector<std::vector<int64_t>>& inputs) {
+  const Parsed parsed = parse(equation);
+  const std::vector<Term>& terms = parsed.terms;
   if (terms.size() != inputs.size())
     throw std::invalid_argument("the equation has " + std::to_string(terms.size()) + " input terms for " +
                                 std::to_string(inputs.size()) + " inputs");
@@ -119,13 +148,13 @@ std::vector<int64_t> einsum_dims(const std::string& equation, const std::vector<
   auto put_ellipsis = [&] {
     for (size_t k = ellipsis.size(); k-- > 0;) out.push_back(ellipsis[k].value());
   };
-  if (arrow == std::string::npos) {  // implicit
+  if (!parsed.output) {  // implicit
     put_ellipsis();
     for (int x = 0; x < 52; ++x)
       if (count[x] == 1) out.push_back(label[x].value());
     return out;
   }
-  const Term o = parse_term(eq.substr(arrow + 2), "the output term");
+  const Term o = parse_term(*parsed.output, "the output term");
   std::array<bool, 52> used{};
   for (size_t k = 0; k <= o.labels.size(); ++k) {
     if (static_cast<int>(k) == o.ellipsis_at) put_ellipsis();

@@ -85,6 +85,9 @@ std::optional<std::vector<Value>> fold_split(const onnx::NodeProto& n, const std
 // einsum.cpp gives the rules). Throws std::invalid_argument, with the reason, when the
 // equation does not parse or does not fit the inputs.
 std::vector<int64_t> einsum_dims(const std::string& equation, const std::vector<std::vector<int64_t>>& inputs);
+// Why an Einsum equation for `inputs` operands does not parse ("" when it does). Checked
+// before ONNX inference: 1.12's crashes on some malformed equations (e.g. "ij>-ji").
+std::string einsum_syntax_error(const std::string& equation, size_t inputs);
 
 // A node's inputs as refined_op_type reads them: input k's type and value (nullptr when the
 // input is absent, its type unknown, or its value not known at import time).
