@@ -678,6 +678,26 @@ TEST(OnnxGraph, OpsAfterOpset17AreSizedByTheirSpecification) {
   EXPECT_NE(error_of(attention(5)).find("Q's last dim 24 is not a multiple of q_num_heads = 5"), std::string::npos);
 }
 
+// Each op ONNX 1.12 does not know costs one round of inference (memplan sizes it, then
+// inference sizes what follows): a chain of 48 Gelus (opset 20) needs 49 rounds; the
+// rounds were capped at 32, which left the last 16 layers unsized.
+TEST(OnnxGraph, DeepChainsOfLaterOpsAreSizedToTheEnd) {
+  onnx::ModelProto m = model(20);
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "X", TP::FLOAT, {int64_t{4}, int64_t{16}});
+  std::string prev = "X";
+  for (int k = 0; k < 48; ++k) {
+    node(g, "Relu", {prev}, {"r" + std::to_string(k)});
+    node(g, "Gelu", {"r" + std::to_string(k)}, {"g" + std::to_string(k)});
+    prev = "g" + std::to_string(k);
+  }
+  set_out(g->add_output(), prev, TP::FLOAT);
+  OnnxImportOptions strict;
+  strict.strict = true;
+  const Graph gr = onnx_graph(save(m, "deep_gelu"), strict);
+  EXPECT_EQ(gr.tensors[tensor(gr, "g47")].bytes, 4 * 16 * 4);
+}
+
 TEST(OnnxGraph, ElementTypesAfterOnnx112HaveTheirSizes) {
   onnx::ModelProto m = model(21);
   auto* g = m.mutable_graph();

@@ -99,7 +99,9 @@ struct Builder {
           unknown(w + " is a sequence whose elements are not known at import");
           return;
         }
-        throw InputError(path + ": " + w + ": a map or an optional value, not a tensor or sequence (unsupported)");
+        if (ti.is_other)
+          throw InputError(path + ": " + w + ": a map or an optional value, not a tensor or sequence (unsupported)");
+        throw InputError(path + ": " + w + ": no type or shape could be inferred (an op ONNX 1.12 does not know?)");
       }
       if (ti.elem_type != 0 && element_bits(ti.elem_type) == 0)
         throw InputError(path + ": " + w + ": element type " + dtype_name(ti.elem_type) + " has no fixed size (unsupported)");

@@ -9,7 +9,11 @@
 namespace memplan::onnx_fe {
 namespace {
 
-constexpr int kMaxRounds = 32;
+// Rounds stop when nothing changes; each op that ONNX 1.12 does not know or is not allowed
+// to see (refine_ops, hide_from_inference) costs one round for what follows it, so a deep
+// model at opset 20 (a Gelu per layer) needs about one round per layer (32 left the last
+// layers of a 48-layer chain unsized).
+constexpr int kMaxRounds = 4096;
 const std::string kConstPrefix = "memplan.folded/";
 
 bool large(const onnx::TensorProto& t) {
@@ -165,19 +169,38 @@ bool refine_loops(const onnx::GraphProto& main, const onnx::GraphProto& inferred
   return changed;
 }
 
-// Nodes whose output types refine_ops replaces (a later op version that ONNX 1.12 would read
-// with an older schema, e.g. Resize-18 with keep_aspect_ratio_policy) are moved, in the copy
-// given to inference, to a domain it does not know, so that it skips them instead of
-// inferring a wrong type that clashes with memplan's (given as value_info).
-void hide_replaced(onnx::GraphProto* g, const std::set<std::string>& replaced) {
+// Nodes that ONNX 1.12's inference must not see are moved, in the copy given to it, to a
+// domain it does not know, so that it skips them:
+//  - those whose output types refine_ops replaces (a later op version that 1.12 would read
+//    with an older schema, e.g. Resize-18 with keep_aspect_ratio_policy), so that a wrong
+//    type it infers does not clash with memplan's (given as value_info);
+//  - an Einsum whose equation is implicit (no "->") and has a character other than a-z, ','
+//    '.' or ' ': 1.12's rank inference counts implicit labels in an array indexed by
+//    (c - 'a'), so an upper-case label writes out of bounds ("i G j , j k" crashed the
+//    import with SIGSEGV: a fuzz find). memplan sizes Einsums itself (einsum.cpp); malformed
+//    equations are refused before this (einsum_syntax_error).
+// Returns the number of nodes moved.
+bool unsafe_for_onnx_inference(const onnx::NodeProto& n) {
+  if (n.op_type() != "Einsum" || !(n.domain().empty() || n.domain() == "ai.onnx")) return false;
+  for (const auto& a : n.attribute())
+    if (a.name() == "equation" && a.s().find("->") == std::string::npos)
+      for (char c : a.s())
+        if (!((c >= 'a' && c <= 'z') || c == ',' || c == '.' || c == ' ')) return true;
+  return false;
+}
+
+int hide_from_inference(onnx::GraphProto* g, const std::set<std::string>& replaced) {
+  int hidden = 0;
   for (auto& n : *g->mutable_node()) {
-    for (const auto& out : n.output())
-      if (replaced.count(out)) n.set_domain("memplan.replaced");
+    bool hide = unsafe_for_onnx_inference(n);
+    for (const auto& out : n.output()) hide = hide || replaced.count(out) > 0;
+    if (hide) n.set_domain(kHiddenDomain), ++hidden;
     for (auto& a : *n.mutable_attribute()) {
-      if (a.has_g()) hide_replaced(a.mutable_g(), replaced);
-      for (auto& sub : *a.mutable_graphs()) hide_replaced(&sub, replaced);
+      if (a.has_g()) hidden += hide_from_inference(a.mutable_g(), replaced);
+      for (auto& sub : *a.mutable_graphs()) hidden += hide_from_inference(&sub, replaced);
     }
   }
+  return hidden;
 }
 
 // Output types memplan computes where ONNX 1.12's inference leaves them unknown or reads a
@@ -379,10 +402,9 @@ Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
   for (int round = 0; round < kMaxRounds; ++round) {
     out.model = rewired(light, out.values, body_values, initializers);
     add_value_info(out.model.mutable_graph(), refined);
-    if (!replaced.empty()) {
-      hide_replaced(out.model.mutable_graph(), replaced);
+    if (hide_from_inference(out.model.mutable_graph(), replaced) > 0) {
       auto* op = out.model.add_opset_import();  // inference wants every domain imported
-      op->set_domain("memplan.replaced");
+      op->set_domain(kHiddenDomain);
       op->set_version(1);
     }
     try {

@@ -65,6 +65,7 @@ struct TypeInfo {
   bool has_shape = false;
   std::vector<int64_t> dims;
   bool is_sequence = false;  // a sequence (is_tensor false)
+  bool is_other = false;     // a map, an optional or a sparse tensor (is_tensor false)
   bool known() const;
 };
 using TypeMap = std::unordered_map<std::string, TypeInfo>;
@@ -86,8 +87,13 @@ std::optional<std::vector<Value>> fold_split(const onnx::NodeProto& n, const std
 // equation does not parse or does not fit the inputs.
 std::vector<int64_t> einsum_dims(const std::string& equation, const std::vector<std::vector<int64_t>>& inputs);
 // Why an Einsum equation for `inputs` operands does not parse ("" when it does). Checked
-// before ONNX inference: 1.12's crashes on some malformed equations (e.g. "ij>-ji").
+// when the model is read, so that a malformed equation is refused by name at once (ONNX
+// 1.12's own Einsum inference, which crashed on some, is never run: hide_from_inference).
 std::string einsum_syntax_error(const std::string& equation, size_t inputs);
+
+// The domain that nodes hidden from ONNX 1.12's inference are moved to, in the copy given to
+// it (infer.cpp, hide_from_inference); they stay default-domain ops for memplan.
+inline const std::string kHiddenDomain = "memplan.replaced";
 
 // A node's inputs as refined_op_type reads them: input k's type and value (nullptr when the
 // input is absent, its type unknown, or its value not known at import time).

@@ -213,7 +213,7 @@ std::optional<OpTypes> attention_types(const onnx::NodeProto& n, const OpInputs&
 }  // namespace
 
 std::optional<OpTypes> refined_op_types(const onnx::NodeProto& n, const OpInputs& in, const std::string& where) {
-  if (!n.domain().empty() && n.domain() != "ai.onnx") return std::nullopt;
+  if (!n.domain().empty() && n.domain() != "ai.onnx" && n.domain() != kHiddenDomain) return std::nullopt;
   const std::string& op = n.op_type();
   const TypeInfo* x = in.type(0);
   if (!x || !x->is_tensor || !x->has_shape) return std::nullopt;

@@ -151,6 +151,7 @@ bool TypeInfo::known() const {
 TypeInfo type_info(const onnx::TypeProto& t) {
   TypeInfo out;
   out.is_sequence = t.has_sequence_type();
+  out.is_other = t.has_map_type() || t.has_optional_type() || t.has_sparse_tensor_type();
   if (!t.has_tensor_type()) return out;
   out.is_tensor = true;
   out.elem_type = t.tensor_type().elem_type();
