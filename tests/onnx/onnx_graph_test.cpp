@@ -646,6 +646,23 @@ TEST(OnnxGraph, OpsAfterOpset17AreSizedByTheirSpecification) {
   set_out(gg->add_output(), "P", TP::FLOAT);
   const std::string e = error_of(save(m, "pad_axes_bad"));
   EXPECT_NE(e.find("node 'Pad_P' (Pad): Pad has 3 pads for 2 axes"), std::string::npos) << e;
+  // BitwiseAnd (18) broadcasts its inputs (broadcast_dims, shared with the evaluator).
+  auto bitwise = [&](std::vector<Dim> a, std::vector<Dim> b) {
+    onnx::ModelProto bm = model(18);
+    auto* bg = bm.mutable_graph();
+    set_type(bg->add_input(), "A", TP::INT32, std::move(a));
+    set_type(bg->add_input(), "B", TP::INT32, std::move(b));
+    node(bg, "BitwiseAnd", {"A", "B"}, {"C"});
+    set_out(bg->add_output(), "C", TP::INT32);
+    return save(bm, "bitwise");
+  };
+  OnnxImportOptions bound;
+  bound.dims["N"] = 3;
+  g = onnx_graph(bitwise({std::string("N"), int64_t{1}}, {int64_t{1}, int64_t{5}}), bound);
+  EXPECT_EQ(g.tensors[tensor(g, "C")].shape, (std::vector<int64_t>{3, 5}));
+  const std::string mismatch = error_of(bitwise({int64_t{3}, int64_t{2}}, {int64_t{4}}));
+  EXPECT_NE(mismatch.find("node 'BitwiseAnd_C' (BitwiseAnd): shapes [3, 2] and [4] do not broadcast"), std::string::npos)
+      << mismatch;
   // Attention (23) with 3-D inputs: the head counts come from attributes.
   auto attention = [&](int64_t q_heads) {
     onnx::ModelProto a = model(23);

@@ -234,11 +234,8 @@ void check_raw_data(const onnx::TensorProto& t, const std::string& path, const s
   }
   const __int128 want = (count * bits + 7) / 8;
   if (want == static_cast<__int128>(t.raw_data().size())) return;
-  std::string dims = "[";
-  for (int k = 0; k < t.dims_size(); ++k) dims += (k ? ", " : "") + std::to_string(t.dims(k));
-  dims += "]";
   throw InputError(path + ": " + what + ": raw data of " + std::to_string(t.raw_data().size()) + " bytes, but " +
-                   dtype_name(t.data_type()) + " " + dims + " needs " +
+                   dtype_name(t.data_type()) + " " + dims_text({t.dims().begin(), t.dims().end()}) + " needs " +
                    (count > (static_cast<__int128>(1) << 62) ? std::string("far more")
                                                               : std::to_string(static_cast<int64_t>(want))));
 }
@@ -249,11 +246,9 @@ void check_tensors(const onnx::GraphProto& g, const std::string& path) {
   for (const auto& t : g.initializer()) check_raw_data(t, path, "initializer '" + t.name() + "'");
   for (int k = 0; k < g.node_size(); ++k) {
     const auto& n = g.node(k);
-    if (n.op_type() == "Einsum" && (n.domain().empty() || n.domain() == "ai.onnx"))
-      for (const auto& a : n.attribute())
-        if (a.name() == "equation")
-          if (const std::string why = einsum_syntax_error(a.s(), static_cast<size_t>(n.input_size())); !why.empty())
-            throw InputError(path + ": " + node_label(n, k) + ": equation '" + a.s() + "': " + why);
+    if (const auto* eq = attr(n, "equation"); eq && n.op_type() == "Einsum" && default_domain(n))
+      if (const std::string why = einsum_syntax_error(eq->s(), static_cast<size_t>(n.input_size())); !why.empty())
+        throw InputError(path + ": " + node_label(n, k) + ": equation '" + eq->s() + "': " + why);
     for (const auto& a : n.attribute()) {
       const std::string what = "attribute '" + a.name() + "' of " + node_label(n, k);
       if (a.has_t()) check_raw_data(a.t(), path, what);

@@ -20,25 +20,7 @@ const std::set<std::string> kElementwiseOps = {
     "Atanh", "Not", "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "And", "Or", "Xor",
     "Mod", "BitShift", "ThresholdedRelu", "Shrink", "Where", "Cast", "Mish", "Gelu"};
 
-std::string shape_text(const TypeInfo& t) {
-  if (!t.has_shape) return "(rank unknown)";
-  std::string s = "[";
-  for (size_t k = 0; k < t.dims.size(); ++k)
-    s += (k ? ", " : "") + (t.dims[k] < 0 ? std::string("?") : std::to_string(t.dims[k]));
-  return s + "]";
-}
-
-// Bytes of a tensor of this type; -1 when a dim is unknown.
-int64_t bytes_of(const TypeInfo& t, const std::string& path, const std::string& what) {
-  const int64_t bits = element_bits(t.elem_type);
-  if (bits == 0 || !t.known()) return -1;
-  __int128 count = 1;
-  for (int64_t d : t.dims) {
-    count *= d;
-    if (count > (static_cast<__int128>(1) << 60)) throw InputError(path + ": " + what + ": size overflows 64 bits");
-  }
-  return static_cast<int64_t>((count * bits + 7) / 8);
-}
+std::string shape_text(const TypeInfo& t) { return t.has_shape ? dims_text(t.dims) : "(rank unknown)"; }
 
 struct Builder {
   const onnx::ModelProto& bound;

@@ -13,21 +13,6 @@ namespace {
 using T = onnx::TensorProto;
 using Dims = std::vector<int64_t>;
 
-const onnx::AttributeProto* attr(const onnx::NodeProto& n, const char* name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
-int64_t attr_int(const onnx::NodeProto& n, const char* name, int64_t def) {
-  const auto* a = attr(n, name);
-  return a ? a->i() : def;
-}
-std::optional<Dims> attr_ints(const onnx::NodeProto& n, const char* name) {
-  const auto* a = attr(n, name);
-  if (!a) return std::nullopt;
-  return Dims(a->ints().begin(), a->ints().end());
-}
-
 // INT64_MAX on overflow (never a valid element count here).
 int64_t product(const Dims& d) {
   int64_t c = 1;
@@ -49,24 +34,10 @@ int64_t wrap_add(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast
 int64_t wrap_sub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
 int64_t wrap_mul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
 
-bool normalize_axis(int64_t& axis, int64_t rank) {
-  if (axis < 0) axis += rank;
-  return axis >= 0 && axis < rank;
-}
-
 std::optional<Dims> broadcast(const std::vector<const Value*>& in) {
-  size_t rank = 0;
-  for (const auto* v : in) rank = std::max(rank, v->dims.size());
-  Dims out(rank, 1);
-  for (const auto* v : in)
-    for (size_t k = 0; k < v->dims.size(); ++k) {
-      int64_t& o = out[rank - v->dims.size() + k];
-      const int64_t d = v->dims[k];
-      if (d == o || d == 1) continue;
-      if (o != 1) return std::nullopt;
-      o = d;
-    }
-  return out;
+  std::vector<const Dims*> shapes;
+  for (const auto* v : in) shapes.push_back(&v->dims);
+  return broadcast_dims(shapes);
 }
 
 // Flat index into `in` (broadcast to `out`) of the element at flat index `flat` of `out`.

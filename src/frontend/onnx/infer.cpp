@@ -169,6 +169,13 @@ bool refine_loops(const onnx::GraphProto& main, const onnx::GraphProto& inferred
   return changed;
 }
 
+// A tensor's type in the innermost of `scopes` (innermost last) that has it, or nullptr.
+const TypeInfo* find_type(const std::vector<const TypeMap*>& scopes, const std::string& name) {
+  for (auto s = scopes.rbegin(); s != scopes.rend(); ++s)
+    if (auto it = (*s)->find(name); it != (*s)->end()) return &it->second;
+  return nullptr;
+}
+
 // Nodes that ONNX 1.12's inference must not see are moved, in the copy given to it, to a
 // domain it does not know, so that it skips them:
 //  - those whose output types refine_ops replaces (a later op version that 1.12 would read
@@ -181,11 +188,10 @@ bool refine_loops(const onnx::GraphProto& main, const onnx::GraphProto& inferred
 //    equations are refused before this (einsum_syntax_error).
 // Returns the number of nodes moved.
 bool unsafe_for_onnx_inference(const onnx::NodeProto& n) {
-  if (n.op_type() != "Einsum" || !(n.domain().empty() || n.domain() == "ai.onnx")) return false;
-  for (const auto& a : n.attribute())
-    if (a.name() == "equation" && a.s().find("->") == std::string::npos)
-      for (char c : a.s())
-        if (!((c >= 'a' && c <= 'z') || c == ',' || c == '.' || c == ' ')) return true;
+  const auto* eq = attr(n, "equation");
+  if (n.op_type() != "Einsum" || !default_domain(n) || !eq || eq->s().find("->") != std::string::npos) return false;
+  for (char c : eq->s())
+    if (!((c >= 'a' && c <= 'z') || c == ',' || c == '.' || c == ' ')) return true;
   return false;
 }
 
@@ -213,9 +219,7 @@ bool refine_ops(const onnx::GraphProto& g, const Inferred& inferred, std::vector
   bool changed = false;
   auto type = [&](const std::string& name) -> const TypeInfo* {
     if (auto it = refined.find(name); it != refined.end()) return &it->second;
-    for (auto s = scopes.rbegin(); s != scopes.rend(); ++s)
-      if (auto it = (*s)->find(name); it != (*s)->end()) return &it->second;
-    return nullptr;
+    return find_type(scopes, name);
   };
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
@@ -330,11 +334,7 @@ bool fold_bodies(const onnx::GraphProto& g, const Values& values, std::vector<co
         return nullptr;
       };
       scopes.push_back(&types);
-      auto type = [&](const std::string& name) -> const TypeInfo* {
-        for (auto s = scopes.rbegin(); s != scopes.rend(); ++s)
-          if (auto it = (*s)->find(name); it != (*s)->end()) return &it->second;
-        return nullptr;
-      };
+      auto type = [&](const std::string& name) { return find_type(scopes, name); };
       changed |= fold_pass(body->node(), value, type,
                            [&](const std::string& name, Value v) { body_values[name] = std::move(v); });
       changed |= fold_bodies(*body, values, scopes, body_values);

@@ -151,6 +151,24 @@ inline int64_t add_extents(int64_t a, int64_t b, const std::string& where) {
   return static_cast<int64_t>(sum);
 }
 
+// A node's attribute by name (nullptr if absent); an int attribute, or `def`; an ints
+// attribute (nullopt if absent).
+const onnx::AttributeProto* attr(const onnx::NodeProto& n, const char* name);
+int64_t attr_int(const onnx::NodeProto& n, const char* name, int64_t def);
+std::optional<std::vector<int64_t>> attr_ints(const onnx::NodeProto& n, const char* name);
+// A node of the default ONNX domain ("" or "ai.onnx").
+inline bool default_domain(const onnx::NodeProto& n) { return n.domain().empty() || n.domain() == "ai.onnx"; }
+// axis in [-rank, rank) made non-negative; false when out of range.
+bool normalize_axis(int64_t& axis, int64_t rank);
+// Multidirectional (numpy) broadcasting of shapes; a -1 (unknown) dim stays unknown unless
+// another shape gives a size other than 1. nullopt when two known sizes other than 1 differ.
+std::optional<std::vector<int64_t>> broadcast_dims(const std::vector<const std::vector<int64_t>*>& shapes);
+// "[2, ?, 8]": dims as messages print them (? for unknown).
+std::string dims_text(const std::vector<int64_t>& dims);
+// Bytes of a tensor of this type; -1 when a dim or the element size is unknown. InputError
+// (path: what: ...) when the element count passes 2^60.
+int64_t bytes_of(const TypeInfo& t, const std::string& path, const std::string& what);
+
 // Bits per element of a tensor element type; 0 when it has no fixed size (string, undefined).
 int64_t element_bits(int32_t type);
 const char* dtype_name(int32_t type);

@@ -25,17 +25,12 @@
 namespace memplan::onnx_fe {
 namespace {
 
-const onnx::AttributeProto* attribute(const onnx::NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
-
 int64_t normalized_axis(int64_t axis, int64_t rank, const std::string& where, const char* op) {
-  if (axis < -rank || axis >= rank)
-    throw InputError(where + ": " + op + " axis " + std::to_string(axis) + " is out of range for rank " +
+  const int64_t given = axis;
+  if (!normalize_axis(axis, rank))
+    throw InputError(where + ": " + op + " axis " + std::to_string(given) + " is out of range for rank " +
                      std::to_string(rank));
-  return axis < 0 ? axis + rank : axis;
+  return axis;
 }
 
 // The axes a node names (attribute or input value), normalized; all axes when none named.
@@ -54,22 +49,10 @@ std::vector<int64_t> ints_of(const Value& v) {
   return out;
 }
 
-// Multidirectional (numpy) broadcasting of two shapes; -1 stays unknown unless the other
-// side gives a size other than 1.
+// Two shapes broadcast (broadcast_dims), or an error naming the node.
 std::vector<int64_t> broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b, const std::string& where) {
-  const size_t rank = std::max(a.size(), b.size());
-  std::vector<int64_t> out(rank);
-  for (size_t k = 0; k < rank; ++k) {
-    const int64_t x = k < rank - a.size() ? 1 : a[k - (rank - a.size())];
-    const int64_t y = k < rank - b.size() ? 1 : b[k - (rank - b.size())];
-    if (x == y || y == 1) out[k] = x;
-    else if (x == 1) out[k] = y;
-    else if (x < 0 || y < 0) out[k] = std::max(x, y);
-    else
-      throw InputError(where + ": shapes do not broadcast (" + std::to_string(x) + " against " + std::to_string(y) +
-                       ")");
-  }
-  return out;
+  if (auto out = broadcast_dims({&a, &b})) return *out;
+  throw InputError(where + ": shapes " + dims_text(a) + " and " + dims_text(b) + " do not broadcast");
 }
 
 std::optional<std::vector<int64_t>> one_hot_dims(const onnx::NodeProto& n, const std::vector<int64_t>& indices,
@@ -78,7 +61,7 @@ std::optional<std::vector<int64_t>> one_hot_dims(const onnx::NodeProto& n, const
   const int64_t d = depth->int_at(0);
   if (d < 1) throw InputError(where + ": OneHot depth " + std::to_string(d) + " is not positive");
   const int64_t rank = static_cast<int64_t>(indices.size());
-  const auto* a = attribute(n, "axis");
+  const auto* a = attr(n, "axis");
   int64_t axis = a ? a->i() : -1;
   if (axis < -rank - 1 || axis > rank)
     throw InputError(where + ": OneHot axis " + std::to_string(axis) + " is out of range for indices of rank " +
@@ -112,12 +95,12 @@ std::optional<std::vector<int64_t>> pad_dims(const std::vector<int64_t>& in, con
 std::optional<std::vector<int64_t>> resize_dims(const onnx::NodeProto& n, const std::vector<int64_t>& in,
                                                 const Value* scales, const Value* sizes, const std::string& where) {
   const int64_t rank = static_cast<int64_t>(in.size());
-  const auto* axes_attr = attribute(n, "axes");
+  const auto* axes_attr = attr(n, "axes");
   const std::vector<int64_t> axes =
       axes_of(axes_attr ? std::vector<int64_t>(axes_attr->ints().begin(), axes_attr->ints().end())
                         : std::vector<int64_t>{},
               rank, where, "Resize");
-  const auto* policy_attr = attribute(n, "keep_aspect_ratio_policy");
+  const auto* policy_attr = attr(n, "keep_aspect_ratio_policy");
   const std::string policy = policy_attr ? policy_attr->s() : "stretch";
   if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
     throw InputError(where + ": Resize keep_aspect_ratio_policy '" + policy + "' is not stretch, not_larger or not_smaller");
@@ -174,7 +157,7 @@ std::optional<OpTypes> attention_types(const onnx::NodeProto& n, const OpInputs&
   const TypeInfo *q = in.type(0), *k = in.type(1), *v = in.type(2);
   if (!q || !k || !v || !q->has_shape || !k->has_shape || !v->has_shape) return std::nullopt;
   auto heads_attr = [&](const char* name) {
-    const auto* a = attribute(n, name);
+    const auto* a = attr(n, name);
     return a ? a->i() : 0;
   };
   // [batch, heads, sequence, head size] of one of Q, K, V.
@@ -213,7 +196,7 @@ std::optional<OpTypes> attention_types(const onnx::NodeProto& n, const OpInputs&
 }  // namespace
 
 std::optional<OpTypes> refined_op_types(const onnx::NodeProto& n, const OpInputs& in, const std::string& where) {
-  if (!n.domain().empty() && n.domain() != "ai.onnx" && n.domain() != kHiddenDomain) return std::nullopt;
+  if (!default_domain(n) && n.domain() != kHiddenDomain) return std::nullopt;
   const std::string& op = n.op_type();
   const TypeInfo* x = in.type(0);
   if (!x || !x->is_tensor || !x->has_shape) return std::nullopt;
@@ -227,7 +210,7 @@ std::optional<OpTypes> refined_op_types(const onnx::NodeProto& n, const OpInputs
       if (!t || !t->is_tensor || !t->has_shape) return std::nullopt;
       dims.push_back(t->dims);
     }
-    const auto* equation = attribute(n, "equation");
+    const auto* equation = attr(n, "equation");
     if (!equation) return std::nullopt;  // ONNX's own checks report it
     try {
       d = einsum_dims(equation->s(), dims);
@@ -249,7 +232,7 @@ std::optional<OpTypes> refined_op_types(const onnx::NodeProto& n, const OpInputs
   } else if (op == "CenterCropPad") {
     const Value* shape = in.value(1);
     if (!shape) return std::nullopt;
-    const auto* axes_attr = attribute(n, "axes");
+    const auto* axes_attr = attr(n, "axes");
     const std::vector<int64_t> axes =
         axes_of(axes_attr ? std::vector<int64_t>(axes_attr->ints().begin(), axes_attr->ints().end())
                           : std::vector<int64_t>{},
@@ -266,22 +249,22 @@ std::optional<OpTypes> refined_op_types(const onnx::NodeProto& n, const OpInputs
   } else if (op == "Pad" && n.input_size() > 3 && !n.input(3).empty()) {
     d = pad_dims(x->dims, in.value(1), in.value(3), where);
     replaces = true;
-  } else if (op == "Resize" && (attribute(n, "axes") || attribute(n, "keep_aspect_ratio_policy"))) {
+  } else if (op == "Resize" && (attr(n, "axes") || attr(n, "keep_aspect_ratio_policy"))) {
     d = resize_dims(n, x->dims, n.input_size() > 2 && !n.input(2).empty() ? in.value(2) : nullptr,
                     n.input_size() > 3 && !n.input(3).empty() ? in.value(3) : nullptr, where);
     replaces = true;
   } else if (op == "Attention") {
     return attention_types(n, in, where);
-  } else if (op == "Split" && attribute(n, "num_outputs") && (n.input_size() < 2 || n.input(1).empty()) &&
-             !attribute(n, "split")) {
+  } else if (op == "Split" && attr(n, "num_outputs") && (n.input_size() < 2 || n.input(1).empty()) &&
+             !attr(n, "split")) {
     // Split-18 into num_outputs parts of ceil(dim / num_outputs), the last smaller (1.12's
     // Split-13 knows only equal parts).
-    const int64_t parts = attribute(n, "num_outputs")->i();
+    const int64_t parts = attr(n, "num_outputs")->i();
     if (parts < 1 || parts != n.output_size())
       throw InputError(where + ": num_outputs " + std::to_string(parts) + " for " + std::to_string(n.output_size()) +
                        " outputs");
     const int64_t rank = static_cast<int64_t>(x->dims.size());
-    const auto* axis_attr = attribute(n, "axis");
+    const auto* axis_attr = attr(n, "axis");
     const int64_t axis = normalized_axis(axis_attr ? axis_attr->i() : 0, rank, where, "Split");
     const int64_t dim = x->dims[static_cast<size_t>(axis)];
     if (dim < 0) return std::nullopt;

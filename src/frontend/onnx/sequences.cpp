@@ -20,12 +20,6 @@
 namespace memplan::onnx_fe {
 namespace {
 
-int64_t int_attr(const onnx::NodeProto& n, const std::string& name, int64_t fallback) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return a.i();
-  return fallback;
-}
-
 // A position value in [-count, count - 1 + extra] (extra = 1 for an insertion point).
 std::optional<int64_t> position(const Value* v, int64_t count, int64_t extra, const std::string& where) {
   if (!v || v->count() != 1) return std::nullopt;
@@ -46,14 +40,7 @@ bool refine_sequences(const onnx::GraphProto& g, const Inferred& inferred, TypeM
     auto [it, fresh] = bytes_only.emplace(name, b);
     if (fresh || it->second != b) it->second = b, changed = true;
   };
-  auto bytes = [](const TypeInfo& t) -> int64_t {  // -1 when unknown or beyond 2^61
-    const int64_t bits = element_bits(t.elem_type);
-    if (bits == 0 || !t.known()) return -1;
-    __int128 n = 1;
-    for (int64_t d : t.dims)
-      if ((n *= d) > (static_cast<__int128>(1) << 61)) return -1;
-    return static_cast<int64_t>((n * bits + 7) / 8);
-  };
+
   auto type = [&](const std::string& name) -> const TypeInfo* {
     if (auto it = refined.find(name); it != refined.end()) return &it->second;
     if (auto it = inferred.types.find(name); it != inferred.types.end()) return &it->second;
@@ -70,7 +57,7 @@ bool refine_sequences(const onnx::GraphProto& g, const Inferred& inferred, TypeM
   auto input = [](const onnx::NodeProto& n, int k) -> std::string { return k < n.input_size() ? n.input(k) : ""; };
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
-    if ((!n.domain().empty() && n.domain() != "ai.onnx") || n.output_size() < 1 || n.output(0).empty()) continue;
+    if (!default_domain(n) || n.output_size() < 1 || n.output(0).empty()) continue;
     const std::string& op = n.op_type();
     const std::string where = path + ": " + node_label(n, i);
     const std::string& out = n.output(0);
@@ -79,11 +66,12 @@ bool refine_sequences(const onnx::GraphProto& g, const Inferred& inferred, TypeM
       const TypeInfo* x = tensor(input(n, 0));
       if (!x) continue;
       const int64_t rank = static_cast<int64_t>(x->dims.size());
-      int64_t axis = int_attr(n, "axis", 0);
+      int64_t axis = attr_int(n, "axis", 0);
       if (axis < -rank || axis >= rank)
         throw InputError(where + ": axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
       if (axis < 0) axis += rank;
       const int64_t dim = x->dims[static_cast<size_t>(axis)];
+      const auto x_bytes = [&] { return bytes_of(*x, path, "tensor '" + input(n, 0) + "'"); };
       // Past kMaxElements parts (a fuzzed dim of 10^12), only the bytes are kept.
       constexpr int64_t kMaxElements = int64_t{1} << 16;
       std::vector<int64_t> sizes;
@@ -91,22 +79,22 @@ bool refine_sequences(const onnx::GraphProto& g, const Inferred& inferred, TypeM
       const std::string split_name = input(n, 1);
       if (split_name.empty()) {
         if (dim > kMaxElements) {
-          set_bytes(out, bytes(*x));
+          set_bytes(out, x_bytes());
           continue;
         }
         sizes.assign(static_cast<size_t>(dim), 1);
-        squeeze = int_attr(n, "keepdims", 1) == 0;
+        squeeze = attr_int(n, "keepdims", 1) == 0;
       } else {
         const Value* split = inferred.known(split_name);
         if (!split) {  // sizes given at run time: the parts are unknown, their bytes are x's
-          set_bytes(out, bytes(*x));
+          set_bytes(out, x_bytes());
           continue;
         }
         if (split->dims.empty()) {  // a scalar: chunks of that size, the last smaller
           const int64_t chunk = split->int_at(0);
           if (chunk <= 0) throw InputError(where + ": split " + std::to_string(chunk) + " is not positive");
           if (dim / chunk >= kMaxElements) {
-            set_bytes(out, bytes(*x));
+            set_bytes(out, x_bytes());
             continue;
           }
           for (int64_t at = 0; at < dim; at += chunk) sizes.push_back(std::min(chunk, dim - at));
@@ -148,7 +136,9 @@ bool refine_sequences(const onnx::GraphProto& g, const Inferred& inferred, TypeM
         if (b == bytes_only.end()) continue;
         if (op == "Identity") set_bytes(out, b->second);
         if (op == "SequenceInsert")
-          if (const TypeInfo* t = tensor(input(n, 1)); t && bytes(*t) >= 0) set_bytes(out, add_extents(b->second, bytes(*t), where));
+          if (const TypeInfo* t = tensor(input(n, 1)))
+            if (const int64_t tb = bytes_of(*t, path, "tensor '" + input(n, 1) + "'"); tb >= 0)
+              set_bytes(out, add_extents(b->second, tb, where));
         continue;
       }
       made = *s;
@@ -180,8 +170,8 @@ bool refine_sequences(const onnx::GraphProto& g, const Inferred& inferred, TypeM
         if (s->empty()) continue;
         t = s->front();
         const int64_t rank = static_cast<int64_t>(t.dims.size());
-        const bool stack = int_attr(n, "new_axis", 0) != 0;
-        int64_t axis = int_attr(n, "axis", 0);
+        const bool stack = attr_int(n, "new_axis", 0) != 0;
+        int64_t axis = attr_int(n, "axis", 0);
         const int64_t range = stack ? rank + 1 : rank;
         if (axis < -range || axis >= range)
           throw InputError(where + ": axis " + std::to_string(axis) + " is out of range");

@@ -7,6 +7,61 @@ namespace memplan::onnx_fe {
 
 using T = onnx::TensorProto;
 
+const onnx::AttributeProto* attr(const onnx::NodeProto& n, const char* name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+int64_t attr_int(const onnx::NodeProto& n, const char* name, int64_t def) {
+  const auto* a = attr(n, name);
+  return a ? a->i() : def;
+}
+
+std::optional<std::vector<int64_t>> attr_ints(const onnx::NodeProto& n, const char* name) {
+  const auto* a = attr(n, name);
+  if (!a) return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+bool normalize_axis(int64_t& axis, int64_t rank) {
+  if (axis < 0) axis += rank;
+  return axis >= 0 && axis < rank;
+}
+
+std::optional<std::vector<int64_t>> broadcast_dims(const std::vector<const std::vector<int64_t>*>& shapes) {
+  size_t rank = 0;
+  for (const auto* s : shapes) rank = std::max(rank, s->size());
+  std::vector<int64_t> out(rank, 1);
+  for (const auto* s : shapes)
+    for (size_t k = 0; k < s->size(); ++k) {
+      int64_t& o = out[rank - s->size() + k];
+      const int64_t d = (*s)[k];
+      if (d == o || d == 1) continue;
+      if (o == 1) o = d;
+      else if (o < 0 || d < 0) o = std::max(o, d);  // an unknown dim: the known size decides
+      else return std::nullopt;
+    }
+  return out;
+}
+
+std::string dims_text(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t k = 0; k < dims.size(); ++k) s += (k ? ", " : "") + (dims[k] < 0 ? std::string("?") : std::to_string(dims[k]));
+  return s + "]";
+}
+
+int64_t bytes_of(const TypeInfo& t, const std::string& path, const std::string& what) {
+  const int64_t bits = element_bits(t.elem_type);
+  if (bits == 0 || !t.known()) return -1;
+  __int128 count = 1;
+  for (int64_t d : t.dims) {
+    count *= d;
+    if (count > (static_cast<__int128>(1) << 60)) throw InputError(path + ": " + what + ": size overflows 64 bits");
+  }
+  return static_cast<int64_t>((count * bits + 7) / 8);
+}
+
 int64_t element_bits(int32_t type) {
   switch (type) {
     case T::FLOAT: case T::INT32: case T::UINT32: return 32;
