@@ -620,3 +620,125 @@ TEST(PlacementDiff, MovedBuffersAreSeenAtTheirNewOffsets) {
 
 }  // namespace
 }  // namespace memplan
+
+namespace memplan {
+namespace {
+
+// The free cells (core/free_cells.h: best-fit's queries of up to kCellSpan slots answered
+// from the cells stabbing their first slot, the cells cut inside their lifetime walked) on
+// training traces with sizes cut off the generator's multiples of 64, in size, area and
+// pressure order, switched on from the start (trial 0), midway (trial 1: built from the
+// pieces placed so far) or as the engine decides (trial 2: at this size their upkeep does not
+// pay, FreeCellsOnlyWhereBestFitWalksGrowLong); and (trial 3) alignments 1 to 4 mixed in,
+// whose queries the walk answers while the cells follow their pieces. Every offset is
+// checked against the sweep.
+// Mutation check: best_lasting taking a cell that ends at b - 1 (`c.t1 <= b`) fails it.
+TEST(PlacementDiff, FreeCellsKeepTheSweepsBestFits) {
+  int64_t checked = 0;
+  for (int trial = 0; trial < 4; ++trial) {
+    GenerateOptions o;
+    o.kind = "training";
+    o.buffers = 2600;
+    o.seed = 20 + trial;
+    Problem p = generate(o);
+    const int32_t n = static_cast<int32_t>(p.buffers.size());
+    for (int32_t k = 0; k < n; ++k) p.buffers[k].size -= k % 53;
+    if (trial == 3)
+      for (int32_t k = 0; k < n; ++k) p.buffers[k].alignment = int64_t{1} << (k % 3);
+    for (const Order order : {Order::kSizeDesc, Order::kAreaDesc, Order::kPressureDesc}) {
+      const std::vector<int32_t> by = make_order(p, order);
+      PlacementEngine engine(p);
+      ASSERT_TRUE(engine.use_occupancy_index(1 + trial));
+      if (trial == 0 || trial == 3) ASSERT_TRUE(engine.use_free_cells());
+      std::vector<int64_t> off(n, -1);
+      for (int32_t k = 0; k < n; ++k) {
+        if (trial == 1 && k == n / 2) ASSERT_TRUE(engine.use_free_cells());
+        const int32_t i = by[k];
+        const int64_t want = sweep_offset(p, off, i, Fit::kBest);
+        ASSERT_EQ(engine.find_offset(i, Fit::kBest), want) << "trial " << trial << " " << order_name(order) << " buffer " << i;
+        engine.place(i, want);
+        off[i] = want;
+        ++checked;
+      }
+      if (trial != 2) EXPECT_TRUE(engine.free_cells_in_use()) << "trial " << trial << " " << order_name(order);
+      EXPECT_TRUE(validate(p, off).ok);
+    }
+  }
+  EXPECT_EQ(checked, 4 * 3 * 2600);
+}
+
+// Random instances with lifetimes of 1 to 9 slots (queries on both sides of kCellSpan) among
+// long ones, small sizes (holes of every length, many exact fits and ties), some buffers with
+// gaps (several pieces: the walk answers them) and alignments; cells forced on. Then the
+// same instances with two pre-placed buffers that overlap: the cells cannot hold them and
+// are dropped, and the walk still gives the sweep's offsets.
+// Mutation checks: a cut cell's hole measured one byte short (`+ size - 2` in cells_find), or
+// best_lasting taking a cell that ends at b - 1, fails it.
+TEST(PlacementDiff, FreeCellsKeepTheSweepsBestFitsOnRandomInstances) {
+  std::mt19937_64 rng(2029);
+  int64_t checked = 0;
+  for (int trial = 0; trial < 8; ++trial) {
+    const int32_t n = 2300 + 100 * trial;
+    const int64_t horizon = 150;
+    Problem p;
+    for (int32_t k = 0; k < n; ++k) {
+      Buffer b;
+      b.id = std::to_string(k);
+      const bool long_lived = rng() % 5 == 0;
+      b.start = static_cast<int64_t>(rng() % horizon);
+      b.end = long_lived ? std::min(horizon, b.start + 10 + static_cast<int64_t>(rng() % 100))
+                         : std::min(horizon, b.start + 1 + static_cast<int64_t>(rng() % 9));
+      b.size = 1 + static_cast<int64_t>(rng() % 40);
+      if (trial % 4 == 1 && rng() % 4 == 0) b.alignment = int64_t{1} << (1 + rng() % 3);
+      if (trial % 4 == 2 && b.end - b.start >= 3 && rng() % 5 == 0) b.gaps.push_back({b.start + 1, b.end - 1});
+      p.buffers.push_back(std::move(b));
+    }
+    if (trial >= 6) {
+      p.buffers[0].offset = 0, p.buffers[1].offset = 0;
+      p.buffers[0].start = p.buffers[1].start = 3, p.buffers[0].end = p.buffers[1].end = 5;
+    }
+    std::vector<int32_t> order(n);
+    for (int32_t k = 0; k < n; ++k) order[k] = k;
+    std::shuffle(order.begin(), order.end(), rng);
+    PlacementEngine engine(p);
+    ASSERT_TRUE(engine.use_occupancy_index(1 + trial % 3));
+    ASSERT_TRUE(engine.use_free_cells());
+    std::vector<int64_t> off(n, -1);
+    for (int32_t k = 0; k < n; ++k)
+      if (p.buffers[k].offset) engine.place(k, *p.buffers[k].offset), off[k] = *p.buffers[k].offset;
+    EXPECT_EQ(engine.free_cells_in_use(), trial < 6) << "trial " << trial;
+    for (int32_t k : order) {
+      if (off[k] >= 0) continue;
+      const int64_t want = sweep_offset(p, off, k, Fit::kBest);
+      ASSERT_EQ(engine.find_offset(k, Fit::kBest), want) << "trial " << trial << " buffer " << k;
+      engine.place(k, want);
+      off[k] = want;
+      ++checked;
+    }
+    EXPECT_EQ(engine.free_cells_in_use(), trial < 6) << "trial " << trial;
+  }
+  EXPECT_GT(checked, 8 * 2300 - 4);
+}
+
+// The engine switches the free cells on by itself only where best-fit walks grow long: on a
+// training trace in size order (hundreds of holes per query), not in start order (a few)
+// nor for first-fit; clear() switches them off.
+TEST(PlacementDiff, FreeCellsOnlyWhereBestFitWalksGrowLong) {
+  GenerateOptions o;
+  o.kind = "training";
+  o.buffers = 20000;
+  o.seed = 4;
+  const Problem p = generate(o);
+  PlacementEngine engine(p);
+  ASSERT_TRUE(place_in_order(engine, make_order(p, Order::kSizeDesc), Fit::kBest).complete);
+  EXPECT_TRUE(engine.free_cells_in_use());
+  engine.clear();
+  EXPECT_FALSE(engine.free_cells_in_use());
+  ASSERT_TRUE(place_in_order(engine, make_order(p, Order::kSizeDesc), Fit::kFirst).complete);
+  EXPECT_FALSE(engine.free_cells_in_use());
+  ASSERT_TRUE(place_in_order(engine, make_order(p, Order::kStartAsc), Fit::kBest).complete);
+  EXPECT_FALSE(engine.free_cells_in_use());
+}
+
+}  // namespace
+}  // namespace memplan

@@ -103,6 +103,11 @@ class PlacementEngine {
   // it once first-fit walks grow long; clear() switches them off again); for tests. False if
   // the occupancy index is not in use.
   bool use_crossing_index();
+  // Switches on the free cells (core/free_cells.h: best-fit's short queries answered without
+  // walking every hole that fits; the same answers), on top of the occupancy index. False if
+  // the index is not in use. The engine switches them on itself once best-fit walks grow long.
+  bool use_free_cells();  // (kept on then, whatever their upkeep costs)
+  bool free_cells_in_use() const;
   bool crossing_index_in_use() const;
 
   // Counts best-fit's holes into *stats from now on (nullptr: off, the default).
@@ -187,6 +192,12 @@ class PlacementEngine {
   void index_sources(int32_t i) const;  // into the state's scratch
   int64_t index_settle(int64_t x, int64_t align) const;
   int64_t index_find(int32_t i, Fit fit) const;
+  bool cells_query(int32_t i) const;    // a query the free cells answer
+  int64_t cells_find(int32_t i) const;  // -1: not a query the free cells answer
+  void cells_start();
+  void cells_reset();
+  void cells_stop();
+  static constexpr int32_t kCellSpan = 8;  // the longest query (in slots) the free cells answer
   IndexBox index_;
   std::vector<std::pair<int32_t, int32_t>> piece_slots_;  // by piece: lifetime as slots
   BestFitStats* best_fit_stats_ = nullptr;

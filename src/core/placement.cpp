@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <numeric>
@@ -12,6 +13,7 @@
 #endif
 
 #include "core/arith.h"
+#include "core/free_cells.h"
 #include "core/occupancy_index.h"
 #include "core/polled.h"
 
@@ -30,6 +32,20 @@ struct PlacementEngine::IndexState {
   int32_t queries = 0;
   // By length class, the holes a best-fit query has visited (only with BestFitStats on).
   std::array<int64_t, 64> holes_by_class{};
+  // The free space's cells (free_cells.h), for best-fit's short queries: kept once best-fit
+  // walks grow long (cells_on), never again after a failed add() (cells_dead) until clear().
+  FreeCells cells;
+  bool cells_on = false, cells_dead = false;
+  int64_t cells_need = 0;      // holes per walk needed to switch them on (kCellHoles, raised by cells_stop)
+  double cells_holes = 0;      // holes per walk when they were last switched on
+  int64_t cells_pieces = 0;    // pieces added to them since built
+  int64_t cells_mark_cuts = 0, cells_mark_pieces = 0;  // cuts and pieces at the last upkeep check
+  // Since the last cells decision: holes visited by the best-fit walks of queries the cells
+  // would answer (cells_query), and best-fit walks of any query.
+  int64_t walk_holes = 0;
+  int32_t walks = 0;
+  int32_t slots = 1;       // the index's time slots
+  std::vector<OccupancyIndex::Run> cut;  // cells_find's scratch: cells cut before the query ends
 };
 PlacementEngine::IndexBox::IndexBox() : p(std::make_unique<IndexState>()) {}
 PlacementEngine::IndexBox::~IndexBox() = default;
@@ -128,6 +144,8 @@ void PlacementEngine::index_start(int32_t block_slots) {
   if (block_slots == 0) block_slots = OccupancyIndex::block_for(slots, static_cast<int64_t>(piece_slots_.size()));
   index_.p->index.init(slots, block_slots);
   index_.p->steps = index_.p->queries = 0;
+  index_.p->slots = slots;
+  cells_reset();
   for (int32_t i = 0; i < static_cast<int32_t>(offsets_.size()); ++i)
     if (offsets_[i] >= 0) index_add(i);
 }
@@ -156,8 +174,47 @@ constexpr int64_t kFloorSteps = 128;
 // before the rest of its long walks). Waiting for the window's end cost pressure order a
 // burst of ~6,000 walks of ~1,400 runs each at 100k buffers (14M of the pass's 24M steps;
 // the walks grow with n, so that burst was quadratic), measured with WalkStats.
+// The free cells pay where short queries' best-fit walks pass many holes and pieces cut few
+// cells. Over windows of kCellWindow best-fit walks, the mean holes per walk (counting only
+// the holes of queries the cells would answer, cells_query) is weighed against the cells'
+// upkeep, measured as the cells each placed piece cut (FreeCells::cuts) when they were last
+// built: they are switched on when holes per walk exceed kCellHoles and kCutCost times cuts
+// per piece, and off again when, over windows of kCutWindow placements, cuts per piece times
+// kCutCost exceed the holes per walk measured before. Measured on training traces in size,
+// area and pressure order: ~440-510 holes per walk at 25k buffers, ~1,340-2,360 at 100k
+// (bench/training_bench --holes), nearly all in queries of one or two slots, and ~1.5 cuts per
+// piece. IOPDDL's S_1 and Y_1 (28k and 62k buffers) reach ~64-70 holes per walk late in the
+// pass with 23 and 15 cuts per piece: switched on there by holes alone, their best-fit passes
+// took 1.3-2.4x the CPU. kCutCost = 8: a cut costs a few point locations and set updates over
+// O(log T) tree nodes, a hole one pass over the walk's O(log T) sources.
+constexpr int32_t kCellWindow = 256;
+constexpr int64_t kCellHoles = 64;
+constexpr int64_t kCutCost = 64;
+constexpr int32_t kCutWindow = 1024;
+
+// Whether the free cells' cuts per placed piece (cuts over pieces) cost more than walks of
+// `holes` holes each (see kCutCost).
+bool cuts_cost_more(int64_t cuts, int64_t pieces, double holes) {
+  return pieces > 0 && double(kCutCost) * double(cuts) > holes * double(pieces);
+}
+
 void PlacementEngine::index_tune() {
   IndexState& st = *index_.p;
+  if (!st.cells_on && !st.cells_dead && st.walks >= kCellWindow) {
+    const double holes = double(st.walk_holes) / st.walks;
+    // (not while BestFitStats count the walk's holes: they describe the walk)
+    if (holes > double(st.cells_need) && !best_fit_stats_) {
+      st.cells_holes = holes;
+      cells_start();
+    }
+    st.walks = 0;
+    st.walk_holes = 0;
+  } else if (st.cells_on && st.cells_pieces - st.cells_mark_pieces >= kCutWindow) {
+    if (cuts_cost_more(st.cells.cuts() - st.cells_mark_cuts, st.cells_pieces - st.cells_mark_pieces, st.cells_holes))
+      cells_stop();
+    st.cells_mark_cuts = st.cells.cuts();
+    st.cells_mark_pieces = st.cells_pieces;
+  }
   if (st.index.floors()) return;
   const bool crossing = st.index.crossing(), decided = crossing && st.steps > kFloorSteps * kFloorWindow;
   if (!decided && st.queries < (crossing ? kFloorWindow : kCrossingWindow)) return;
@@ -204,11 +261,69 @@ bool PlacementEngine::use_occupancy_index(int32_t block_slots) {
   return true;
 }
 
+void PlacementEngine::cells_reset() {
+  IndexState& st = *index_.p;
+  st.cells_on = st.cells_dead = false;
+  st.cells = FreeCells();
+  st.walk_holes = st.walks = 0;
+  st.cells_need = kCellHoles;
+}
+
+// Switches the free cells off where their upkeep costs more than the walks they spare: built
+// again only once walks pass twice as many holes as cuts per piece would cost (so that
+// rebuilds, each O(placed pieces), stay few).
+void PlacementEngine::cells_stop() {
+  IndexState& st = *index_.p;
+  const int64_t cuts = st.cells.cuts() - st.cells_mark_cuts, pieces = std::max<int64_t>(st.cells_pieces - st.cells_mark_pieces, 1);
+  st.cells_need = std::max(2 * st.cells_need, 2 * kCutCost * cuts / pieces);
+  st.cells_on = false;
+  st.cells = FreeCells();
+}
+
+// Switches the free cells on: cut by every placed piece (O(pieces) cells, each add
+// O(log^2 T) per cell it cuts). Stopped by the deadline or a failed add, they stay off.
+void PlacementEngine::cells_start() {
+  IndexState& st = *index_.p;
+  st.cells.init(st.slots);
+  st.cells_on = true;
+  st.cells_pieces = st.cells_mark_cuts = st.cells_mark_pieces = 0;
+  Poll poll(deadline_);
+  for (int32_t i = 0; i < static_cast<int32_t>(offsets_.size()) && st.cells_on; ++i) {
+    if (poll()) st.cells_on = false;
+    if (offsets_[i] < 0) continue;
+    for (int32_t k = first_piece_[i]; k < first_piece_[i + 1] && st.cells_on; ++k) {
+      const int32_t pc = piece_index_[k];
+      if (!st.cells.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi))
+        st.cells_on = false;
+      // A sample of the pieces tells what the upkeep will cost: a build that would not pay is
+      // stopped there (a whole one cost IOPDDL's Y_1 ~1 s: 25 cuts for each of 9k pieces).
+      if (++st.cells_pieces % kCutWindow == 0 && cuts_cost_more(st.cells.cuts(), st.cells_pieces, st.cells_holes))
+        return cells_stop();
+    }
+  }
+  if (st.cells_on && cuts_cost_more(st.cells.cuts(), st.cells_pieces, st.cells_holes)) return cells_stop();
+  if (!st.cells_on) st.cells = FreeCells(), st.cells_dead = true;
+}
+
+bool PlacementEngine::use_free_cells() {
+  if (!index_usable()) return false;
+  index_.p->cells_holes = HUGE_VAL;  // kept on whatever their upkeep
+  if (!index_.p->cells_on && !index_.p->cells_dead) cells_start();
+  return index_.p->cells_on;
+}
+
+bool PlacementEngine::free_cells_in_use() const { return index_usable() && index_.p->cells_on; }
+
 void PlacementEngine::index_add(int32_t i) {
   const int64_t before = walk_stats_ ? index_.p->index.set_inserts() : 0;
+  IndexState& st = *index_.p;
   for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
     const int32_t pc = piece_index_[k];
-    index_.p->index.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi);
+    st.index.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi);
+    if (!st.cells_on) continue;
+    ++st.cells_pieces;
+    if (!st.cells.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi))
+      st.cells_on = false, st.cells_dead = true;  // placed pieces overlap: no free space to cut
   }
   if (walk_stats_) {
     walk_stats_->inserts += first_piece_[i + 1] - first_piece_[i];
@@ -270,9 +385,61 @@ void tally(BestFitStats& s, std::array<int64_t, 64>& by_class, int64_t size, int
 
 // First-fit and best-fit on the index, with the semantics of the scans over forbidden
 // ranges in find_offset.
+// Best-fit from the free cells (free_cells.h), for a query of one piece at relative addresses
+// [0, size), alignment 1, living at most kCellSpan slots; -1 for any other query (the walk
+// answers it). The same answer as the walk's: the least hole length that fits, the lowest
+// among equals, else the lowest offset above everything live during the query.
+bool PlacementEngine::cells_query(int32_t i) const {
+  if (first_piece_[i + 1] - first_piece_[i] != 1 || problem_->buffers[i].alignment != 1) return false;
+  const int32_t pc = piece_index_[first_piece_[i]];
+  return pieces_[pc].lo == 0 && piece_slots_[pc].second - piece_slots_[pc].first <= kCellSpan;
+}
+
+int64_t PlacementEngine::cells_find(int32_t i) const {
+  if (!cells_query(i)) return -1;
+  const int32_t pc = piece_index_[first_piece_[i]];
+  const Piece& q = pieces_[pc];
+  const auto [a, b] = piece_slots_[pc];
+  IndexState& st = *index_.p;
+  const int64_t size = q.hi;
+  // The cells lasting through the query's slots are its holes as they are.
+  FreeCells::Best best = st.cells.best_lasting(a, b, size);
+  // The others stabbing a are cut before b: the query's holes inside them come from the walk,
+  // cell by cell in address order (the walk's offsets never go down).
+  st.cut.clear();
+  st.cells.ending_within(a, b, [&](const FreeCells::Cell& c) {
+    if (c.hi - c.lo >= size) st.cut.push_back({c.lo, c.hi});
+  });
+  int64_t top = -1;  // where the walk found the space above everything, if it got there
+  if (!st.cut.empty()) {
+    std::sort(st.cut.begin(), st.cut.end(), [](const auto& l, const auto& r) { return l.lo < r.lo; });
+    index_sources(i);
+    st.next.assign(st.src.size(), INT64_MIN);
+    int64_t x = 0;
+    for (const auto& c : st.cut) {
+      x = index_settle(std::max(x, c.lo), 1);
+      while (x < c.hi) {
+        const int64_t next = st.low;  // the first offset above x that collides
+        if (next == INT64_MAX) {
+          top = x;
+          break;
+        }
+        const int64_t len = next - x + size - 1;  // the hole's bytes
+        if (len < best.len || (len == best.len && x < best.lo)) best = {len, x};
+        x = index_settle(next, 1);
+      }
+    }
+  }
+  if (best.lo >= 0) return best.lo;
+  if (top >= 0) return top;
+  return st.cells.at(a, FreeCells::kTop - 1)->lo;  // the top cell lasts through [a, b)
+}
+
 int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
   const int64_t align = problem_->buffers[i].alignment;
   IndexState& st = *index_.p;
+  if (fit == Fit::kBest && st.cells_on)
+    if (const int64_t at = cells_find(i); at >= 0) return at;
   index_sources(i);
   st.next.assign(st.src.size(), INT64_MIN);
   ++st.queries;
@@ -297,16 +464,19 @@ int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
   }
   int64_t best = -1, best_slack = INT64_MAX;
   const int64_t size = problem_->buffers[i].size;
+  const bool short_query = cells_query(i);  // one the free cells would answer
   for (;;) {
     // x is feasible, so every source's next[] lies above it: the lowest of them (low, left
     // by index_settle) is the first offset above x that some run blocks.
     const int64_t next = st.low;
     // At the top, or after an exact fit (later holes can only tie, and ties go low): done.
     if (next == INT64_MAX || best_slack == 1) {
+      ++st.walks;
       if (best_fit_stats_) tally(*best_fit_stats_, st.holes_by_class, size, best_slack);
       if (walk_stats_) walk_stats_->steps += st.steps - steps_before;
       return best >= 0 ? best : x;
     }
+    st.walk_holes += short_query;
     if (best_fit_stats_) ++st.holes_by_class[length_class(next - x + size - 1)];
     if (next - x < best_slack) best_slack = next - x, best = x;
     if (best_slack > 1) x = index_settle(next, align);
@@ -642,7 +812,7 @@ void PlacementEngine::clear() {
   std::fill(offsets_.begin(), offsets_.end(), -1);
   peak_ = 0;
   placed_count_ = 0;
-  if (index_on_) index_.p->index.clear(), index_.p->steps = index_.p->queries = 0;
+  if (index_on_) index_.p->index.clear(), index_.p->steps = index_.p->queries = 0, cells_reset();
   index_valid_ = true;
 }
 
