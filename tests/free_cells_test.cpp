@@ -61,8 +61,8 @@ bool check(const FreeCells& cells, const std::vector<Rect>& placed, int32_t slot
     EXPECT_EQ(got, truth[t]) << "slot " << t;
     if (got != truth[t]) return false;
     for (const Range& r : truth[t]) {
-      const FreeCells::Cell* c = cells.at(t, r.first + static_cast<int64_t>(rng() % 3) % (r.second - r.first));
-      EXPECT_TRUE(c && c->lo == r.first && c->hi == r.second && c->t0 <= t && t < c->t1) << "at() slot " << t;
+      const FreeCells::Cell c = cells.at(t, r.first + static_cast<int64_t>(rng() % 3) % (r.second - r.first));
+      EXPECT_TRUE(c.lo == r.first && c.hi == r.second && c.t0 <= t && t < c.t1) << "at() slot " << t;
     }
   }
   // Maximal in time: a cell's range is not a free range just before it starts or after it ends.

@@ -42,7 +42,7 @@ namespace memplan {
 template <class T>
 class ChunkedSet {
  public:
-  static constexpr size_t kMax = 256;
+  static constexpr size_t kMax = 128;
   void insert(const T& k) {
     if (chunks_.empty()) {
       flat_.insert(std::lower_bound(flat_.begin(), flat_.end(), k), k);
@@ -87,6 +87,24 @@ class ChunkedSet {
     const auto it = std::upper_bound(v->begin(), v->end(), k);
     return it == v->begin() ? nullptr : &*(it - 1);
   }
+  // The entry equal to k (for changing what the order does not look at), or nullptr.
+  T* find(const T& k) {
+    std::vector<T>* v = &flat_;
+    if (!chunks_.empty()) {
+      const size_t c = chunk_of(k);
+      if (c == chunks_.size()) return nullptr;
+      v = &chunks_[c];
+    }
+    const auto it = std::lower_bound(v->begin(), v->end(), k);
+    return it == v->end() || k < *it ? nullptr : &*it;
+  }
+  bool empty() const { return flat_.empty() && chunks_.empty(); }
+  template <class F>
+  void for_each(F&& f) const {
+    for (const T& e : flat_) f(e);
+    for (const std::vector<T>& v : chunks_)
+      for (const T& e : v) f(e);
+  }
   // Calls f(const T&) from the first entry not below k upwards until f returns false.
   template <class F>
   void scan_from(const T& k, F&& f) const {
@@ -117,7 +135,6 @@ class FreeCells {
   struct Cell {
     int32_t t0, t1;  // slots [t0, t1)
     int64_t lo, hi;  // addresses [lo, hi)
-    int32_t end_at;  // position in ends_[t1]
   };
 
   // One cell: every slot of [0, slots), addresses [0, kTop).
@@ -136,50 +153,63 @@ class FreeCells {
   template <class F>
   void ending_within(int32_t a, int32_t b, F&& f) const {
     for (int32_t u = a + 1; u < b; ++u)
-      for (const int32_t id : ends_[u])
-        if (cells_[id].t0 <= a) f(cells_[id]);
+      ends_[u].for_each([&](const Entry& e) {
+        if (e.t0 <= a) f(Cell{e.t0, u, e.lo, e.hi});
+      });
   }
-  // The cell stabbing slot t that holds address y (y free at t), or nullptr.
-  const Cell* at(int32_t t, int64_t y) const;
-  int64_t count() const { return static_cast<int64_t>(cells_.size() - free_.size()); }
+  // The cell stabbing slot t that holds address y (y free at t); t0 > t1 if none.
+  Cell at(int32_t t, int64_t y) const;
+  int64_t count() const { return count_; }
   int64_t cuts() const { return cuts_; }  // cells add() has cut since init(): its work
   // Calls f(const Cell&) for every cell (for tests).
   template <class F>
   void for_each(F&& f) const {
-    for (int32_t t = 0; t <= slots_; ++t)
-      for (const int32_t id : ends_[t]) f(cells_[id]);
+    for (int32_t t = 0; t <= slots_; ++t) ends_[t].for_each([&](const Entry& e) { f(Cell{e.t0, t, e.lo, e.hi}); });
   }
 
  private:
+  // A cell in a node's by-length set; hi = lo + len (kTop: the top cell).
   struct ByLen {
     int64_t len, lo;
-    int32_t id;
+    int32_t t1;
     bool operator<(const ByLen& o) const { return len != o.len ? len < o.len : lo < o.lo; }
   };
+  // A cell in a node's by-lo set and in its end slot's set (t1 there is the slot's).
+  struct Entry {
+    int64_t lo, hi;
+    int32_t t0, t1;
+    bool operator<(const Entry& o) const { return lo < o.lo; }
+  };
+  // The cells stabbing a slot are disjoint, so lo (and (length, lo)) identify a cell within a
+  // node's sets and within an end slot's set: a cell needs no id, and a cell cut or joined
+  // in time keeps its entries where its canonical nodes stay (only t0, t1 change in place).
   struct Node {
     ChunkedSet<ByLen> by_len;
-    ChunkedSet<std::pair<int64_t, int32_t>> by_lo;  // (lo, id): the node's cells are disjoint
+    ChunkedSet<Entry> by_lo;
   };
-  template <class F>
-  void canonical(int32_t t0, int32_t t1, F&& f) {
+  // The canonical nodes of slots [t0, t1) (at most 2 log2(leaves) + 2).
+  int nodes_of(int32_t t0, int32_t t1, int32_t* out) const {
+    int n = 0;
     for (int32_t l = t0 + leaves_, r = t1 + leaves_; l < r; l >>= 1, r >>= 1) {
-      if (l & 1) f(nodes_[l++]);
-      if (r & 1) f(nodes_[--r]);
+      if (l & 1) out[n++] = l++;
+      if (r & 1) out[n++] = --r;
     }
+    return n;
   }
-  int32_t locate(int32_t t, int64_t y) const;
-  int32_t create(int32_t t0, int32_t t1, int64_t lo, int64_t hi);
-  void remove(int32_t id);
+  // Replaces cell `old` (or nothing, if old.t0 >= old.t1) by up to two cells of the same
+  // address range (none, if their t0 >= t1): entries kept and retimed where a canonical node
+  // is shared, erased or inserted elsewhere.
+  void replace(const Cell& old, const Cell& a, const Cell& b);
+  void insert(const Cell& c) { replace(Cell{0, 0, c.lo, c.hi}, c, Cell{0, 0, c.lo, c.hi}); }
+  void erase(const Cell& c) { replace(c, Cell{0, 0, c.lo, c.hi}, Cell{0, 0, c.lo, c.hi}); }
   // Creates [t0, t1) x [lo, hi), first joining the cells of the same address range that end
   // at t0 or start at t1.
   void create_joined(int32_t t0, int32_t t1, int64_t lo, int64_t hi);
 
   int32_t slots_ = 0, leaves_ = 1;
-  int64_t cuts_ = 0;
+  int64_t cuts_ = 0, count_ = 0;
   std::vector<Node> nodes_;                // 1-based heap numbering; leaves_ + t is slot t
-  std::vector<Cell> cells_;                // by id (freed ids in free_)
-  std::vector<int32_t> free_;
-  std::vector<std::vector<int32_t>> ends_;  // by slot: the cells with t1 == slot
+  std::vector<ChunkedSet<Entry>> ends_;    // by slot: the cells with t1 == slot
 };
 
 }  // namespace memplan

@@ -432,7 +432,7 @@ int64_t PlacementEngine::cells_find(int32_t i) const {
   }
   if (best.lo >= 0) return best.lo;
   if (top >= 0) return top;
-  return st.cells.at(a, FreeCells::kTop - 1)->lo;  // the top cell lasts through [a, b)
+  return st.cells.at(a, FreeCells::kTop - 1).lo;  // the top cell lasts through [a, b)
 }
 
 int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
