@@ -32,8 +32,9 @@ struct PlacementEngine::IndexState {
   int32_t queries = 0;
   // By length class, the holes a best-fit query has visited (only with BestFitStats on).
   std::array<int64_t, 64> holes_by_class{};
-  // The free space's cells (free_cells.h), for best-fit's short queries: kept once best-fit
-  // walks grow long (cells_on), never again after a failed add() (cells_dead) until clear().
+  // The free space's cells (free_cells.h), for best-fit's short queries: kept where they pay
+  // (cells_on, index_tune), never again after a failed add() or a build the deadline stopped
+  // (cells_dead) until clear().
   FreeCells cells;
   bool cells_on = false, cells_dead = false;
   int64_t cells_need = 0;      // holes per walk needed to switch them on (kCellHoles, raised by cells_stop)
@@ -185,8 +186,10 @@ constexpr int64_t kFloorSteps = 128;
 // (bench/training_bench --holes), nearly all in queries of one or two slots, and ~1.5 cuts per
 // piece. IOPDDL's S_1 and Y_1 (28k and 62k buffers) reach ~64-70 holes per walk late in the
 // pass with 23 and 15 cuts per piece: switched on there by holes alone, their best-fit passes
-// took 1.3-2.4x the CPU. kCutCost = 8: a cut costs a few point locations and set updates over
-// O(log T) tree nodes, a hole one pass over the walk's O(log T) sources.
+// took 1.3-2.4x the CPU. kCutCost = 64: a cut makes a few point locations and sorted-set
+// updates at each of O(log T) scattered tree nodes (~100 binary searches), a hole one pass
+// over the walk's contiguous per-source bounds; at 8, Y_1 (25 cuts per piece, ~400 holes per
+// walk late in the pass) kept them on and its best-fit-area pass took 3x the CPU.
 constexpr int32_t kCellWindow = 256;
 constexpr int64_t kCellHoles = 64;
 constexpr int64_t kCutCost = 64;
@@ -383,8 +386,6 @@ void tally(BestFitStats& s, std::array<int64_t, 64>& by_class, int64_t size, int
 
 }  // namespace
 
-// First-fit and best-fit on the index, with the semantics of the scans over forbidden
-// ranges in find_offset.
 // Best-fit from the free cells (free_cells.h), for a query of one piece at relative addresses
 // [0, size), alignment 1, living at most kCellSpan slots; -1 for any other query (the walk
 // answers it). The same answer as the walk's: the least hole length that fits, the lowest
@@ -435,6 +436,8 @@ int64_t PlacementEngine::cells_find(int32_t i) const {
   return st.cells.at(a, FreeCells::kTop - 1).lo;  // the top cell lasts through [a, b)
 }
 
+// First-fit and best-fit on the index, with the semantics of the scans over forbidden
+// ranges in find_offset.
 int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
   const int64_t align = problem_->buffers[i].alignment;
   IndexState& st = *index_.p;
