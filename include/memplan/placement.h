@@ -193,7 +193,7 @@ class PlacementEngine {
   int64_t index_settle(int64_t x, int64_t align) const;
   int64_t index_find(int32_t i, Fit fit) const;
   bool cells_query(int32_t i) const;    // a query the free cells answer
-  int64_t cells_find(int32_t i) const;  // -1: not a query the free cells answer
+  int64_t cells_find(int32_t i) const;  // for a cells_query only
   void cells_start();
   void cells_reset();
   void cells_stop();

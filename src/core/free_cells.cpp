@@ -17,7 +17,7 @@ void FreeCells::init(int32_t slots) {
   while (leaves_ < slots_) leaves_ *= 2;
   nodes_.assign(2 * static_cast<size_t>(leaves_), Node{});
   ends_.assign(static_cast<size_t>(slots_) + 1, {});
-  count_ = cuts_ = 0;
+  count_ = cuts_ = pieces_ = 0;
   insert(Cell{0, slots_, 0, kTop});
 }
 
@@ -97,6 +97,7 @@ bool FreeCells::add(int32_t a, int32_t b, int64_t lo, int64_t hi) {
     int32_t t0 = 0, t1 = -1;
     int64_t lo = 0, hi = 0;
   };
+  ++pieces_;
   Pending below, above;
   auto extend = [&](Pending& p, int32_t t0, int32_t t1, int64_t l, int64_t h) {
     if (p.t1 == t0 && p.lo == l && p.hi == h) {

@@ -160,7 +160,8 @@ class FreeCells {
   // The cell stabbing slot t that holds address y (y free at t); t0 > t1 if none.
   Cell at(int32_t t, int64_t y) const;
   int64_t count() const { return count_; }
-  int64_t cuts() const { return cuts_; }  // cells add() has cut since init(): its work
+  int64_t cuts() const { return cuts_; }      // cells add() has cut since init(): its work
+  int64_t pieces() const { return pieces_; }  // add() calls since init()
   // Calls f(const Cell&) for every cell (for tests).
   template <class F>
   void for_each(F&& f) const {
@@ -207,7 +208,7 @@ class FreeCells {
   void create_joined(int32_t t0, int32_t t1, int64_t lo, int64_t hi);
 
   int32_t slots_ = 0, leaves_ = 1;
-  int64_t cuts_ = 0, count_ = 0;
+  int64_t cuts_ = 0, count_ = 0, pieces_ = 0;
   std::vector<Node> nodes_;                // 1-based heap numbering; leaves_ + t is slot t
   std::vector<ChunkedSet<Entry>> ends_;    // by slot: the cells with t1 == slot
 };

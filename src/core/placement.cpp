@@ -39,7 +39,6 @@ struct PlacementEngine::IndexState {
   bool cells_on = false, cells_dead = false;
   int64_t cells_need = 0;      // holes per walk needed to switch them on (kCellHoles, raised by cells_stop)
   double cells_holes = 0;      // holes per walk when they were last switched on
-  int64_t cells_pieces = 0;    // pieces added to them since built
   int64_t cells_mark_cuts = 0, cells_mark_pieces = 0;  // cuts and pieces at the last upkeep check
   // Since the last cells decision: holes visited by the best-fit walks of queries the cells
   // would answer (cells_query), and best-fit walks of any query.
@@ -170,11 +169,6 @@ constexpr int64_t kCrossingSteps = 32;
 constexpr int32_t kFloorWindow = 4096;
 constexpr int64_t kFloorSteps = 128;
 
-// The floors' window is decided as soon as its steps pass kFloorSteps * kFloorWindow: steps
-// only add up, so the window would end above the threshold too (the same decision, made
-// before the rest of its long walks). Waiting for the window's end cost pressure order a
-// burst of ~6,000 walks of ~1,400 runs each at 100k buffers (14M of the pass's 24M steps;
-// the walks grow with n, so that burst was quadratic), measured with WalkStats.
 // The free cells pay where short queries' best-fit walks pass many holes and pieces cut few
 // cells. Over windows of kCellWindow best-fit walks, the mean holes per walk (counting only
 // the holes of queries the cells would answer, cells_query) is weighed against the cells'
@@ -201,6 +195,11 @@ bool cuts_cost_more(int64_t cuts, int64_t pieces, double holes) {
   return pieces > 0 && double(kCutCost) * double(cuts) > holes * double(pieces);
 }
 
+// The floors' window is decided as soon as its steps pass kFloorSteps * kFloorWindow: steps
+// only add up, so the window would end above the threshold too (the same decision, made
+// before the rest of its long walks). Waiting for the window's end cost pressure order a
+// burst of ~6,000 walks of ~1,400 runs each at 100k buffers (14M of the pass's 24M steps;
+// the walks grow with n, so that burst was quadratic), measured with WalkStats.
 void PlacementEngine::index_tune() {
   IndexState& st = *index_.p;
   if (!st.cells_on && !st.cells_dead && st.walks >= kCellWindow) {
@@ -212,11 +211,11 @@ void PlacementEngine::index_tune() {
     }
     st.walks = 0;
     st.walk_holes = 0;
-  } else if (st.cells_on && st.cells_pieces - st.cells_mark_pieces >= kCutWindow) {
-    if (cuts_cost_more(st.cells.cuts() - st.cells_mark_cuts, st.cells_pieces - st.cells_mark_pieces, st.cells_holes))
+  } else if (st.cells_on && st.cells.pieces() - st.cells_mark_pieces >= kCutWindow) {
+    if (cuts_cost_more(st.cells.cuts() - st.cells_mark_cuts, st.cells.pieces() - st.cells_mark_pieces, st.cells_holes))
       cells_stop();
     st.cells_mark_cuts = st.cells.cuts();
-    st.cells_mark_pieces = st.cells_pieces;
+    st.cells_mark_pieces = st.cells.pieces();
   }
   if (st.index.floors()) return;
   const bool crossing = st.index.crossing(), decided = crossing && st.steps > kFloorSteps * kFloorWindow;
@@ -277,7 +276,7 @@ void PlacementEngine::cells_reset() {
 // rebuilds, each O(placed pieces), stay few).
 void PlacementEngine::cells_stop() {
   IndexState& st = *index_.p;
-  const int64_t cuts = st.cells.cuts() - st.cells_mark_cuts, pieces = std::max<int64_t>(st.cells_pieces - st.cells_mark_pieces, 1);
+  const int64_t cuts = st.cells.cuts() - st.cells_mark_cuts, pieces = std::max<int64_t>(st.cells.pieces() - st.cells_mark_pieces, 1);
   st.cells_need = std::max(2 * st.cells_need, 2 * kCutCost * cuts / pieces);
   st.cells_on = false;
   st.cells = FreeCells();
@@ -289,7 +288,7 @@ void PlacementEngine::cells_start() {
   IndexState& st = *index_.p;
   st.cells.init(st.slots);
   st.cells_on = true;
-  st.cells_pieces = st.cells_mark_cuts = st.cells_mark_pieces = 0;
+  st.cells_mark_cuts = st.cells_mark_pieces = 0;
   Poll poll(deadline_);
   for (int32_t i = 0; i < static_cast<int32_t>(offsets_.size()) && st.cells_on; ++i) {
     if (poll()) st.cells_on = false;
@@ -300,11 +299,11 @@ void PlacementEngine::cells_start() {
         st.cells_on = false;
       // A sample of the pieces tells what the upkeep will cost: a build that would not pay is
       // stopped there (a whole one cost IOPDDL's Y_1 ~1 s: 25 cuts for each of 9k pieces).
-      if (++st.cells_pieces % kCutWindow == 0 && cuts_cost_more(st.cells.cuts(), st.cells_pieces, st.cells_holes))
+      if (st.cells.pieces() % kCutWindow == 0 && cuts_cost_more(st.cells.cuts(), st.cells.pieces(), st.cells_holes))
         return cells_stop();
     }
   }
-  if (st.cells_on && cuts_cost_more(st.cells.cuts(), st.cells_pieces, st.cells_holes)) return cells_stop();
+  if (st.cells_on && cuts_cost_more(st.cells.cuts(), st.cells.pieces(), st.cells_holes)) return cells_stop();
   if (!st.cells_on) st.cells = FreeCells(), st.cells_dead = true;
 }
 
@@ -324,7 +323,6 @@ void PlacementEngine::index_add(int32_t i) {
     const int32_t pc = piece_index_[k];
     st.index.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi);
     if (!st.cells_on) continue;
-    ++st.cells_pieces;
     if (!st.cells.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi))
       st.cells_on = false, st.cells_dead = true;  // placed pieces overlap: no free space to cut
   }
@@ -387,8 +385,8 @@ void tally(BestFitStats& s, std::array<int64_t, 64>& by_class, int64_t size, int
 }  // namespace
 
 // Best-fit from the free cells (free_cells.h), for a query of one piece at relative addresses
-// [0, size), alignment 1, living at most kCellSpan slots; -1 for any other query (the walk
-// answers it). The same answer as the walk's: the least hole length that fits, the lowest
+// [0, size), alignment 1, living at most kCellSpan slots (cells_query; the walk answers any
+// other). The same answer as the walk's: the least hole length that fits, the lowest
 // among equals, else the lowest offset above everything live during the query.
 bool PlacementEngine::cells_query(int32_t i) const {
   if (first_piece_[i + 1] - first_piece_[i] != 1 || problem_->buffers[i].alignment != 1) return false;
@@ -397,7 +395,6 @@ bool PlacementEngine::cells_query(int32_t i) const {
 }
 
 int64_t PlacementEngine::cells_find(int32_t i) const {
-  if (!cells_query(i)) return -1;
   const int32_t pc = piece_index_[first_piece_[i]];
   const Piece& q = pieces_[pc];
   const auto [a, b] = piece_slots_[pc];
@@ -441,8 +438,8 @@ int64_t PlacementEngine::cells_find(int32_t i) const {
 int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
   const int64_t align = problem_->buffers[i].alignment;
   IndexState& st = *index_.p;
-  if (fit == Fit::kBest && st.cells_on)
-    if (const int64_t at = cells_find(i); at >= 0) return at;
+  const bool short_query = fit == Fit::kBest && cells_query(i);  // one the free cells answer
+  if (short_query && st.cells_on) return cells_find(i);
   index_sources(i);
   st.next.assign(st.src.size(), INT64_MIN);
   ++st.queries;
@@ -467,7 +464,6 @@ int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
   }
   int64_t best = -1, best_slack = INT64_MAX;
   const int64_t size = problem_->buffers[i].size;
-  const bool short_query = cells_query(i);  // one the free cells would answer
   for (;;) {
     // x is feasible, so every source's next[] lies above it: the lowest of them (low, left
     // by index_settle) is the first offset above x that some run blocks.

@@ -176,6 +176,15 @@ const TypeInfo* find_type(const std::vector<const TypeMap*>& scopes, const std::
   return nullptr;
 }
 
+// An Einsum that ONNX 1.12's inference must not see (hide_from_inference).
+bool unsafe_for_onnx_inference(const onnx::NodeProto& n) {
+  const auto* eq = attr(n, "equation");
+  if (n.op_type() != "Einsum" || !default_domain(n) || !eq || eq->s().find("->") != std::string::npos) return false;
+  for (char c : eq->s())
+    if (!((c >= 'a' && c <= 'z') || c == ',' || c == '.' || c == ' ')) return true;
+  return false;
+}
+
 // Nodes that ONNX 1.12's inference must not see are moved, in the copy given to it, to a
 // domain it does not know, so that it skips them:
 //  - those whose output types refine_ops replaces (a later op version that 1.12 would read
@@ -187,14 +196,6 @@ const TypeInfo* find_type(const std::vector<const TypeMap*>& scopes, const std::
 //    import with SIGSEGV: a fuzz find). memplan sizes Einsums itself (einsum.cpp); malformed
 //    equations are refused before this (einsum_syntax_error).
 // Returns the number of nodes moved.
-bool unsafe_for_onnx_inference(const onnx::NodeProto& n) {
-  const auto* eq = attr(n, "equation");
-  if (n.op_type() != "Einsum" || !default_domain(n) || !eq || eq->s().find("->") != std::string::npos) return false;
-  for (char c : eq->s())
-    if (!((c >= 'a' && c <= 'z') || c == ',' || c == '.' || c == ' ')) return true;
-  return false;
-}
-
 int hide_from_inference(onnx::GraphProto* g, const std::set<std::string>& replaced) {
   int hidden = 0;
   for (auto& n : *g->mutable_node()) {

@@ -40,7 +40,6 @@ bool refine_sequences(const onnx::GraphProto& g, const Inferred& inferred, TypeM
     auto [it, fresh] = bytes_only.emplace(name, b);
     if (fresh || it->second != b) it->second = b, changed = true;
   };
-
   auto type = [&](const std::string& name) -> const TypeInfo* {
     if (auto it = refined.find(name); it != refined.end()) return &it->second;
     if (auto it = inferred.types.find(name); it != inferred.types.end()) return &it->second;
