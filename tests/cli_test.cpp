@@ -121,6 +121,27 @@ TEST(Cli, JsonInAndOut) {
   EXPECT_EQ(val.code, 0) << val.out << val.err;
 }
 
+// The CLI re-runs itself once with glibc's malloc on huge pages (cli/huge_pages.h) unless
+// the environment already says how: every way in gives the same run, and none loops (a
+// loop would never exit: the test would time out).
+TEST(Cli, HugePagesRerunKeepsArgumentsAndOutput) {
+  TempDir dir;
+  const std::string problem = dir.file("p.csv");
+  testing::write_text(problem, "id,lower,upper,size\na,0,4,8\nb,2,6,8\nc,5,9,16\n");
+  std::vector<std::string> plans;
+  for (const char* env : {"env -u GLIBC_TUNABLES -u MEMPLAN_HUGE_PAGES", "env GLIBC_TUNABLES=glibc.malloc.check=0",
+                          "env GLIBC_TUNABLES=glibc.malloc.hugetlb=0", "env MEMPLAN_HUGE_PAGES=0"}) {
+    const std::string plan = dir.file("plan" + std::to_string(plans.size()) + ".json");
+    const std::string out = dir.file("out.txt");
+    const std::string cmd = std::string(env) + " '" + MEMPLAN_CLI + "' solve '" + problem +
+                            "' -a greedy --seed 3 -o '" + plan + "' >'" + out + "' 2>&1 </dev/null";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << env << ": " << testing::read_text(out);
+    EXPECT_NE(testing::read_text(out).find("algo=greedy buffers=3"), std::string::npos) << env;
+    plans.push_back(testing::read_text(plan));
+    EXPECT_EQ(plans.back(), plans.front()) << env;
+  }
+}
+
 TEST(Cli, PlcInput) {
   TempDir dir;
   const std::string plan = dir.file("plan.csv");

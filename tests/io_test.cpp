@@ -1,6 +1,8 @@
 // I/O round trips: MiniMalloc CSV (all columns and aliases), JSON, PLC traces, plans.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <filesystem>
 #include <sstream>
@@ -265,6 +267,70 @@ TEST(Json, ProblemAndPlanRoundTrip) {
   const std::string plan = problem_to_json(p, &offsets, {{"algo", "test"}});
   EXPECT_NE(plan.find("\"peak\": 160"), std::string::npos) << plan;
   EXPECT_EQ(parse_json_solution(plan, "plan.json", p), offsets);
+}
+
+// problem_to_json writes its text directly (no json value built): it must be laid out
+// exactly as nlohmann's dump(1) of the same document (members in key order, one space a
+// level, nlohmann's escapes), which re-parsing and re-dumping the text shows.
+TEST(Json, WrittenAsNlohmannDumpsIt) {
+  Problem p;
+  p.capacity = 1 << 20;
+  p.memories = {{"sram", 4096, 64}, {"dram", std::nullopt, 1}};
+  p.buffers = {{"plain", 0, 10, 64},        {"quo\"te", 2, 6, 32},  {"back\\slash", 5, 9, 16},
+               {"tab\tend", 1, 3, 8}, {"ctl\x01\x1f", 0, 2, 8}, {"utf8-\xc3\xa9", 3, 7, 24}};
+  Buffer& a = p.buffers[0];
+  a.alignment = 16;
+  a.hint = 3;
+  a.gaps = {{2, 4, false, 0, 0}, {6, 8, true, 16, 48}};
+  a.spaces = {"sram", "dram"};
+  a.uses = {0, 5, 9};
+  a.evictable = true;
+  a.accesses = 7;
+  p.buffers[1].offset = 128;
+  p.buffers[5].inplace_of = "quo\"te";
+  p.buffers[2].from_top = true;
+  p.buffers[3].group = "cat";
+  p.buffers[3].group_index = 2;
+  p.conflicts = {{0, 4}};
+  const std::vector<int64_t> offsets = {0, 128, 96, 200, 300, 400};
+  // Extra members sort around ours; where a name is ours ("peak"), ours is written.
+  const std::string plan = problem_to_json(p, &offsets, {{"algo", "x"}, {"peak", "theirs"}, {"zzz", "last"}});
+  const nlohmann::json doc = nlohmann::json::parse(plan);
+  EXPECT_EQ(plan, doc.dump(1) + "\n");
+  EXPECT_EQ(doc["peak"], 424);
+  EXPECT_EQ(doc["zzz"], "last");
+  EXPECT_EQ(doc["buffers"].size(), p.buffers.size());
+  EXPECT_EQ(doc["buffers"][0]["gaps"][1]["window"], nlohmann::json::array({16, 48}));
+  EXPECT_EQ(doc["buffers"][5]["id"], "utf8-\xc3\xa9");
+  EXPECT_EQ(parse_json_solution(plan, "plan.json", p), offsets);
+  const std::string problem = problem_to_json(p, nullptr);
+  EXPECT_EQ(problem, nlohmann::json::parse(problem).dump(1) + "\n");
+  const Problem back = parse_json(problem, "p.json");
+  ASSERT_EQ(back.buffers.size(), p.buffers.size());
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    EXPECT_EQ(back.buffers[i].id, p.buffers[i].id);
+    EXPECT_EQ(back.buffers[i].gaps, p.buffers[i].gaps);
+    EXPECT_EQ(back.buffers[i].offset, p.buffers[i].offset);
+  }
+  EXPECT_EQ(back.conflicts, p.conflicts);
+  // Vector clocks: lower and upper as arrays.
+  Problem c;
+  c.buffers = {{"x", 0, 1, 8}, {"y", 0, 1, 8}};
+  c.clock_dim = 2;
+  c.clock_lower = {0, 0, 1, 0};
+  c.clock_upper = {1, 0, 2, 0};
+  const std::string clocks = problem_to_json(c, nullptr);
+  EXPECT_EQ(clocks, nlohmann::json::parse(clocks).dump(1) + "\n");
+  EXPECT_EQ(nlohmann::json::parse(clocks)["buffers"][1]["lower"], nlohmann::json::array({1, 0}));
+  EXPECT_EQ(problem_to_json(Problem{}, nullptr), "{\n \"buffers\": []\n}\n");
+  Problem nl;  // a line break (refused in ids read back, but written as nlohmann writes it)
+  nl.buffers = {{"a\nb\rc", 0, 1, 8}};
+  const std::string escaped = problem_to_json(nl, nullptr);
+  EXPECT_EQ(escaped, nlohmann::json::parse(escaped).dump(1) + "\n");
+  // Not UTF-8: refused, as nlohmann refuses it.
+  Problem bad;
+  bad.buffers = {{"\xff", 0, 1, 8}};
+  EXPECT_ANY_THROW(problem_to_json(bad, nullptr));
 }
 
 TEST(Json, SolutionIdsMustMatchTheProblem) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <functional>
 #include <map>
 
 #include "memplan/io.h"
@@ -19,10 +20,11 @@
 
 namespace memplan {
 
-// Fills the buffers' spaces/uses/evictable/accesses from the table's columns. Returns each
-// buffer's location ("f.csv:5") for later messages. Throws InputError naming file, line and
-// column.
-std::vector<std::string> read_space_columns(CsvTable& table, const std::string& name);
+// Fills buffers[r]'s spaces/uses/evictable/accesses from row r of the table's columns
+// (`buffers` read from that table). Throws InputError naming file, line and column.
+void read_space_columns(const CsvTable& table, std::vector<Buffer>& buffers, const std::string& name);
+// Where row r of the CSV file `name` is, for messages: "f.csv:5" (the header is line 1).
+std::string csv_row_location(const std::string& name, size_t row);
 
 // True for the columns read_csv itself reads (the others it keeps verbatim in unknown_fields).
 bool known_column(const std::string& column);
@@ -32,9 +34,10 @@ std::vector<Memory> parse_memories(const std::string& spec, const std::string& w
 
 // The rules: memory names unique, capacity > 0, alignment a power of two; every allowed
 // space a declared memory and at least one per buffer that lists any; uses inside the
-// lifetime; an evictable buffer has at least two distinct uses; accesses >= 0. `where[i]`
-// locates buffer i. Throws InputError ("f.csv:5: field 'space': unknown memory 'x'").
-void check_spaces(const Problem& p, const std::string& name, const std::vector<std::string>& where);
+// lifetime; an evictable buffer has at least two distinct uses; accesses >= 0. `where(i)`
+// locates buffer i (none, or empty: "NAME: buffer 'ID'"). Throws InputError ("f.csv:5: field 'space':
+// unknown memory 'x'").
+void check_spaces(const Problem& p, const std::string& name, const std::function<std::string(size_t)>& where = {});
 
 }  // namespace memplan
 

@@ -23,6 +23,7 @@
 #include "memplan/io_json.h"
 #include "cli/bench_cmd.h"
 #include "cli/bound_cmd.h"
+#include "cli/huge_pages.h"
 #include "cli/load.h"
 #include "cli/options.h"
 #include "cli/spaces_cmd.h"
@@ -233,18 +234,18 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   if (validate_plan && !valid) return kExitInvalid;
   std::vector<std::pair<std::string, std::string>> files;
   if (scheduled && !order_out.empty()) files.emplace_back(order_out, order_file_text(order_out, *l.graph, *scheduled));
-  if (!output.empty()) {
+  if (!output.empty() && has_extension(output, ".json")) {
+    files.emplace_back(output, problem_to_json(l.problem, &r.solution->offsets,
+                                               {{"algo", algo}, {"status", to_string(r.status)}}));
+  } else if (!output.empty()) {
     std::ostringstream out;
-    if (has_extension(output, ".json")) {
-      out << problem_to_json(l.problem, &r.solution->offsets,
-                             {{"algo", algo}, {"status", to_string(r.status)}});
-    } else if (l.table) {
+    if (l.table) {
       write_csv(out, *l.table, &r.solution->offsets);
     } else {
       require_csv_ids(l.problem, output);
       write_csv(out, l.problem, &r.solution->offsets);
     }
-    files.emplace_back(output, out.str());
+    files.emplace_back(output, std::move(out).str());
   }
   if (!svg.empty()) {
     SvgOptions so;
@@ -427,6 +428,7 @@ int cmd_onnx(const std::string& input, int64_t alignment, bool weights, bool sum
 }  // namespace
 
 int main(int argc, char** argv) {
+  memplan::use_huge_pages(argv);  // first: it may re-run the program
   CLI::App app{"memplan: static memory planner for ML compilers (offsets for buffers with known lifetimes)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("memplan ") + memplan::version());

@@ -111,13 +111,13 @@ void add_spaces_options(CLI::App* c) {
 }
 
 void load_spaces(Loaded& l, const std::string& input) {
-  std::vector<std::string> where;
+  std::function<std::string(size_t)> where;
   if (l.table) {
-    CsvTable t = *l.table;
-    where = read_space_columns(t, input);
-    l.problem.buffers = t.problem.buffers;
+    read_space_columns(*l.table, l.problem.buffers, input);  // the table's rows are l.problem's buffers
+    where = [&input](size_t r) { return csv_row_location(input, r); };
   } else if (has_extension(input, ".json")) {
-    where = read_json_spaces(input, l.problem, &spaces_args().file, &spaces_args().file_swap);
+    std::vector<std::string> at = read_json_spaces(input, l.problem, &spaces_args().file, &spaces_args().file_swap);
+    where = [at = std::move(at)](size_t i) { return i < at.size() ? at[i] : std::string(); };
   }
   if (!spaces_args().memories.empty())
     l.problem.memories = parse_memories(spaces_args().memories, "--memories");

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -44,16 +45,17 @@ bool known_column(const std::string& c) {
   return known.count(c) > 0;
 }
 
-std::vector<std::string> read_space_columns(CsvTable& table, const std::string& name) {
+std::string csv_row_location(const std::string& name, size_t row) { return name + ":" + std::to_string(row + 2); }
+
+void read_space_columns(const CsvTable& table, std::vector<Buffer>& buffers, const std::string& name) {
   std::vector<std::string> unknown;
   for (const std::string& c : table.columns)
     if (!known_column(c)) unknown.push_back(c);
-  std::vector<std::string> where;
   const size_t k = unknown.size();
-  for (size_t r = 0; r < table.problem.buffers.size(); ++r) {
-    where.push_back(name + ":" + std::to_string(r + 2));
-    Buffer& b = table.problem.buffers[r];
-    for (size_t c = 0; c < k && k * (r + 1) <= table.unknown_fields.size(); ++c) {
+  if (k == 0) return;
+  for (size_t r = 0; r < buffers.size() && k * (r + 1) <= table.unknown_fields.size(); ++r) {
+    Buffer& b = buffers[r];
+    for (size_t c = 0; c < k; ++c) {
       const std::string& col = unknown[c];
       const std::string v = trim(table.unknown_fields[r * k + c]);
       if (col == "space" || col == "spaces") {
@@ -61,17 +63,16 @@ std::vector<std::string> read_space_columns(CsvTable& table, const std::string& 
       } else if (col == "uses") {
         std::istringstream in(v);
         std::string tok;
-        while (in >> tok) b.uses.push_back(to_int(tok, where.back(), col));
+        while (in >> tok) b.uses.push_back(to_int(tok, csv_row_location(name, r), col));
       } else if (col == "evictable") {
         if (v == "1" || v == "true") b.evictable = true;
         else if (!v.empty() && v != "0" && v != "false")
-          throw InputError(where.back() + ": field 'evictable': '" + v + "' is not 0 or 1");
+          throw InputError(csv_row_location(name, r) + ": field 'evictable': '" + v + "' is not 0 or 1");
       } else if (col == "accesses") {
-        if (!v.empty()) b.accesses = to_int(v, where.back(), col);
+        if (!v.empty()) b.accesses = to_int(v, csv_row_location(name, r), col);
       }
     }
   }
-  return where;
 }
 
 std::vector<Memory> parse_memories(const std::string& spec, const std::string& where) {
@@ -91,7 +92,7 @@ std::vector<Memory> parse_memories(const std::string& spec, const std::string& w
   return out;
 }
 
-void check_spaces(const Problem& p, const std::string& name, const std::vector<std::string>& where) {
+void check_spaces(const Problem& p, const std::string& name, const std::function<std::string(size_t)>& where) {
   std::set<std::string> names;
   for (const Memory& m : p.memories) {
     const std::string w = name + ": memory '" + m.name + "'";
@@ -105,29 +106,33 @@ void check_spaces(const Problem& p, const std::string& name, const std::vector<s
   }
   for (size_t i = 0; i < p.buffers.size(); ++i) {
     const Buffer& b = p.buffers[i];
-    const std::string w = i < where.size() ? where[i] : name + ": buffer '" + b.id + "'";
+    // Only an error spells out where (a string per buffer cost ~0.5 s at 1M buffers).
+    const auto w = [&] {
+      std::string at = where ? where(i) : "";
+      return at.empty() ? name + ": buffer '" + b.id + "'" : at;
+    };
     if (!b.spaces.empty()) {
       bool any = false;
       for (const std::string& s : b.spaces) {
         if (s.empty()) continue;
         if (!names.count(s))
-          throw InputError(w + ": field 'space': unknown memory '" + s + "'" +
+          throw InputError(w() + ": field 'space': unknown memory '" + s + "'" +
                            (p.memories.empty() ? " (no memories declared; use --memories)" : ""));
         any = true;
       }
-      if (!any) throw InputError(w + ": field 'space': buffer '" + b.id + "' is allowed in no declared memory");
+      if (!any) throw InputError(w() + ": field 'space': buffer '" + b.id + "' is allowed in no declared memory");
     }
     for (int64_t u : b.uses)
       if (u < b.start || u >= b.end)
-        throw InputError(w + ": field 'uses': " + std::to_string(u) + " is outside the lifetime [" +
+        throw InputError(w() + ": field 'uses': " + std::to_string(u) + " is outside the lifetime [" +
                          std::to_string(b.start) + "," + std::to_string(b.end) + ")");
     if (b.evictable) {
       std::set<int64_t> u(b.uses.begin(), b.uses.end());
       if (b.uses.empty()) u = {b.start, b.end - 1};
       if (u.size() < 2)
-        throw InputError(w + ": field 'evictable': buffer '" + b.id + "' has a single use; nothing to swap between");
+        throw InputError(w() + ": field 'evictable': buffer '" + b.id + "' has a single use; nothing to swap between");
     }
-    if (b.accesses < -1) throw InputError(w + ": field 'accesses': must be >= 0");
+    if (b.accesses < -1) throw InputError(w() + ": field 'accesses': must be >= 0");
   }
 }
 
