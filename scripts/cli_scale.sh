@@ -7,12 +7,15 @@
 # file (md5).
 #
 #   scripts/cli_scale.sh OLD_CLI NEW_CLI [--sizes 100000,1000000] [--algos "online-best-fit first-fit-size auto"]
-#                        [--outputs "json csv"] [--rounds 3] [--time-limit 10] [--threads 2]
+#                        [--outputs "json csv"] [--rounds 3] [--time-limit S] [--threads 2]
 #
+# Without --time-limit, `auto` runs with the default 10 s and every other solver without a
+# limit (0), so that their plans are their own (a solver stopped by the limit returns the
+# online-best-fit plan instead: the plans would then differ by timing, not by the CLI).
 # Inputs: `NEW_CLI generate --kind training -n N --seed 1` (written once per size).
 set -euo pipefail
 old=$1 new=$2; shift 2
-sizes=100000,1000000 algos="online-best-fit first-fit-size auto" outputs="json csv" rounds=3 tl=10 threads=2
+sizes=100000,1000000 algos="online-best-fit first-fit-size auto" outputs="json csv" rounds=3 tl="" threads=2
 while [[ $# -gt 0 ]]; do
   case $1 in
     --sizes) sizes=$2; shift 2;; --algos) algos=$2; shift 2;; --outputs) outputs=$2; shift 2;;
@@ -22,12 +25,13 @@ while [[ $# -gt 0 ]]; do
 done
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2)}'; }
-echo "| buffers | solver | output | wall s: old / new, no huge pages / new | CPU s | peak RSS MB | same plan |"
+echo "| buffers | solver (time limit s) | output | wall s: old / new, no huge pages / new | CPU s | peak RSS MB | same plan |"
 echo "|---:|---|---|---|---|---|---|"
 for n in ${sizes//,/ }; do
   input=$tmp/training_$n.csv
   "$new" generate --kind training -n "$n" --seed 1 -o "$input"
   for algo in $algos; do
+    limit=$tl; [[ -z $limit ]] && { limit=0; [[ $algo == auto ]] && limit=10; }
     for fmt in $outputs; do
       for side in old nohuge new; do : > "$tmp/$side.runs"; done
       for ((r = 0; r < rounds; ++r)); do
@@ -35,7 +39,7 @@ for n in ${sizes//,/ }; do
           cli=$new; env=(env); [[ $side == old ]] && cli=$old; [[ $side == nohuge ]] && env=(env MEMPLAN_HUGE_PAGES=0)
           out=$tmp/$side.$fmt
           "${env[@]}" /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$cli" solve "$input" -a "$algo" \
-            --threads "$threads" --time-limit "$tl" -o "$out" > /dev/null
+            --threads "$threads" --time-limit "$limit" -o "$out" > /dev/null
           cat "$tmp/time" >> "$tmp/$side.runs"
         done
       done
@@ -48,7 +52,7 @@ for n in ${sizes//,/ }; do
       }
       same=no
       [[ $(md5sum < "$tmp/old.$fmt") == $(md5sum < "$tmp/new.$fmt") && $(md5sum < "$tmp/nohuge.$fmt") == $(md5sum < "$tmp/new.$fmt") ]] && same=yes
-      echo "| $n | $algo | $fmt | $(cell 1 1) | $(cell 23 1) | $(cell 4 1024) | $same |"
+      echo "| $n | $algo ($limit) | $fmt | $(cell 1 1) | $(cell 23 1) | $(cell 4 1024) | $same |"
     done
   done
 done
