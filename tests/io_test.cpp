@@ -5,6 +5,7 @@
 
 #include <array>
 #include <filesystem>
+#include <random>
 #include <sstream>
 
 #include "files.h"
@@ -331,6 +332,121 @@ TEST(Json, WrittenAsNlohmannDumpsIt) {
   Problem bad;
   bad.buffers = {{"\xff", 0, 1, 8}};
   EXPECT_ANY_THROW(problem_to_json(bad, nullptr));
+}
+
+// The plan reader reads a plan's entries by nlohmann's SAX interface. The same rules read
+// from a json value (as the reader did before), to check it against.
+std::vector<int64_t> plan_from_value(const std::string& text, const std::string& name, const Problem& p) {
+  using nlohmann::json;
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception&) {
+    throw InputError(name + ": invalid JSON");
+  }
+  if (!doc.is_object() || !doc.contains("buffers") || !doc["buffers"].is_array())
+    throw InputError(name + ": expected an object with a 'buffers' array");
+  std::vector<int64_t> offsets(p.buffers.size(), 0);
+  std::vector<size_t> entry_of(p.buffers.size(), 0);
+  for (size_t k = 0; k < doc["buffers"].size(); ++k) {
+    const json& e = doc["buffers"][k];
+    const std::string where = name + ": buffers[" + std::to_string(k) + "]";
+    if (!e.is_object() || !e.contains("id") || !(e["id"].is_string() || e["id"].is_number_integer()))
+      throw InputError(where + ": expected an object with an 'id' (string or integer)");
+    const std::string id = e["id"].is_string() ? e["id"].get<std::string>() : e["id"].dump();
+    size_t i = 0;
+    while (i < p.buffers.size() && p.buffers[i].id != id) ++i;
+    if (i == p.buffers.size()) throw InputError(where + ": field 'id': buffer '" + id + "' is not in the problem");
+    if (entry_of[i])
+      throw InputError(where + ": field 'id': duplicate id '" + id + "' (first in buffers[" +
+                       std::to_string(entry_of[i] - 1) + "])");
+    if (!e.contains("offset")) throw InputError(where + ": missing field 'offset'");
+    if (!e["offset"].is_number_integer()) throw InputError(where + ": field 'offset' must be an integer");
+    if (e["offset"].is_number_unsigned() && e["offset"].get<uint64_t>() > uint64_t{INT64_MAX})
+      throw InputError(where + ": field 'offset' is out of the 64-bit range");
+    offsets[i] = e["offset"].get<int64_t>();
+    entry_of[i] = k + 1;
+  }
+  for (size_t i = 0; i < p.buffers.size(); ++i)
+    if (!entry_of[i]) throw InputError(name + ": buffers: buffer '" + p.buffers[i].id + "' of the problem has no entry");
+  return offsets;
+}
+
+// Random plan documents, well and badly formed (wrong types, repeated keys, integer and
+// unknown ids, offsets beyond 64 bits, nested values, syntax errors): the streaming reader
+// gives the same offsets, or the same message, as the rules read from a json value.
+TEST(Json, PlanReaderAgreesWithTheRulesOnAJsonValue) {
+  Problem p;
+  p.buffers = {{"a", 0, 4, 8}, {"b", 0, 4, 8}, {"7", 2, 6, 8}};
+  std::mt19937_64 rng(11);
+  auto pick = [&](std::initializer_list<const char*> v) { return std::string(v.begin()[rng() % v.size()]); };
+  auto junk = [&] { return pick({"null", "true", "1.5", "1e400", "[1, {\"id\": \"a\"}]", "{\"offset\": 3}", "\"x\"", "-2"}); };
+  auto entry = [&] {
+    if (rng() % 12 == 0) return junk();
+    std::string e = "{";
+    const int members = static_cast<int>(rng() % 4);
+    auto add = [&](const std::string& m) { e += (e.size() > 1 ? ", " : "") + m; };
+    if (rng() % 8) add("\"id\": " + pick({"\"a\"", "\"b\"", "\"a\"", "\"b\"", "7", "\"7\"", "\"z\"", "18446744073709551615",
+                                         "1.5", "null", "[\"a\"]", "{}"}));
+    if (rng() % 8) add("\"offset\": " + pick({"0", "64", "128", "-8", "9223372036854775807", "9223372036854775808",
+                                             "18446744073709551615", "2.0", "\"8\"", "null", "[0]", "{}"}));
+    for (int m = 0; m < members; ++m) add(pick({"\"id\"", "\"offset\"", "\"size\"", "\"x\""}) + ": " + junk());
+    return e + "}";
+  };
+  int agreed_ok = 0, agreed_error = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    if (rng() % 20 == 0) {
+      text = junk();
+    } else {
+      text = "{";
+      if (rng() % 6 == 0) text += "\"peak\": 128, ";
+      const int arrays = rng() % 10 == 0 ? 2 : 1;
+      for (int a = 0; a < arrays; ++a) {
+        if (rng() % 15 == 0) {
+          text += "\"buffers\": " + junk() + ", ";
+          continue;
+        }
+        text += "\"buffers\": [";
+        if (rng() % 3 == 0) {  // a plan: every id once, in some order, perhaps one entry broken
+          std::vector<std::string> ids = {"\"a\"", "\"b\"", rng() % 2 ? "7" : "\"7\""};
+          std::shuffle(ids.begin(), ids.end(), rng);
+          const size_t broken = rng() % 6;
+          for (size_t k = 0; k < ids.size(); ++k)
+            text += (k ? ", " : "") + (k == broken ? entry()
+                                                   : "{\"id\": " + ids[k] + ", \"offset\": " + std::to_string(rng() % 512) +
+                                                         (rng() % 3 ? "" : ", \"x\": " + junk()) + "}");
+        } else {
+          const int n = static_cast<int>(rng() % 5);
+          for (int k = 0; k < n; ++k) text += (k ? ", " : "") + entry();
+        }
+        text += "], ";
+      }
+      text += "\"algo\": \"x\"}";
+    }
+    if (rng() % 15 == 0) text.resize(rng() % text.size());  // a syntax error, most of the time
+    std::string want, got;
+    std::vector<int64_t> want_offsets, got_offsets;
+    try {
+      want_offsets = plan_from_value(text, "p.json", p);
+    } catch (const InputError& e) {
+      want = e.what();
+    }
+    try {
+      got_offsets = parse_json_solution(text, "p.json", p);
+    } catch (const InputError& e) {
+      got = e.what();
+    }
+    if (want == "p.json: invalid JSON") {  // the message names the field (parse_doc): its start only
+      EXPECT_EQ(got.rfind("p.json: invalid JSON", 0), 0u) << text << "\n" << got;
+      continue;
+    }
+    EXPECT_EQ(got, want) << text;
+    EXPECT_EQ(got_offsets, want_offsets) << text;
+    (want.empty() ? agreed_ok : agreed_error) += got == want;
+  }
+  EXPECT_GT(agreed_ok, 100);  // the documents reach every rule and pass it too
+  EXPECT_GT(agreed_error, 1000);
 }
 
 TEST(Json, SolutionIdsMustMatchTheProblem) {
