@@ -1,5 +1,9 @@
 // JSON reader, strict and lenient: any bytes read or raise InputError (never another
-// exception); what is read writes back and reads again to the same problem.
+// exception); what is read writes back and reads again to the same problem. The plan
+// reader too: the same bytes as a plan, and a plan written by memplan reads back.
+#include <cstdint>
+#include <cstdio>
+
 #include "fuzz_common.h"
 #include "memplan/bounds.h"
 #include "memplan/io_json.h"
@@ -26,6 +30,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const InputError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     fuzz::fail("JSON written by memplan does not read back");
+  }
+  // The plan reader: the same bytes read as a plan of that problem (offsets or InputError,
+  // never another exception), and a plan memplan writes reads back to its offsets.
+  try {
+    parse_json_solution(fuzz::text(data, size), "fuzz.json", p);
+  } catch (const InputError&) {
+  }
+  std::vector<int64_t> offsets(p.buffers.size(), 0);
+  for (size_t i = 0; i < offsets.size(); ++i)
+    if (p.buffers[i].size <= INT64_MAX - static_cast<int64_t>(offsets.size())) offsets[i] = static_cast<int64_t>(i);
+  try {
+    if (parse_json_solution(problem_to_json(p, &offsets), "plan.json", p) != offsets)
+      fuzz::fail("a JSON plan written by memplan reads back to other offsets");
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    fuzz::fail("a JSON plan written by memplan does not read back");
   }
   compute_load(p);
   validate(p, std::vector<int64_t>(p.buffers.size(), 0));
