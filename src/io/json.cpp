@@ -555,7 +555,10 @@ std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offset
   const bool clocks = S > 0 && p.clock_lower.size() == p.buffers.size() * S && p.clock_upper.size() == p.clock_lower.size();
   // The document's members: the extra strings, then ours (which win a name both use).
   std::map<std::string, std::function<void(JsonText&)>> members;
-  for (const auto& [k, v] : extra) members[k] = [&v](JsonText& w) { w.string(v); };
+  for (const auto& member : extra) {
+    const std::string& v = member.second;
+    members[member.first] = [&v](JsonText& w) { w.string(v); };
+  }
   if (p.capacity) members["capacity"] = [&](JsonText& w) { w.number(*p.capacity); };
   if (offsets) members["peak"] = [peak = peak_of(p, *offsets)](JsonText& w) { w.number(peak); };
   if (!p.memories.empty()) {  // read back by read_json_spaces (spaces_io.h)
