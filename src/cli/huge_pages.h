@@ -12,8 +12,9 @@ namespace memplan {
 // Why: a 1,000,000-buffer problem touches about 1 GB, and where the kernel maps it one
 // 4 KiB page fault at a time the faults can cost more than the solve: on the machines this
 // was measured on (virtual machines, transparent huge pages on "madvise"), touching 100 MB
-// took 0.40 s against 0.04 s on huge pages, and `memplan solve` on 1M buffers spent ~40 %
-// of its time in the kernel's fault path (README "Large inputs").
+// took 0.40 s against 0.04 s on huge pages, and `memplan solve` on 1M buffers had about
+// 30 % of its perf samples in the kernel's fault path (README: "Large inputs" under Command
+// line, and "Writing at scale, and huge pages" under Results).
 void use_huge_pages(char** argv);
 
 }  // namespace memplan
