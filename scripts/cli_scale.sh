@@ -7,19 +7,20 @@
 # file (md5).
 #
 #   scripts/cli_scale.sh OLD_CLI NEW_CLI [--sizes 100000,1000000] [--algos "online-best-fit first-fit-size auto"]
-#                        [--outputs "json csv"] [--rounds 3] [--time-limit S] [--threads 2]
+#                        [--outputs "json csv"] [--rounds 3] [--time-limit S] [--threads 2] [--input csv|json]
 #
 # Without --time-limit, `auto` runs with the default 10 s and every other solver without a
 # limit (0), so that their plans are their own (a solver stopped by the limit returns the
 # online-best-fit plan instead: the plans would then differ by timing, not by the CLI).
-# Inputs: `NEW_CLI generate --kind training -n N --seed 1` (written once per size).
+# Inputs: `NEW_CLI generate --kind training -n N --seed 1` (written once per size), as CSV, or
+# with --input json as a JSON problem (the output column then says "from json").
 set -euo pipefail
 old=$1 new=$2; shift 2
-sizes=100000,1000000 algos="online-best-fit first-fit-size auto" outputs="json csv" rounds=3 tl="" threads=2
+sizes=100000,1000000 algos="online-best-fit first-fit-size auto" outputs="json csv" rounds=3 tl="" threads=2 informat=csv
 while [[ $# -gt 0 ]]; do
   case $1 in
     --sizes) sizes=$2; shift 2;; --algos) algos=$2; shift 2;; --outputs) outputs=$2; shift 2;;
-    --rounds) rounds=$2; shift 2;; --time-limit) tl=$2; shift 2;; --threads) threads=$2; shift 2;;
+    --rounds) rounds=$2; shift 2;; --time-limit) tl=$2; shift 2;; --threads) threads=$2; shift 2;; --input) informat=$2; shift 2;;
     *) echo "unknown $1" >&2; exit 2;;
   esac
 done
@@ -28,7 +29,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2]
 echo "| buffers | solver (time limit s) | output | wall s: old / new, no huge pages / new | CPU s | peak RSS MB | same plan |"
 echo "|---:|---|---|---|---|---|---|"
 for n in ${sizes//,/ }; do
-  input=$tmp/training_$n.csv
+  input=$tmp/training_$n.$informat
   "$new" generate --kind training -n "$n" --seed 1 -o "$input"
   for algo in $algos; do
     limit=$tl; [[ -z $limit ]] && { limit=0; [[ $algo == auto ]] && limit=10; }
@@ -52,7 +53,8 @@ for n in ${sizes//,/ }; do
       }
       same=no
       [[ $(md5sum < "$tmp/old.$fmt") == $(md5sum < "$tmp/new.$fmt") && $(md5sum < "$tmp/nohuge.$fmt") == $(md5sum < "$tmp/new.$fmt") ]] && same=yes
-      echo "| $n | $algo ($limit) | $fmt | $(cell 1 1) | $(cell 23 1) | $(cell 4 1024) | $same |"
+      shown=$fmt; [[ $informat == csv ]] || shown="$fmt, from $informat"
+      echo "| $n | $algo ($limit) | $shown | $(cell 1 1) | $(cell 23 1) | $(cell 4 1024) | $same |"
     done
   done
 done

@@ -13,6 +13,7 @@
 #include "files.h"
 #include "memplan/bounds.h"
 #include "memplan/io.h"
+#include "memplan/io_json.h"
 #include "memplan/validate.h"
 #include "testing.h"
 
@@ -230,6 +231,10 @@ TEST(Cli, ListStatsGenerate) {
   EXPECT_EQ(compute_load(p), 4096);
   const auto to_stdout = run_cli("generate --kind tiling -n 50 --seed 3 --capacity 4096", dir);
   EXPECT_EQ(to_stdout.out, testing::read_text(gen));
+  // -o x.json: the same instance as a JSON problem.
+  const std::string gen_json = dir.file("gen.json");
+  ASSERT_EQ(run_cli("generate --kind tiling -n 50 --seed 3 --capacity 4096 -o '" + gen_json + "'", dir).code, 0);
+  EXPECT_TRUE(read_json_file(gen_json).buffers == p.buffers);
 
   // No plan at the capacity: the failure is explained by further solves, which once called
   // the progress line of the first solve after its scope ended (exit 2 "Invalid argument",

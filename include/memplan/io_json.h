@@ -27,6 +27,10 @@ struct JsonReadOptions {
   std::vector<std::string>* warnings = nullptr;
   // Polled while a partial order's conflicts are derived (see read_csv).
   std::function<bool()> stop;
+  // If set: false when the document has no "memories", "swap" or "durations" and no buffer
+  // has "spaces", "uses", "evictable" or "accesses" (read_json_spaces would read nothing),
+  // true when it may have them.
+  bool* space_fields = nullptr;
 };
 
 // Throws InputError naming the file and the field (syntax errors and numbers beyond the

@@ -131,7 +131,7 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
   if (has_extension(path, ".jsonl")) return scheduled_graph(read_graph_file(path), model, LowerOptions{});
   if (has_extension(path, ".json")) {
     std::vector<std::string> warnings;
-    l.problem = read_json_file(path, JsonReadOptions{lenient, &warnings, stop});
+    l.problem = read_json_file(path, JsonReadOptions{lenient, &warnings, stop, &l.json_space_fields});
     for (const std::string& w : warnings) std::cerr << "memplan: warning: " << w << "\n";
     return l;
   }

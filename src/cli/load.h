@@ -24,6 +24,9 @@ struct Loaded {
   std::optional<Graph> graph;
   ScheduleResult scheduled;
   LowerOptions lower;
+  // JSON input: the document may have memories, swap, durations or a buffer's space fields
+  // (JsonReadOptions::space_fields); when not, they are not read again.
+  bool json_space_fields = true;
 };
 
 // True iff `path` ends with `suffix` (e.g. ".json").

@@ -511,7 +511,7 @@ int main(int argc, char** argv) {
   auto* list_cmd = app.add_subcommand("list", "list algorithms and generator kinds");
 
   auto* gen_cmd = app.add_subcommand(
-      "generate", "write a seeded synthetic instance (MiniMalloc CSV), or a model graph (--kind dag, wired)");
+      "generate", "write a seeded synthetic instance (MiniMalloc CSV; JSON when -o ends in .json), or a model graph (--kind dag, wired)");
   GenerateOptions gen;
   gen_cmd->add_option("--kind", gen.kind,
                       "dnn, uniform, training, tiling, pinwheel, aligned or streams (buffers, CSV); dag or wired (a memplan graph "
@@ -586,6 +586,7 @@ int main(int argc, char** argv) {
       bool graph_kind = false;
       for (const auto& kind : graph_generator_kinds()) graph_kind |= kind.first == gen.kind;
       if (graph_kind) write_graph_jsonl(out, generate_graph(gen.kind, gen.buffers, gen.seed));
+      else if (has_extension(output, ".json")) out << problem_to_json(generate(gen), nullptr);
       else write_csv(out, generate(gen), nullptr);
       if (output.empty()) std::cout << out.str();
       else write_file_atomic(output, out.str());

@@ -116,8 +116,9 @@ void load_spaces(Loaded& l, const std::string& input) {
     read_space_columns(*l.table, l.problem.buffers, input);  // the table's rows are l.problem's buffers
     where = [&input](size_t r) { return csv_row_location(input, r); };
   } else if (has_extension(input, ".json")) {
-    std::vector<std::string> at = read_json_spaces(input, l.problem, &spaces_args().file, &spaces_args().file_swap);
-    where = [at = std::move(at)](size_t i) { return i < at.size() ? at[i] : std::string(); };
+    // read_json_spaces's locations, made only for a message
+    where = [&input](size_t i) { return input + ": buffers[" + std::to_string(i) + "]"; };
+    if (l.json_space_fields) read_json_spaces(input, l.problem, &spaces_args().file, &spaces_args().file_swap);
   }
   if (!spaces_args().memories.empty())
     l.problem.memories = parse_memories(spaces_args().memories, "--memories");

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "io/check.h"
+#include "io/json_plain.h"
 #include "io/partial_order.h"
 #include "io/plan_rows.h"
 
@@ -148,6 +149,7 @@ Problem parse_json(const std::string& text, const std::string& name) {
 
 namespace {
 Problem parse_problem(const std::string& text, const std::string& name, const JsonReadOptions& opt) {
+  if (opt.space_fields) *opt.space_fields = true;  // unless known to have none (below)
   const json doc = parse_doc(text, name);
   if (!doc.is_object() || !doc.contains("buffers") || !doc["buffers"].is_array())
     throw InputError(name + ": expected an object with a 'buffers' array");
@@ -273,7 +275,22 @@ Problem parse_problem(const std::string& text, const std::string& name, const Js
 }
 }  // namespace
 
+Problem parse_json_as_value(const std::string& text, const std::string& name, const JsonReadOptions& opt) {
+  try {
+    return parse_problem(text, name, opt);
+  } catch (const json::exception& e) {  // a safety net: the reader checks types first
+    throw InputError(name + ": " + e.what());
+  }
+}
+
 Problem parse_json(const std::string& text, const std::string& name, const JsonReadOptions& opt) {
+  // The plain form in one pass (json_plain.h); anything else, or anything wrong, as a json
+  // value, which names the field at fault.
+  if (std::optional<PlainJson> plain = read_plain_json(text)) {
+    if (opt.space_fields) *opt.space_fields = plain->space_fields;
+    check_problem(plain->problem, name);
+    return std::move(plain->problem);
+  }
   try {
     return parse_problem(text, name, opt);
   } catch (const json::exception& e) {  // a safety net: the reader checks types first
