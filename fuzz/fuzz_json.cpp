@@ -1,10 +1,13 @@
 // JSON reader, strict and lenient: any bytes read or raise InputError (never another
 // exception); what is read writes back and reads again to the same problem. The plan
-// reader too: the same bytes as a plan, and a plan written by memplan reads back.
+// reader too: the same bytes as a plan, and a plan written by memplan reads back. Where the
+// one-pass reader of plain problems answers (io/json_plain.h), the reader through a json
+// value gives the same problem or message.
 #include <cstdint>
 #include <cstdio>
 
 #include "fuzz_common.h"
+#include "io/json_plain.h"
 #include "memplan/bounds.h"
 #include "memplan/io_json.h"
 #include "memplan/validate.h"
@@ -12,6 +15,22 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace memplan;
   if (size > fuzz::kMaxBytes) return 0;
+  if (const std::optional<PlainJson> plain = read_plain_json(fuzz::text(data, size))) {
+    Problem fast = plain->problem, slow;
+    std::string fast_error, slow_error;
+    try {
+      check_problem(fast, "fuzz.json");
+    } catch (const InputError& e) {
+      fast_error = e.what();
+    }
+    try {
+      slow = parse_json_as_value(fuzz::text(data, size), "fuzz.json", JsonReadOptions{});
+    } catch (const InputError& e) {
+      slow_error = e.what();
+    }
+    if (fast_error != slow_error || (fast_error.empty() && (fast.buffers != slow.buffers || fast.capacity != slow.capacity)))
+      fuzz::fail("the one-pass JSON reader and the json-value reader disagree");
+  }
   std::vector<std::string> warnings;
   Problem p;
   try {

@@ -123,6 +123,10 @@ std::vector<Case> cases() {
       {"json_missing_size", Kind::kJson, R"({"buffers": [{"id": "a", "lower": 0, "upper": 4}]})",
        ": buffers[0]", "'size'"},
       {"json_syntax", Kind::kJson, R"({"buffers": [)", ": invalid JSON", "line 1"},
+      // An empty group name (as in CSV): it would be written back without its group_index.
+      {"json_empty_group", Kind::kJson,
+       R"({"buffers": [{"id": "a", "lower": 0, "upper": 4, "size": 8, "group": "", "group_index": 1}]})", ": buffers[0]",
+       "field 'group': empty group name"},
       {"solution_unknown_id", Kind::kSolution, "id,offset\na,0\nzz,8\nb,8\nc,0\n", ":3",
        "column 'id'"},
       {"solution_missing_id", Kind::kSolution, "id,offset\na,0\nb,8\n", ":4", "'c'"},

@@ -240,6 +240,7 @@ Problem parse_problem(const std::string& text, const std::string& name, const Js
     if (jb.contains("group")) {
       if (!jb["group"].is_string()) throw InputError(where + ": field 'group' must be a string");
       b.group = jb["group"].get<std::string>();
+      if (b.group.empty()) throw InputError(where + ": field 'group': empty group name");  // as in CSV
       b.group_index = jb.contains("group_index") ? get_int(jb, "group_index", where) : static_cast<int64_t>(k);
     }
     if (jb.contains("gaps")) {
