@@ -70,24 +70,35 @@ class FailureMemo {
     void remove(const Key& k) { h1 -= k.h1, h2 -= k.h2; }  // undoes add(k)
   };
   // One slot per node of budget, up to 2^20 slots (16 MB).
-  explicit FailureMemo(int64_t budget) { table_.assign(slots_for(budget, size_t{1} << 20), Key{}); }
+  explicit FailureMemo(int64_t budget)
+      : slots_(slots_for(budget, size_t{1} << 20)), table_(std::min(slots_, kFirstSlots), Key{}) {}
   // A failed state fails under any node budget, so one memo can serve a strategy's
   // successive probes at the same capacity (the doubling round robin): a probe then skips
   // the subtrees its predecessors exhausted. Grows the table towards one slot per node of
   // budget, at most `max_slots`, keeping what it holds.
   void reserve(int64_t budget, size_t max_slots = size_t{1} << 20) {
-    const size_t slots = slots_for(budget, max_slots);
-    if (slots <= table_.size()) return;
-    std::vector<Key> old(slots, Key{});
-    old.swap(table_);
-    for (const Key& k : old)
-      if (k.h1 != 0 || k.h2 != 0) remember(k);
+    slots_ = std::max(slots_, slots_for(budget, max_slots));
   }
   bool failed(const Key& k) const {
     const Key& e = table_[k.h1 & (table_.size() - 1)];
     return e.h1 == k.h1 && e.h2 == k.h2;
   }
-  void remember(const Key& k) { table_[k.h1 & (table_.size() - 1)] = k; }
+  // The table starts small and doubles whenever a new key would overwrite another before it
+  // has all its slots_, so it holds exactly the keys a table of slots_ slots would hold (two
+  // keys share a slot of the small table whenever they share one of the large: a key is only
+  // ever lost to a key that would take its slot there too). A search that fails few states
+  // keeps a small table (a tiny search with an unlimited budget spent 92 % of its time
+  // filling 16 MB with zeros).
+  void remember(const Key& k) {
+    for (;;) {
+      Key& e = table_[k.h1 & (table_.size() - 1)];
+      if ((e.h1 == 0 && e.h2 == 0) || (e.h1 == k.h1 && e.h2 == k.h2) || table_.size() >= slots_) {
+        e = k;
+        return;
+      }
+      grow();
+    }
+  }
 
  private:
   static size_t slots_for(int64_t budget, size_t max_slots) {
@@ -101,6 +112,14 @@ class FailureMemo {
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
     return x ^ (x >> 31);
   }
+  static constexpr size_t kFirstSlots = 1024;
+  void grow() {  // the stored keys are in distinct slots, so they are at twice the size too
+    std::vector<Key> old(2 * table_.size(), Key{});
+    old.swap(table_);
+    for (const Key& k : old)
+      if (k.h1 != 0 || k.h2 != 0) table_[k.h1 & (table_.size() - 1)] = k;
+  }
+  size_t slots_;  // the size whose contents the table keeps
   std::vector<Key> table_;
 };
 
