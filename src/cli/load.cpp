@@ -112,20 +112,6 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
     lo.include_weights = o.include_weights;
     lo.alignment = o.alignment;
     return scheduled_graph(std::move(g), model, lo);
-    ScheduleOptions so;
-    so.mode = parse_schedule_mode(model.schedule);
-    so.time_limit = model.schedule_time_limit;
-    so.lower.include_weights = o.include_weights;
-    so.lower.alignment = o.alignment;
-    if (auto p = streams_problem(g, model, so.lower)) {  // a partial order: no single order to schedule
-      l.problem = std::move(*p);
-      return l;
-    }
-    l.scheduled = schedule(g, so);
-    l.lower = so.lower;
-    l.problem = lower(g, l.scheduled.order, so.lower).problem;
-    l.graph = std::move(g);
-    return l;
   }
 #endif
   if (has_extension(path, ".jsonl")) return scheduled_graph(read_graph_file(path), model, LowerOptions{});
