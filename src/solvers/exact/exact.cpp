@@ -219,9 +219,14 @@ bool cell_searches(const exact::Instance& in, bool perfect) {
 // tilings of 6,400 10/10 either way), and the jittered restarts lengthen with the budget
 // (restart_length).
 // No instance of A-K is perfect, so their order is unchanged.
-std::vector<Strategy> strategies(const exact::Instance& in, bool perfect = false) {
+// With a deadline, an empty list once it has passed: the four preorders sort every buffer
+// (under ASan, 0.47 s at 60k buffers, the whole of a time limit).
+std::vector<Strategy> strategies(const exact::Instance& in, bool perfect = false, const Deadline* deadline = nullptr) {
   std::vector<std::vector<int32_t>> orders;
-  for (const char* keys : kPreorders) orders.push_back(exact::preorder(in, keys));
+  for (const char* keys : kPreorders) {
+    if (deadline && deadline->expired()) return {};
+    orders.push_back(exact::preorder(in, keys));
+  }
   enum { kWAT, kTAW, kTWA, kTWO };
   auto make = [&](Strategy::Kind kind, int preorder, int64_t weight) {
     return Strategy{kind, orders[preorder], kind == Strategy::kRestart ? kPreorders[preorder] : "", weight};
@@ -801,7 +806,12 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
     r.detail = "reason=time_limit_in_setup";
     return r;
   }
-  const std::vector<Strategy> all = strategies(*in);
+  const std::vector<Strategy> all = strategies(*in, false, &deadline);
+  if (deadline.expired()) {  // the limit passed during the set-up
+    r = result_from_plan(p, opt, std::nullopt);
+    r.detail = "reason=time_limit_in_setup";
+    return r;
+  }
   std::optional<Solution> best;  // a plan whatever the dives do (a portfolio has its own)
   const Deadline clock = deadline.clock_only();
   if (!opt.shared_upper_bound) best = online_plan(p, &clock);
