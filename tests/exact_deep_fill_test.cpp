@@ -149,9 +149,10 @@ TEST(ExactDeepFill, TheReserveOnlyWhereACellSearchRuns) {
   ASSERT_TRUE(free.solution);
   // The solver gets the limit less the driver's setup time (CI under ASan: 19 ms, from a
   // limit of ~0.39 s): 5 % of what is left, so between 10 and 20 ms, never 0.
-  const size_t at = free.detail.find(" fill_reserve_ms=");
+  const std::string field = " fill_reserve_ms=";
+  const size_t at = free.detail.find(field);
   ASSERT_NE(at, std::string::npos) << free.detail;
-  const long reserve_ms = std::stol(free.detail.substr(at + 17));
+  const long reserve_ms = std::stol(free.detail.substr(at + field.size()));
   EXPECT_GE(reserve_ms, 10) << free.detail;
   EXPECT_LE(reserve_ms, 20) << free.detail;
   p.buffers[0].offset = 0;

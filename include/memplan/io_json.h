@@ -33,6 +33,9 @@ struct JsonReadOptions {
   bool* space_fields = nullptr;
 };
 
+// Where buffer i of the JSON document `name` is, for messages: "f.json: buffers[3]".
+std::string json_buffer_location(const std::string& name, size_t i);
+
 // Throws InputError naming the file and the field (syntax errors and numbers beyond the
 // 64-bit range included).
 Problem read_json_file(const std::string& path);

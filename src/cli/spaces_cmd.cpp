@@ -116,8 +116,7 @@ void load_spaces(Loaded& l, const std::string& input) {
     read_space_columns(*l.table, l.problem.buffers, input);  // the table's rows are l.problem's buffers
     where = [&input](size_t r) { return csv_row_location(input, r); };
   } else if (has_extension(input, ".json")) {
-    // read_json_spaces's locations, made only for a message
-    where = [&input](size_t i) { return input + ": buffers[" + std::to_string(i) + "]"; };
+    where = [&input](size_t i) { return json_buffer_location(input, i); };  // made only for a message
     if (l.json_space_fields) read_json_spaces(input, l.problem, &spaces_args().file, &spaces_args().file_swap);
   }
   if (!spaces_args().memories.empty())

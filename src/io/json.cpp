@@ -143,6 +143,10 @@ void read_conflicts(const json& list, const std::string& name, Problem& p) {
 
 }  // namespace
 
+std::string json_buffer_location(const std::string& name, size_t i) {
+  return name + ": buffers[" + std::to_string(i) + "]";
+}
+
 Problem parse_json(const std::string& text, const std::string& name) {
   return parse_json(text, name, JsonReadOptions{});
 }
@@ -166,7 +170,7 @@ Problem parse_problem(const std::string& text, const std::string& name, const Js
   std::vector<OrderRow> order_rows;  // only when the buffers give a partial order
   size_t k = 0;
   for (const json& jb : buffers) {
-    const std::string where = name + ": buffers[" + std::to_string(k++) + "]";
+    const std::string where = json_buffer_location(name, k++);
     if (!jb.is_object()) throw InputError(where + ": expected an object");
     check_fields(jb, {"id", "lower", "upper", "size", "alignment", "offset", "hint", "inplace", "side",
                       "group", "group_index", "gaps", "spaces", "uses", "evictable", "accesses", "stream", "deps",
@@ -417,7 +421,7 @@ std::vector<int64_t> parse_json_solution(const std::string& text, const std::str
   for (size_t k = 0; k < doc.entries.size(); ++k) {
     const PlanEntry& e = doc.entries[k];
     // Where, only for a message (a string per entry cost ~0.2 s at 1M entries).
-    const auto where = [&] { return name + ": buffers[" + std::to_string(k) + "]"; };
+    const auto where = [&] { return json_buffer_location(name, k); };
     if (!e.object || (e.id != PlanEntry::kString && e.id != PlanEntry::kInt && e.id != PlanEntry::kUnsignedBig))
       throw InputError(where() + ": expected an object with an 'id' (string or integer)");
     const std::optional<size_t> buffer = rows.buffer_of(e.id_text, k);

@@ -83,7 +83,7 @@ std::vector<std::string> read_json_spaces(const std::string& path, Problem& p, S
   std::vector<std::string> where;
   const json& buffers = doc["buffers"];
   for (size_t i = 0; i < buffers.size() && i < p.buffers.size(); ++i) {
-    where.push_back(path + ": buffers[" + std::to_string(i) + "]");
+    where.push_back(json_buffer_location(path, i));
     const json& jb = buffers[i];
     Buffer& b = p.buffers[i];
     if (jb.contains("spaces")) {

@@ -801,13 +801,8 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
   // No overlap lists: the dive finds overlaps in its own tree.
   std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
   SolveResult r;
-  if (!in) {
-    r = result_from_plan(p, opt, std::nullopt);
-    r.detail = "reason=time_limit_in_setup";
-    return r;
-  }
-  const std::vector<Strategy> all = strategies(*in, false, &deadline);
-  if (deadline.expired()) {  // the limit passed during the set-up
+  const std::vector<Strategy> all = in ? strategies(*in, false, &deadline) : std::vector<Strategy>{};
+  if (!in || deadline.expired()) {  // the limit passed during the set-up
     r = result_from_plan(p, opt, std::nullopt);
     r.detail = "reason=time_limit_in_setup";
     return r;
