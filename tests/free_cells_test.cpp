@@ -47,7 +47,8 @@ bool is_free(const std::vector<Rect>& placed, const Rect& q) {
 
 // Checks every slot's cells and the queries against the brute force. Returns false at the
 // first difference (after reporting it).
-bool check(const FreeCells& cells, const std::vector<Rect>& placed, int32_t slots, std::mt19937_64& rng) {
+bool check(const FreeCells& cells, const std::vector<Rect>& placed, int32_t slots, std::mt19937_64& rng,
+           int queries = 40, int64_t max_size = 40) {
   std::vector<FreeCells::Cell> all;
   cells.for_each([&](const FreeCells::Cell& c) { all.push_back(c); });
   EXPECT_EQ(static_cast<int64_t>(all.size()), cells.count());
@@ -74,10 +75,10 @@ bool check(const FreeCells& cells, const std::vector<Rect>& placed, int32_t slot
     if (joins_before || joins_after) return false;
   }
   // Queries over [a, b): the bounded ranges free at every slot of it, as free ranges at a.
-  for (int k = 0; k < 40; ++k) {
+  for (int k = 0; k < queries; ++k) {
     const int32_t a = static_cast<int32_t>(rng() % slots);
     const int32_t b = std::min<int32_t>(slots, a + 1 + static_cast<int32_t>(rng() % 6));
-    const int64_t size = 1 + static_cast<int64_t>(rng() % 40);
+    const int64_t size = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(max_size));
     FreeCells::Best want;
     std::vector<Range> cut;
     for (const Range& r : truth[a]) {
@@ -127,6 +128,36 @@ TEST(FreeCells, MatchTheFreeRangesOfEverySlot) {
     }
   }
   EXPECT_GT(added, 600);
+}
+
+// Hundreds of holes living over the same middle slots: the cells of one tree node outgrow
+// one sorted vector and are kept in chunks that each know their cells' time span, which a
+// query uses to pass over chunks (and which cuts, splits and erases must keep right).
+TEST(FreeCells, ManyCellsAtOneNode) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 3; ++trial) {
+    const int32_t slots = 64;
+    FreeCells cells;
+    cells.init(slots);
+    std::vector<Rect> placed;
+    for (int k = 0; k < 1500; ++k) {
+      // Most pieces cross the middle (their holes live at the root); some are short; the
+      // columns' widths vary so that the holes do too.
+      const int64_t column = static_cast<int64_t>(rng() % 700);
+      const bool crossing = rng() % 4 != 0;
+      const int32_t a = crossing ? static_cast<int32_t>(rng() % 32) : static_cast<int32_t>(rng() % slots);
+      const int32_t b = crossing ? 32 + 1 + static_cast<int32_t>(rng() % 32)
+                                 : std::min(slots, a + 1 + static_cast<int32_t>(rng() % 3));
+      const int64_t lo = column * 64 + static_cast<int64_t>(rng() % 32);
+      const Rect q{a, b, lo, lo + 1 + static_cast<int64_t>(rng() % 31)};
+      if (!is_free(placed, q)) continue;
+      ASSERT_TRUE(cells.add(q.a, q.b, q.lo, q.hi));
+      placed.push_back(q);
+      if (placed.size() % 100 == 0) ASSERT_TRUE(check(cells, placed, slots, rng, 400, 64)) << "trial " << trial << " after piece " << placed.size();
+    }
+    EXPECT_GT(cells.count(), 2000);
+    ASSERT_TRUE(check(cells, placed, slots, rng, 2000, 64)) << "trial " << trial;
+  }
 }
 
 // A piece over occupied addresses has no cell to go in: add() says so.

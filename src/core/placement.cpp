@@ -180,10 +180,14 @@ constexpr int64_t kFloorSteps = 128;
 // (bench/training_bench --holes), nearly all in queries of one or two slots, and ~1.5 cuts per
 // piece. IOPDDL's S_1 and Y_1 (28k and 62k buffers) reach ~64-70 holes per walk late in the
 // pass with 23 and 15 cuts per piece: switched on there by holes alone, their best-fit passes
-// took 1.3-2.4x the CPU. kCutCost = 64: a cut makes a few point locations and sorted-set
-// updates at each of O(log T) scattered tree nodes (~100 binary searches), a hole one pass
-// over the walk's contiguous per-source bounds; at 8, Y_1 (25 cuts per piece, ~400 holes per
-// walk late in the pass) kept them on and its best-fit-area pass took 3x the CPU.
+// took 1.3-2.4x the CPU. kCutCost = 64 was set when a cell sat at O(log T) nodes of a segment
+// tree (a cut then made a few point locations and sorted-set updates at each of them, ~100
+// binary searches; a hole costs one pass over the walk's contiguous per-source bounds): at 8,
+// Y_1 (25 cuts per piece, ~400 holes per walk late in the pass) kept them on and its
+// best-fit-area pass took 3x the CPU. With one node per cell (free_cells.h) a cut costs a
+// few point locations and O(1) set updates; forcing the cells on wherever walks pass 64
+// holes (kCutCost = 1) was then within noise on Y_1, S_1 and streams 50k (best-fit size and
+// area order, two alternating runs), so 64 stays.
 constexpr int32_t kCellWindow = 256;
 constexpr int64_t kCellHoles = 64;
 constexpr int64_t kCutCost = 64;
@@ -283,7 +287,7 @@ void PlacementEngine::cells_stop() {
 }
 
 // Switches the free cells on: cut by every placed piece (O(pieces) cells, each add
-// O(log^2 T) per cell it cuts). Stopped by the deadline or a failed add, they stay off.
+// O(log T) binary searches per cell it cuts). Stopped by the deadline or a failed add, they stay off.
 void PlacementEngine::cells_start() {
   IndexState& st = *index_.p;
   st.cells.init(st.slots);
