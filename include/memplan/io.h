@@ -89,6 +89,10 @@ void write_csv(std::ostream& out, const Problem& problem, const std::vector<int6
 // Writes a table read by read_csv back with all its columns, unknown ones included: with
 // offsets == nullptr a canonical input (see the round-trip tests) comes back byte-identical.
 void write_csv(std::ostream& out, const CsvTable& table, const std::vector<int64_t>* offsets);
+// The same with the rows' buffers from `rows` instead of table.problem (one row per buffer,
+// in the table's order): for a caller that moved the problem out of the table to solve it,
+// so as not to hold two copies (a buffer is ~280 bytes: 280 MB a copy at 1M buffers).
+void write_csv(std::ostream& out, const CsvTable& table, const Problem& rows, const std::vector<int64_t>* offsets);
 
 // Writes `content` to `path` atomically (temp file in the same folder, then rename).
 // Throws std::runtime_error on failure; never leaves a partial file at `path`.

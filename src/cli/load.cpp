@@ -133,13 +133,9 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
       if (c == "end") c = "upper";
   }
   for (const std::string& w : t.warnings) std::cerr << "memplan: warning: " << w << "\n";
-  // One copy of a long conflict list: the table, written back, needs only the conflicts its
-  // clocks do not imply (write_csv writes no others).
-  std::vector<std::pair<int32_t, int32_t>> conflicts = std::move(t.problem.conflicts);
-  t.problem.conflicts.clear();
-  l.problem = t.problem;  // everything else
-  l.problem.conflicts = std::move(conflicts);
-  t.problem.conflicts = conflicts_beyond_clocks(l.problem);
+  // One copy of the problem: the table keeps the header and the fields memplan does not read.
+  l.problem = std::move(t.problem);
+  t.problem = Problem{};
   l.table = std::move(t);
   return l;
 }

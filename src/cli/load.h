@@ -18,7 +18,9 @@ namespace memplan {
 
 struct Loaded {
   Problem problem;
-  std::optional<CsvTable> table;  // CSV input: header and unknown columns, to write back in kind
+  // CSV input: header and unknown columns, to write back in kind (write_csv(out, *table,
+  // problem, offsets)); its problem is empty: its rows are `problem`'s buffers.
+  std::optional<CsvTable> table;
   // A model (.onnx, or a .jsonl graph file): its graph, the order --schedule chose (`problem` is lowered in it) and
   // the lowering's options, so that a solve can also plan the graph order and keep the better.
   std::optional<Graph> graph;

@@ -56,8 +56,6 @@ Loaded load_problem(const std::string& path, const std::string& lifetimes, const
   Loaded l = load_problem_as_given(path, lifetimes, g_model, g_lenient, stop);
   if (g_ignore_fixed_offsets) {
     for (Buffer& b : l.problem.buffers) b.offset.reset();
-    if (l.table)
-      for (Buffer& b : l.table->problem.buffers) b.offset.reset();
   }
   return l;
 }
@@ -240,7 +238,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   } else if (!output.empty()) {
     std::ostringstream out;
     if (l.table) {
-      write_csv(out, *l.table, &r.solution->offsets);
+      write_csv(out, *l.table, l.problem, &r.solution->offsets);
     } else {
       require_csv_ids(l.problem, output);
       write_csv(out, l.problem, &r.solution->offsets);

@@ -53,18 +53,17 @@ std::string plan_csv(const Loaded& l, const Problem& planned, const std::vector<
         std::string v = c < k && k * (row + 1) <= l.table->unknown_fields.size() ? l.table->unknown_fields[row * k + c] : "";
         const Buffer& b = planned.buffers[r];
         if (unknown[c] == extra) v = values[r];
-        else if (unknown[c] == "uses" && b.id != l.table->problem.buffers[row].id) {
+        else if (unknown[c] == "uses" && b.id != l.problem.buffers[row].id) {
           v.clear();
           for (int64_t u : b.uses) v += (v.empty() ? "" : " ") + std::to_string(u);
-        } else if (unknown[c] == "evictable" && b.id != l.table->problem.buffers[row].id) {
+        } else if (unknown[c] == "evictable" && b.id != l.problem.buffers[row].id) {
           v = "0";
         }
         fields.push_back(v);
       }
     }
-    t.problem = planned;
     t.unknown_fields = fields;
-    write_csv(out, t, &offsets);
+    write_csv(out, t, planned, &offsets);
     return out.str();
   }
   if (extra.empty()) return out.str();

@@ -532,7 +532,11 @@ void write_csv(std::ostream& out, const Problem& problem, const std::vector<int6
 }
 
 void write_csv(std::ostream& out, const CsvTable& table, const std::vector<int64_t>* offsets) {
-  write_rows(out, table.problem, offsets, table.columns, &table.unknown_fields, &table.order_fields);
+  write_csv(out, table, table.problem, offsets);
+}
+
+void write_csv(std::ostream& out, const CsvTable& table, const Problem& rows, const std::vector<int64_t>* offsets) {
+  write_rows(out, rows, offsets, table.columns, &table.unknown_fields, &table.order_fields);
 }
 
 namespace {
