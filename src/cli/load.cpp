@@ -6,7 +6,6 @@
 #include "memplan/graph_io.h"
 #include "memplan/graph_streams.h"
 #include "memplan/io_json.h"
-#include "memplan/streams.h"
 #ifdef MEMPLAN_HAVE_ONNX
 #include "memplan/onnx.h"
 #endif

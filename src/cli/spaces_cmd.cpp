@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <utility>
 
 #include "memplan/explain.h"
 #include "memplan/io.h"
@@ -37,7 +38,9 @@ std::string plan_csv(const Loaded& l, const Problem& planned, const std::vector<
   if (!l.table) {
     write_csv(out, planned, &offsets);
   } else {
-    CsvTable t = *l.table;
+    CsvTable t;  // the table's header and partial-order fields; the rest comes below
+    t.columns = l.table->columns;
+    t.order_fields = l.table->order_fields;
     std::vector<std::string> unknown;  // the columns kept verbatim, in order
     for (const std::string& c : t.columns)
       if (!known_column(c)) unknown.push_back(c);
@@ -62,7 +65,7 @@ std::string plan_csv(const Loaded& l, const Problem& planned, const std::vector<
         fields.push_back(v);
       }
     }
-    t.unknown_fields = fields;
+    t.unknown_fields = std::move(fields);
     write_csv(out, t, planned, &offsets);
     return out.str();
   }

@@ -137,8 +137,8 @@ bool FreeCells::add(int32_t a, int32_t b, int64_t lo, int64_t hi) {
 // stops at the best found so far.
 FreeCells::Best FreeCells::best_lasting(int32_t a, int32_t b, int64_t size) const {
   Best best;
+  auto beyond = [&](const ByLen& e) { return e.len > best.len || (e.len == best.len && e.lo >= best.lo); };
   for (size_t v = static_cast<size_t>(leaves_) + a; v >= 1; v /= 2) {
-    auto beyond = [&](const ByLen& e) { return e.len > best.len || (e.len == best.len && e.lo >= best.lo); };
     nodes_[v].by_len.scan_from(
         {size, INT64_MIN, 0, 0},
         [&](const ByLen& front, const TimeSpan& s) { return beyond(front) ? -1 : s.min_t0 <= a && s.max_t1 >= b ? 1 : 0; },

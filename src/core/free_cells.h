@@ -84,14 +84,17 @@ class ChunkedSet {
       s = S{};
       for (const T& e : v) s.add(e);
     }
+    void put(const T& k) {
+      v.insert(std::lower_bound(v.begin(), v.end(), k), k);
+      s.add(k);
+    }
   };
 
  public:
   static constexpr size_t kMax = 128;
   void insert(const T& k) {
     if (chunks_.empty()) {
-      flat_.v.insert(std::lower_bound(flat_.v.begin(), flat_.v.end(), k), k);
-      flat_.s.add(k);
+      flat_.put(k);
       if (flat_.v.size() > 2 * kMax) {  // split into chunks of kMax
         for (size_t at = 0; at < flat_.v.size(); at += kMax) {
           chunks_.push_back({std::vector<T>(flat_.v.begin() + static_cast<std::ptrdiff_t>(at),
@@ -106,8 +109,7 @@ class ChunkedSet {
     size_t c = chunk_of(k);
     if (c == chunks_.size()) --c;
     Chunk& ch = chunks_[c];
-    ch.v.insert(std::lower_bound(ch.v.begin(), ch.v.end(), k), k);
-    ch.s.add(k);
+    ch.put(k);
     if (ch.v.size() > 2 * kMax) {
       Chunk upper{std::vector<T>(ch.v.begin() + kMax, ch.v.end()), S{}};
       ch.v.resize(kMax);
@@ -149,7 +151,6 @@ class ChunkedSet {
     const auto it = std::upper_bound(v->begin(), v->end(), k);
     return it == v->begin() ? nullptr : &*(it - 1);
   }
-  bool empty() const { return flat_.v.empty() && chunks_.empty(); }
   template <class F>
   void for_each(F&& f) const {
     for (const T& e : flat_.v) f(e);
@@ -236,10 +237,10 @@ class FreeCells {
     int32_t t0, t1;
     bool operator<(const Entry& o) const { return lo < o.lo; }
   };
-  // The cells of a node are disjoint in address, and so are those ending at one slot, so lo
-  // (and (length, lo)) identify a cell within a node's sets and within an end slot's set: a
-  // cell needs no id, and a cell cut or joined in time keeps its entries where its node stays
-  // (only t0, t1 change in place).
+  // The cells of a node are disjoint in address, and so are those ending (starting) at one
+  // slot, so lo (and (length, lo)) identify a cell within a node's sets and within an end or
+  // start slot's set: a cell needs no id, and a cell cut or joined in time keeps its entries
+  // where its node stays (only t0, t1 change in place).
   struct Node {
     ChunkedSet<ByLen, TimeSpan> by_len;
     ChunkedSet<Entry> by_lo;
