@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <numeric>
 #include <random>
 
 #include "memplan/generate.h"
@@ -135,6 +136,51 @@ TEST(PlacementDiff, MatchesReferenceOnRandomInstances) {
     if (::testing::Test::HasFailure()) return;
   }
   EXPECT_GT(checked, 20000);
+}
+
+// place_in_order's `preset` (offsets fixed without copying the problem, as exact's peak
+// windows fix theirs) places exactly as the same offsets made pre-placed in a copy: the
+// preset buffers at their offsets, the rest around them, every offset the copy's.
+TEST(PlacementDiff, PresetOffsetsPlaceLikePrePlacedBuffers) {
+  std::mt19937_64 rng(2031);
+  int differs = 0;  // trials where the preset moved the others (so it was not ignored)
+  for (int trial = 0; trial < 1500; ++trial) {
+    testing::RandomSpec spec;
+    spec.buffers = 2 + trial % 30;
+    spec.horizon = 4 + trial % 20;
+    spec.max_size = 1 + trial % 16;
+    spec.alignment = trial % 3 != 0;
+    spec.gaps = trial % 2 == 0;
+    const Problem p = testing::random_problem(rng, spec);
+    const Fit fit = trial % 2 ? Fit::kFirst : Fit::kBest;
+    std::vector<int32_t> order(p.buffers.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    // Fix a random subset at offsets of another order's plan, raised by a random aligned
+    // amount (a valid set of fixed offsets that first fit alone would not choose).
+    const GreedyResult base = place_in_order(p, order, Fit::kFirst);
+    ASSERT_TRUE(base.complete);
+    std::vector<int64_t> preset(p.buffers.size(), -1);
+    const int64_t lift = static_cast<int64_t>(rng() % 4) * 64;
+    Problem copy = p;
+    for (size_t i = 0; i < p.buffers.size(); ++i)
+      if (!p.buffers[i].offset && rng() % 3 == 0) preset[i] = base.solution.offsets[i] + lift;
+    for (size_t i = 0; i < p.buffers.size(); ++i)
+      if (preset[i] >= 0) copy.buffers[i].offset = preset[i];
+    std::reverse(order.begin(), order.end());
+    PlacementEngine engine(p);
+    const GreedyResult with = place_in_order(engine, order, fit, INT64_MAX, nullptr, preset);
+    const GreedyResult want = place_in_order(copy, order, fit);
+    ASSERT_TRUE(with.complete && want.complete) << "trial " << trial;
+    EXPECT_EQ(with.solution.offsets, want.solution.offsets) << "trial " << trial;
+    EXPECT_EQ(with.solution.peak, want.solution.peak) << "trial " << trial;
+    for (size_t i = 0; i < p.buffers.size(); ++i)
+      if (preset[i] >= 0) EXPECT_EQ(with.solution.offsets[i], preset[i]) << "trial " << trial;
+    EXPECT_TRUE(testing::brute_force_valid(copy, with.solution.offsets)) << "trial " << trial;
+    differs += place_in_order(engine, order, fit).solution.offsets != want.solution.offsets;
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(differs, 300);
 }
 
 // The same through the occupancy index, with time blocks of 1, 2, 3 and 32 slots (so that

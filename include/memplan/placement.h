@@ -224,8 +224,12 @@ GreedyResult place_in_order(const Problem& problem, std::span<const int32_t> ord
                             int64_t abort_above = INT64_MAX, const Deadline* deadline = nullptr);
 
 // Same, reusing an engine (cleared first). Lets iterated solvers avoid re-indexing.
+// `preset` (empty, or one entry per buffer): buffers with an entry >= 0 are placed first at
+// that offset, as pre-placed ones are (for a caller that fixes some offsets without
+// copying the problem: exact's peak windows).
 GreedyResult place_in_order(PlacementEngine& engine, std::span<const int32_t> order, Fit fit,
-                            int64_t abort_above = INT64_MAX, const Deadline* deadline = nullptr);
+                            int64_t abort_above = INT64_MAX, const Deadline* deadline = nullptr,
+                            std::span<const int64_t> preset = {});
 
 // The online allocator's plan, in O(n log n): buffers allocated in time order, each into
 // the smallest free block that holds it (best fit with coalescing, as a runtime heap would),

@@ -820,27 +820,30 @@ void PlacementEngine::clear() {
 }
 
 GreedyResult place_in_order(PlacementEngine& engine, std::span<const int32_t> order, Fit fit,
-                            int64_t abort_above, const Deadline* deadline) {
+                            int64_t abort_above, const Deadline* deadline, std::span<const int64_t> preset) {
   GreedyResult r;
   if (!engine.built()) return r;  // its construction ran out of time
   engine.clear();
   const auto& bufs = engine.problem().buffers;
   for (int32_t i = 0; i < static_cast<int32_t>(bufs.size()); ++i)
     if (bufs[i].offset) engine.place(i, *bufs[i].offset);
+    else if (!preset.empty() && preset[i] >= 0) engine.place(i, preset[i]);
   if (engine.peak() > abort_above) return r;
   int32_t count = 0;
+  const auto stop = [&] { return deadline && (++count & 255) == 0 && deadline->expired(); };
   for (int32_t i : order) {
     if (engine.is_placed(i)) continue;
     engine.place(i, engine.find_offset(i, fit));
-    if (engine.peak() > abort_above) return r;
-    if (deadline && (++count & 255) == 0 && deadline->expired()) return r;
+    if (engine.peak() > abort_above || stop()) return r;
   }
-  // Buffers the order left out are placed last, in index order.
-  if (engine.placed_count() < static_cast<int32_t>(bufs.size())) {
-    for (int32_t i = 0; i < static_cast<int32_t>(bufs.size()); ++i)
-      if (!engine.is_placed(i)) engine.place(i, engine.find_offset(i, fit));
-    if (engine.peak() > abort_above) return r;
-  }
+  // Buffers the order left out are placed last, in index order (polled alike: an order
+  // that make_order's deadline cut short is empty, and this loop then places them all).
+  if (engine.placed_count() < static_cast<int32_t>(bufs.size()))
+    for (int32_t i = 0; i < static_cast<int32_t>(bufs.size()); ++i) {
+      if (engine.is_placed(i)) continue;
+      engine.place(i, engine.find_offset(i, fit));
+      if (engine.peak() > abort_above || stop()) return r;
+    }
   r.complete = true;
   r.solution.offsets = engine.offsets();
   r.solution.peak = engine.peak();

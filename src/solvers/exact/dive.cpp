@@ -65,6 +65,7 @@ class Diver {
     for (int32_t p = 0; p < n_; ++p)
       if (placed_[p] && offset_[p] + size_[p] > cap_) return std::nullopt;
     split(0, n_, 0, -1, false);  // the search's root: parts, ranks as given
+    if (stopped_) return std::nullopt;  // its parts are incomplete
     int64_t steps = 0;
     while (!parts_.empty()) {
       if ((++steps & 255) == 0 && deadline_.expired()) return std::nullopt;
@@ -207,6 +208,12 @@ class Diver {
       if (restart) rerank(parts_.back());
     };
     for (int32_t k = first; k < last; ++k) {
+      // A split of 1M positions, each part re-ranked, takes ~0.4 s: the limit is read here too
+      // (a stopped split leaves the dive to return nothing).
+      if ((k & 4095) == 4095 && (stopped_ || deadline_.expired())) {
+        stopped_ = true;
+        return;
+      }
       if (placed_[k]) continue;
       if (from >= 0 && start_[k] >= reach) close(k), from = -1;
       if (from < 0) from = k, s_lo = slo_[k], s_hi = 0, count = 0;
@@ -221,8 +228,14 @@ class Diver {
   // Ranks the part's unplaced buffers by the keys, with T read from the sizes still
   // unplaced, and puts them all back as candidates (a new sequence starts at offset 0).
   void rerank(const Part& part) {
+    if (stopped_) return;
     ids_.clear();
     for (int32_t k = part.first; k < part.last; ++k) {
+      // Its pressures cost ~0.3 s on a part of 1M buffers: polled as the split is.
+      if ((k & 4095) == 4095 && deadline_.expired()) {
+        stopped_ = true;
+        return;
+      }
       if (placed_[k]) continue;
       pressure_[buf_[k]] = remaining_.max(slo_[k], shi_[k]);
       ids_.push_back(buf_[k]);

@@ -98,13 +98,11 @@ int64_t known_upper(const std::optional<Solution>& best, const SolveOptions& opt
   return ub;
 }
 
-// The best first-fit plan over the standard orders, each stopped by the time limit, or the
-// online allocator's plan if none completes: the first incumbent.
-// Every step polls the deadline; nullopt when not even the online plan was done in time.
-std::optional<Solution> incumbent(const Problem& p, const Deadline& deadline) {
-  const Deadline clock = deadline.clock_only();
-  std::optional<Solution> best = online_plan(p, &clock);
-  if (deadline.expired()) return best;
+// The best first-fit plan over the standard orders, each stopped by the time limit, or
+// `best` (the online allocator's plan, computed before the set-up) if none completes: the
+// first incumbent. Every step polls the deadline.
+std::optional<Solution> incumbent(const Problem& p, const Deadline& deadline, std::optional<Solution> best) {
+  if (!best || deadline.expired()) return best;
   PlacementEngine engine(p, &deadline);
   // The conflict order first: on dense inputs it is both strong and the fastest to place.
   std::vector<Order> orders = {Order::kConflictDesc};
@@ -224,8 +222,8 @@ bool cell_searches(const exact::Instance& in, bool perfect) {
 std::vector<Strategy> strategies(const exact::Instance& in, bool perfect = false, const Deadline* deadline = nullptr) {
   std::vector<std::vector<int32_t>> orders;
   for (const char* keys : kPreorders) {
-    if (deadline && deadline->expired()) return {};
-    orders.push_back(exact::preorder(in, keys));
+    orders.push_back(exact::preorder(in, keys, deadline));
+    if (deadline && deadline->expired()) return {};  // (an order the limit stopped is empty)
   }
   enum { kWAT, kTAW, kTWA, kTWO };
   auto make = [&](Strategy::Kind kind, int preorder, int64_t weight) {
@@ -506,6 +504,16 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   const auto cap = capacity_of(p, opt);
   SolveResult r;
   const bool proofs = !has_gaps(p);  // gaps are searched as full rectangles: no proofs then
+  // In a portfolio the other members supply the incumbent through the shared bound (it may
+  // arrive after the search has started). Alone, the online allocator's plan comes first,
+  // before the set-up below (on 1M buffers under load the set-up can outlast the limit; the
+  // plan, O(n log n), is then still returned, not `no_plan`).
+  const bool shared = opt.shared_upper_bound != nullptr;
+  std::optional<Solution> online;
+  if (!shared) {
+    const Deadline clock = whole.clock_only();
+    online = online_plan(p, &clock);
+  }
   std::optional<exact::Instance> in = exact::prepare(p, kMaxPairs, whole);
   const bool ready = in && !whole.expired();  // else it returns below, before any search
   const int64_t g = ready ? granularity_of(p, *in) : 1;
@@ -518,11 +526,8 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   const bool fills = ready && cell_searches(*in, perfect);
   const double reserve = fills ? fill_reserve(opt.time_limit_seconds, p.buffers.size()) : 0;
   const Deadline deadline = whole.sooner(reserve);
-  // In a portfolio the other members supply the incumbent through the shared bound (it may
-  // arrive after the search has started).
-  const bool shared = opt.shared_upper_bound != nullptr;
   std::optional<Solution> best;
-  if (!shared) best = incumbent(p, deadline);
+  if (!shared) best = incumbent(p, deadline, std::move(online));
   // The time limit passed during setup (the preorders below sort every buffer four times:
   // on 1M buffers not worth starting then).
   if (!in || deadline.expired()) {
@@ -533,7 +538,13 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   // Large inputs go top down (kTopDown), except perfect packings: the dives and windows do
   // not find those, and the cell search at the bound does (exact_scale_bench, tiling 6400).
   const bool top_down = in->n > kTopDown && !perfect;
-  Prober prober{*in, strategies(*in, perfect), deadline, std::max(1, opt.threads), max_nodes};
+  std::vector<Strategy> list = strategies(*in, perfect, &deadline);
+  if (list.empty()) {  // the limit passed in the preorders
+    r = result_from_plan(p, opt, best);
+    r.detail = "reason=time_limit_in_setup";
+    return r;
+  }
+  Prober prober{*in, std::move(list), deadline, std::max(1, opt.threads), max_nodes};
   std::string window_note;  // the window bound's part of the detail, when it ran
   int64_t deep_fills = 0;   // incumbents from a round's deepest placement (fill_deepest)
   int64_t deep_dives = 0;   // 1: the plan is the run's deepest placement completed by dives
@@ -798,18 +809,20 @@ SolveResult run_dive_on_graph(const Problem& p, const SolveOptions& opt) {
 SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
   if (!p.conflicts.empty()) return run_dive_on_graph(p, opt);
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
+  // A plan whatever the dives do (a portfolio has its own): the online allocator's, first,
+  // so that a set-up the limit cuts short still returns it.
+  std::optional<Solution> best;
+  const Deadline clock = deadline.clock_only();
+  if (!opt.shared_upper_bound) best = online_plan(p, &clock);
   // No overlap lists: the dive finds overlaps in its own tree.
   std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
   SolveResult r;
   const std::vector<Strategy> all = in ? strategies(*in, false, &deadline) : std::vector<Strategy>{};
   if (!in || deadline.expired()) {  // the limit passed during the set-up
-    r = result_from_plan(p, opt, std::nullopt);
+    r = result_from_plan(p, opt, std::move(best));
     r.detail = "reason=time_limit_in_setup";
     return r;
   }
-  std::optional<Solution> best;  // a plan whatever the dives do (a portfolio has its own)
-  const Deadline clock = deadline.clock_only();
-  if (!opt.shared_upper_bound) best = online_plan(p, &clock);
   const int64_t g = granularity_of(p, *in);
   const int64_t lb = round_up(compute_load(p), g);
   // The ladder: rungs lb, lb + s, lb + 2s, lb + 4s, ... (s: lb / 2^24, at least the
@@ -842,15 +855,15 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
 // window tried several stacks of its bands; it now fits LOAD itself).
 SolveResult run_peak_window(const Problem& p, const SolveOptions& opt, bool ladder) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
-  // No overlap lists: the window reads sections only.
-  std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
   const auto cap = capacity_of(p, opt);
-  // Alone, a plan in any case: the online allocator's, first (after the limit only the check
-  // is left); in a portfolio, only a window's (a poor first plan there would only draw the
-  // exact search's ladder away from the bound).
+  // Alone, a plan in any case: the online allocator's, first, before the set-up (after the
+  // limit only the check is left); in a portfolio, only a window's (a poor first plan there
+  // would only draw the exact search's ladder away from the bound).
   std::optional<Solution> fallback;
   const Deadline clock = deadline.clock_only();
   if (!opt.shared_upper_bound) fallback = online_plan(p, &clock);
+  // No overlap lists: the window reads sections only.
+  std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
   std::optional<Solution> best;
   const char* reason = "time_limit_in_setup";
   // In a portfolio, small inputs are the exact search's: it wants the greedy plan at once.

@@ -172,14 +172,14 @@ bool sort_by_keys(const Instance& in, const std::string& keys, const std::vector
   return true;
 }
 
-std::vector<int32_t> preorder(const Instance& in, const std::string& keys) {
+std::vector<int32_t> preorder(const Instance& in, const std::string& keys, const Deadline* deadline) {
   // T: each buffer's largest section total (the timeline module's pressure).
   Sections sec;
   sec.lo = in.sec_lo, sec.hi = in.sec_hi, sec.total = in.section_total;
   const std::vector<int64_t> pressure = section_pressure(sec);
   std::vector<int32_t> order(in.n);
   std::iota(order.begin(), order.end(), 0);
-  sort_by_keys(in, keys, pressure, order);
+  if (!sort_by_keys(in, keys, pressure, order, deadline)) return {};
   return order;
 }
 

@@ -168,8 +168,9 @@ inline bool fits_above(const Instance& in, int32_t i, int64_t at, const std::vec
 
 // Static preorder keys (MiniMalloc's letters): W = lifetime length, A = area, T = largest
 // section total during the lifetime, Z = size, L = start, U = end, O = number of
-// overlapping buffers, C = sections spanned. All descending except L.
-std::vector<int32_t> preorder(const Instance& in, const std::string& keys);
+// overlapping buffers, C = sections spanned. All descending except L. With a deadline the
+// sort polls it: empty once it has passed.
+std::vector<int32_t> preorder(const Instance& in, const std::string& keys, const Deadline* deadline = nullptr);
 // A uniformly random order of the n buffers, a function of `seed` alone (splitmix64 and
 // Fisher-Yates, so the same on every platform): the lowest-cell search's tie-break among a
 // cell's candidates, for restarts that go wrong in different places (see strategies).

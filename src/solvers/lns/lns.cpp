@@ -176,6 +176,7 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
       t.freed = lns::pick(p, offsets, draw);
     }
     run_steps(p, offsets, *exact, exact_options(deadline, opt, step_nodes), peak, target, todo);
+    bool cut = false;  // the limit stopped a merge's check: the steps from there are dropped
     for (const Step& t : todo) {
       nodes = sat_add(nodes, t.nodes);
       const int64_t before = peak_of(p, offsets);
@@ -187,7 +188,14 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
         // buffers above it, and the peak no higher (lower once none is left above it). A
         // later step of a batch was decided around the batch's plan: if an earlier one moved
         // its neighbours, the merge may collide, and the validator turns it down (stale).
-        if (validate(p, merged, capacity_of(p, opt), 1).ok) {
+        // The check polls the limit (on 1M buffers it takes ~0.3 s): an unfinished one
+        // leaves the plan as it was and ends the run.
+        const Validation v = validate(p, merged, capacity_of(p, opt), 1, &deadline);
+        if (!v.complete) {
+          cut = true;
+          break;
+        }
+        if (v.ok) {
           offsets = std::move(merged);
           ok = true;
         } else {
@@ -220,6 +228,10 @@ SolveResult run_lns(const Problem& p, const SolveOptions& opt) {
         opt.progress("step=" + std::to_string(step) + " peak=" + std::to_string(peak_of(p, offsets)) +
                      " size=" + std::to_string(size) + " budget=" + std::to_string(step_nodes));
       ++step;
+    }
+    if (cut) {
+      reason = "time_limit";
+      break;
     }
   }
   Solution plan{offsets, peak_of(p, offsets)};
