@@ -528,9 +528,11 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   const Deadline deadline = whole.sooner(reserve);
   std::optional<Solution> best;
   if (!shared) best = incumbent(p, deadline, std::move(online));
-  // The time limit passed during setup (the preorders below sort every buffer four times:
-  // on 1M buffers not worth starting then).
-  if (!in || deadline.expired()) {
+  // The preorders sort every buffer four times (polled; not started once the limit passed:
+  // on 1M buffers not worth it). Empty when the limit passed during the set-up: the
+  // incumbent, if any.
+  std::vector<Strategy> list = in && !deadline.expired() ? strategies(*in, perfect, &deadline) : std::vector<Strategy>{};
+  if (list.empty()) {
     r = result_from_plan(p, opt, best);
     r.detail = "reason=time_limit_in_setup";
     return r;
@@ -538,12 +540,6 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   // Large inputs go top down (kTopDown), except perfect packings: the dives and windows do
   // not find those, and the cell search at the bound does (exact_scale_bench, tiling 6400).
   const bool top_down = in->n > kTopDown && !perfect;
-  std::vector<Strategy> list = strategies(*in, perfect, &deadline);
-  if (list.empty()) {  // the limit passed in the preorders
-    r = result_from_plan(p, opt, best);
-    r.detail = "reason=time_limit_in_setup";
-    return r;
-  }
   Prober prober{*in, std::move(list), deadline, std::max(1, opt.threads), max_nodes};
   std::string window_note;  // the window bound's part of the detail, when it ran
   int64_t deep_fills = 0;   // incumbents from a round's deepest placement (fill_deepest)
