@@ -36,9 +36,9 @@ for input in "$@"; do
         for pid in "${pids[@]}"; do wait "$pid" || true; done
         for ((k = 1; k <= par; ++k)); do
           line=$(grep -m1 '^algo=' "$tmp/out_$k" || true)
-          t=$(grep -o ' time=[0-9.]*' <<<"$line" | cut -d= -f2)
-          s=$(grep -o 'status=[a-z_]*' <<<"$line" | cut -d= -f2)
-          why=$(grep -o 'reason=[a-z_]*' <<<"$line" | tail -1 | cut -d= -f2)
+          t=$(grep -o ' time=[0-9.]*' <<<"$line" | cut -d= -f2 || true)
+          s=$(grep -o 'status=[a-z_]*' <<<"$line" | cut -d= -f2 || true)
+          why=$(grep -o 'reason=[a-z_]*' <<<"$line" | tail -1 | cut -d= -f2 || true)  # some print none
           echo "$side ${t:-nan} ${s:-error} ${why:--}" >>"$tmp/rows"
         done
       done

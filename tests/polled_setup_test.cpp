@@ -337,5 +337,35 @@ TEST(PolledSetUp, ExactTwinsStopAtAPassedDeadline) {
   EXPECT_GE(std::count_if(want.begin(), want.end(), [](int32_t t) { return t >= 0; }), 10'000);
 }
 
+// place_in_order places its pre-placed and preset buffers before the order (a peak window's
+// bands: ~250k presets at 1M buffers, 0.2 s); that loop polls the deadline too. With every
+// buffer preset and an empty order, nothing else could stop it.
+TEST(PolledSetUp, PresetPlacementStopsAtAPassedDeadline) {
+  const Problem p = dnn(10'000);
+  const GreedyResult base = place_in_order(p, {}, Fit::kFirst);  // every buffer, index order
+  ASSERT_TRUE(base.complete);
+  PlacementEngine engine(p);
+  const Passed passed;
+  EXPECT_FALSE(place_in_order(engine, {}, Fit::kFirst, INT64_MAX, &passed.deadline, base.solution.offsets).complete);
+  const Deadline unlimited;
+  const GreedyResult again = place_in_order(engine, {}, Fit::kFirst, INT64_MAX, &unlimited, base.solution.offsets);
+  ASSERT_TRUE(again.complete);
+  EXPECT_EQ(again.solution.offsets, base.solution.offsets);
+}
+
+// The plan of last resort (solver.h): the online plan, which a cancel does not stop (a
+// cancelled solver still returns it); none inside a portfolio, which holds its own.
+TEST(PolledSetUp, LastResortPlanIgnoresACancelAndIsLeftToAPortfolio) {
+  const Problem p = dnn(10'000);
+  const Passed cancelled;  // a set cancel flag, no time limit
+  SolveOptions opt;
+  const std::optional<Solution> plan = last_resort_plan(p, opt, cancelled.deadline);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->offsets, online_plan(p).offsets);
+  const std::atomic<int64_t> shared{INT64_MAX};
+  opt.shared_upper_bound = &shared;
+  EXPECT_FALSE(last_resort_plan(p, opt, Deadline()).has_value());
+}
+
 }  // namespace
 }  // namespace memplan

@@ -199,6 +199,14 @@ SolveResult solve(const Problem& problem, const SolverInfo& solver, const SolveO
 SolveResult result_from_plan(const Problem& problem, const SolveOptions& options,
                              std::optional<Solution> plan);
 
+// Helper for solvers: the plan of last resort, made first so that a limit that passes in a
+// solver's set-up still leaves a plan: the online allocator's (online_plan, placement.h;
+// O(n log n)), stopped by the time limit but not by a cancel (Deadline::clock_only).
+// nullopt inside a portfolio (options.shared_upper_bound set), which holds its own, and
+// when the limit passes first.
+std::optional<Solution> last_resort_plan(const Problem& problem, const SolveOptions& options,
+                                         const Deadline& deadline);
+
 // The capacity in force: options.capacity, else problem.capacity.
 std::optional<int64_t> capacity_of(const Problem& problem, const SolveOptions& options);
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "memplan/placement.h"
+
 namespace memplan {
 
 Deadline::Deadline(double seconds, const std::atomic<bool>* cancel) : cancel_(cancel) {
@@ -38,6 +40,13 @@ const char* to_string(Status s) {
     case Status::kInvalid: return "invalid";
   }
   return "?";
+}
+
+std::optional<Solution> last_resort_plan(const Problem& problem, const SolveOptions& options,
+                                         const Deadline& deadline) {
+  if (options.shared_upper_bound) return std::nullopt;
+  const Deadline clock = deadline.clock_only();
+  return online_plan(problem, &clock);
 }
 
 std::optional<int64_t> capacity_of(const Problem& problem, const SolveOptions& options) {

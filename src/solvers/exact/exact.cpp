@@ -509,11 +509,7 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   // before the set-up below (on 1M buffers under load the set-up can outlast the limit; the
   // plan, O(n log n), is then still returned, not `no_plan`).
   const bool shared = opt.shared_upper_bound != nullptr;
-  std::optional<Solution> online;
-  if (!shared) {
-    const Deadline clock = whole.clock_only();
-    online = online_plan(p, &clock);
-  }
+  std::optional<Solution> online = last_resort_plan(p, opt, whole);
   std::optional<exact::Instance> in = exact::prepare(p, kMaxPairs, whole);
   const bool ready = in && !whole.expired();  // else it returns below, before any search
   const int64_t g = ready ? granularity_of(p, *in) : 1;
@@ -807,9 +803,7 @@ SolveResult run_dive(const Problem& p, const SolveOptions& opt) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   // A plan whatever the dives do (a portfolio has its own): the online allocator's, first,
   // so that a set-up the limit cuts short still returns it.
-  std::optional<Solution> best;
-  const Deadline clock = deadline.clock_only();
-  if (!opt.shared_upper_bound) best = online_plan(p, &clock);
+  std::optional<Solution> best = last_resort_plan(p, opt, deadline);
   // No overlap lists: the dive finds overlaps in its own tree.
   std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
   SolveResult r;
@@ -855,9 +849,7 @@ SolveResult run_peak_window(const Problem& p, const SolveOptions& opt, bool ladd
   // Alone, a plan in any case: the online allocator's, first, before the set-up (after the
   // limit only the check is left); in a portfolio, only a window's (a poor first plan there
   // would only draw the exact search's ladder away from the bound).
-  std::optional<Solution> fallback;
-  const Deadline clock = deadline.clock_only();
-  if (!opt.shared_upper_bound) fallback = online_plan(p, &clock);
+  std::optional<Solution> fallback = last_resort_plan(p, opt, deadline);
   // No overlap lists: the window reads sections only.
   std::optional<exact::Instance> in = exact::prepare(p, -1, deadline);
   std::optional<Solution> best;

@@ -49,8 +49,7 @@ SolveResult run_on_graph(const Problem& p, const SolveOptions& opt, const std::v
 SolveResult run_one(const Problem& p, const SolveOptions& opt, Order order, Fit fit) {
   if (!p.conflicts.empty()) return run_on_graph(p, opt, {{order, fit}});
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
-  const Deadline clock = deadline.clock_only();
-  std::optional<Solution> fallback = online_plan(p, &clock);
+  std::optional<Solution> fallback = last_resort_plan(p, opt, deadline);
   GreedyResult g;  // not complete: the time is up before the order or the index is built
   if (!deadline.expired()) {
     const std::vector<int32_t> idx = make_order(p, order, &deadline);
@@ -81,9 +80,7 @@ SolveResult run_all(const Problem& p, const SolveOptions& opt) {
   const Deadline deadline(opt.time_limit_seconds, opt.cancel);
   // The fallback first, so that after the limit only the check is left; in a portfolio
   // (shared bound set) the portfolio has its own.
-  std::optional<Solution> fallback;
-  const Deadline clock = deadline.clock_only();
-  if (!opt.shared_upper_bound) fallback = online_plan(p, &clock);
+  std::optional<Solution> fallback = last_resort_plan(p, opt, deadline);
   std::atomic<size_t> next{0};
   auto worker = [&] {
     std::optional<PlacementEngine> engine;  // one index per thread (1M buffers: 0.3 s to build)

@@ -212,9 +212,7 @@ std::optional<Solution> bootstrap_plan(const Problem& p, const SolveOptions& opt
   // The bootstrap stops at the time limit too; alone, the online allocator's plan then
   // stands in (inside a portfolio another member already holds a plan). It is made first,
   // so that nothing but the check is left once the time is up (every step polls it).
-  std::optional<Solution> fallback;
-  const Deadline clock = deadline.clock_only();
-  if (!opt.shared_upper_bound) fallback = online_plan(p, &clock);
+  std::optional<Solution> fallback = last_resort_plan(p, opt, deadline);
   std::optional<Solution> best;
   PlacementEngine engine(p, &deadline);
   GreedyResult g;

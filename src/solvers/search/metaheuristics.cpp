@@ -16,6 +16,9 @@ namespace {
 struct Search {
   const Problem& p;
   Deadline deadline;  // before the engine: its construction (O(n log n)) counts and polls it
+  // The plan of last resort, before the engine too: after the limit only the check is left
+  // (nullopt: not even this was done in time, or in a portfolio).
+  std::optional<Solution> fallback;
   PlacementEngine engine;
   std::mt19937_64 rng;
   std::vector<int32_t> best_order;
@@ -23,10 +26,11 @@ struct Search {
   int64_t evaluations = 0;
 
   Search(const Problem& problem, const SolveOptions& o)
-      : p(problem), deadline(o.time_limit_seconds, o.cancel), engine(problem, &deadline), rng(o.seed) {
-    // First: after the limit only the check is left (nullopt: not even this was done in time).
-    const Deadline clock = deadline.clock_only();
-    std::optional<Solution> fallback = online_plan(p, &clock);
+      : p(problem),
+        deadline(o.time_limit_seconds, o.cancel),
+        fallback(last_resort_plan(problem, o, deadline)),
+        engine(problem, &deadline),
+        rng(o.seed) {
     for (Order order : kAllOrders) {
       if (deadline.expired()) break;
       std::vector<int32_t> idx = make_order(p, order, &deadline);
