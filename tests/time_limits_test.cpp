@@ -133,9 +133,11 @@ TEST(SolveChecksWithinTheLimit, APlanLeftNoTimeToCheckIsNotReturned) {
 }
 
 // Every registered solver, run directly with a limit far shorter than its set-up, stops
-// promptly: it uses less CPU than the online plan alone (O(n log n), the cheapest plan there
-// is), which each of them either computes first or does not need. Without the polls the
-// orders, the index and the fallback ran to completion first (several times that CPU).
+// promptly: it uses less than half the CPU of the online plan alone (O(n log n), the
+// cheapest plan there is), which each of them either computes first or does not need.
+// Without the polls the orders, the index and the fallback ran to completion first (several
+// times that CPU); without the poll in the online plan's event list, ~80 % of it (fresh
+// pages: most solvers now use 1-7 % of it).
 TEST(EverySolver, AnAlmostZeroLimitCostsLessThanTheOnlinePlan) {
   const Problem p = dnn(150'000);
   double online_cpu = 1e9;
@@ -152,7 +154,7 @@ TEST(EverySolver, AnAlmostZeroLimitCostsLessThanTheOnlinePlan) {
     const double c0 = cpu_seconds();
     const SolveResult r = s.run(p, o);
     const double used = cpu_seconds() - c0;
-    EXPECT_LT(used, online_cpu) << s.name << ": " << used << " s of CPU, the online plan " << online_cpu << " s";
+    EXPECT_LT(used, 0.5 * online_cpu) << s.name << ": " << used << " s of CPU, the online plan " << online_cpu << " s";
     // What it returns is the online plan or nothing (no pass had time to complete).
     if (r.solution) EXPECT_TRUE(validate(p, r.solution->offsets).ok) << s.name;
   }

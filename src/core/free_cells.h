@@ -256,6 +256,8 @@ class FreeCells {
   void replace(const Cell& old, const Cell& a, const Cell& b);
   void insert(const Cell& c) { replace(Cell{0, 0, c.lo, c.hi}, c, Cell{0, 0, c.lo, c.hi}); }
   void erase(const Cell& c) { replace(c, Cell{0, 0, c.lo, c.hi}, Cell{0, 0, c.lo, c.hi}); }
+  // The cell in slot set `sets` (ends_ or starts_) at slot t that holds address y, or an
+  // empty cell (t0 >= t1) when there is none.
   Cell slot_cell(const std::vector<ChunkedSet<Entry>>& sets, int32_t t, int64_t y) const;
   // Creates [t0, t1) x [lo, hi), first joining the cells of the same address range that end
   // at t0 or start at t1.
