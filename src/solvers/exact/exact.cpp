@@ -522,8 +522,8 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   const bool fills = ready && cell_searches(*in, perfect);
   const double reserve = fills ? fill_reserve(opt.time_limit_seconds, p.buffers.size()) : 0;
   const Deadline deadline = whole.sooner(reserve);
-  std::optional<Solution> best;
-  if (!shared) best = incumbent(p, deadline, std::move(online));
+  // (In a portfolio `online` is empty, and so is the incumbent.)
+  std::optional<Solution> best = incumbent(p, deadline, std::move(online));
   // The preorders sort every buffer four times (polled; not started once the limit passed:
   // on 1M buffers not worth it). Empty when the limit passed during the set-up: the
   // incumbent, if any.

@@ -43,6 +43,7 @@ struct Search {
     // No first-fit pass completed within the time limit: the online allocator's plan, with
     // no order to search from (best_order stays empty).
     if (!best) best = std::move(fallback);
+    fallback.reset();  // not kept through the search (n offsets)
   }
 
   bool can_search() const { return !best_order.empty(); }
