@@ -52,19 +52,20 @@ TEST(ExactPerfect, TilingsAreFoundInAboutOneNodePerBuffer) {
   }
 }
 
-TEST(ExactPerfect, RestartsRunOncePerBudget) {
-  // Minimizing a perfect pinwheel (800 buffers, seed 19) that the first rounds do not solve:
-  // each round finds a plan at an upper rung, so the ladder repeats its round at the same
-  // budget, and the repeated round runs the bound's strategies without the seven restart
-  // strategies, four jittered and three random (exact.cpp, strategies). --iterations N stops after the round in
-  // which the nodes reach N: 1 gives the first round, its nodes + 1 the first two.
-  // (Seed 12 served here until the cell search's well test solved it in the first round,
-  // then seed 16 until the choice over all wells did, then seed 18 until that search got
-  // kWellsWeight = 4 times the round's budget.)
+TEST(ExactPerfect, OnlyTheBoundIsProbedWhileItIsPerfect) {
+  // Minimizing a perfect pinwheel (800 buffers, seed 2) that the first rounds do not solve.
+  // While every section's total is at the bound, a round probes the bound alone (exact.cpp,
+  // the ladder's `bound_only`): no rung above it finds a plan, so no round is repeated at its
+  // budget, the budget doubles from one round to the next, and each round runs the same
+  // probes: every strategy of the list once, the restarts included. (Before, the rungs above
+  // the bound found plans there, each round was repeated at the same budget without its
+  // seven restart strategies, and those rungs' canonical searches took most of the CPU: seed
+  // 19, which served here before, took 386,492 nodes to solve then, 116,030 now.) --iterations N stops after the
+  // round in which the nodes reach N: 1 gives the first round, its nodes + 1 the first two.
   GenerateOptions g;
   g.kind = "pinwheel";
   g.buffers = 800;
-  g.seed = 19;
+  g.seed = 2;
   const Problem p = generate(g);
   auto run = [&](int64_t iterations, std::vector<std::string>* rounds) {
     SolveOptions o;
@@ -81,23 +82,13 @@ TEST(ExactPerfect, RestartsRunOncePerBudget) {
   const SolveResult both = run(first.nodes + 1, &two);
   ASSERT_EQ(one.size(), 1u);
   ASSERT_EQ(two.size(), 2u);
-  // The premise: both rounds found a plan (the best fell) at the same budget.
-  auto best_of = [](const std::string& line) { return std::stoll(line.substr(line.find("best=") + 5)); };
-  auto budget_of = [](const std::string& line) { return line.substr(line.find("budget=")); };
-  EXPECT_EQ(best_of(two[0]), best_of(one[0]));
-  EXPECT_LE(first.solution->peak, best_of(one[0]));  // lower when its deepest placement's dives land
-  EXPECT_LT(best_of(two[1]), best_of(two[0]));
-  EXPECT_EQ(budget_of(two[0]), budget_of(two[1]));
-  ASSERT_TRUE(both.solution);
+  ASSERT_TRUE(first.solution && both.solution);
+  EXPECT_GT(first.solution->peak, g.capacity);  // the premise: unsolved after two rounds
+  EXPECT_GT(both.solution->peak, g.capacity);
   EXPECT_TRUE(validate(p, both.solution->offsets).ok);
-  // The second round decided at the same rung as the first, seven probes sooner.
-  EXPECT_EQ(both.iterations - first.iterations, first.iterations - 7) << first.detail << " / " << both.detail;
-  // Those seven are the first round's extra nodes: a jittered one restarts until its budget
-  // (the bound's, 4n there) is spent, a random one stops at 2n; the probe that decides
-  // differs by a few nodes between the rounds.
-  const int64_t extra = 2 * first.nodes - both.nodes;
-  EXPECT_GT(extra, 20 * g.buffers) << first.detail << " / " << both.detail;
-  EXPECT_LE(extra, (4 * 4 + 3 * 2) * g.buffers + 100) << first.detail << " / " << both.detail;
+  auto budget_of = [](const std::string& line) { return std::stoll(line.substr(line.find("budget=") + 7)); };
+  EXPECT_EQ(budget_of(two[1]), 2 * budget_of(two[0])) << two[0] << " / " << two[1];
+  EXPECT_EQ(both.iterations, 2 * first.iterations) << first.detail << " / " << both.detail;
 }
 
 TEST(ExactPerfect, RandomOrdersArePermutationsFixedBySeed) {
