@@ -60,8 +60,9 @@ TEST(ExactPerfect, OnlyTheBoundIsProbedWhileItIsPerfect) {
   // probes: every strategy of the list once, the restarts included. (Before, the rungs above
   // the bound found plans there, each round was repeated at the same budget without its
   // seven restart strategies, and those rungs' canonical searches took most of the CPU: seed
-  // 19, which served here before, took 386,492 nodes to solve then, 116,030 now.) --iterations N stops after the
-  // round in which the nodes reach N: 1 gives the first round, its nodes + 1 the first two.
+  // 19, which served here before, took 386,492 nodes to solve then, 116,030 now.)
+  // --iterations N stops after the round in which the nodes reach N: 1 gives the first
+  // round, its nodes + 1 the first two.
   GenerateOptions g;
   g.kind = "pinwheel";
   g.buffers = 800;

@@ -665,10 +665,8 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
       // is refuted (raised), the instance is no longer perfect at it and the rungs return.
       // (README "The bound alone on perfect packings": held-out aligned 400 8/10 -> 10/10.)
       const bool bound_only = perfect_at(*in, lb);
-      if (ub < INT64_MAX && bound_only) {
-        add(lb, 2 * budget);
-      } else if (ub < INT64_MAX) {
-        add(lb, 2 * budget);
+      if (ub < INT64_MAX) add(lb, 2 * budget);
+      if (ub < INT64_MAX && !bound_only) {
         for (int64_t part : {8, 4, 2}) add(round_up(lb + gap / part, g), budget);
         for (int k = 5; k >= 0; --k) {
           if (g > (gap >> k)) continue;  // g << k > gap, without overflowing
