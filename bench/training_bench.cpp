@@ -17,7 +17,8 @@
 // compare), the classes from the query's size to the best hole's, and the exact fits.
 //   training_bench --walk first-fit-size,first-fit-area,... [--sizes ...] [--seeds 3]
 // instead prints, per size and greedy solver, what the occupancy index does per query
-// (PlacementEngine::collect_walk_stats: sets read, runs passed, floor upkeep, sets per insert)
+// (PlacementEngine::collect_walk_stats: sets read, runs passed, floor upkeep, sets per insert,
+// share of the placed pieces that reached the index)
 // beside the pass's CPU time and three n log n references timed on the same instance in the
 // same process (the independent validator on the pass's plan; a sort of the 2n lifetime
 // endpoints; a lookup of each buffer's start among them, in the pass's order), then the
@@ -223,8 +224,8 @@ int print_walk(const std::vector<std::string>& sizes, const std::vector<std::str
               "in-process, medians over seeds\n\n",
               seeds);
   std::printf("| buffers | solver | queries | sets / query | steps / query | floor steps / query | "
-              "sets / insert | pass CPU s | validate CPU s | sort CPU s | search CPU s |\n");
-  std::printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+              "sets / insert | indexed %% | pass CPU s | validate CPU s | sort CPU s | search CPU s |\n");
+  std::printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const std::string& size : sizes) {
     const std::vector<Problem> problems = training_instances(size, seeds);
     for (size_t a = 0; a < algos.size(); ++a) {
@@ -236,7 +237,7 @@ int print_walk(const std::vector<std::string>& sizes, const std::vector<std::str
         std::fprintf(stderr, "--walk takes first-fit-ORDER or best-fit-ORDER, not %s\n", algo.c_str());
         return 2;
       }
-      std::vector<double> queries, sets, steps, floor_steps, per_insert, pass, val, sorted, searched, work;
+      std::vector<double> queries, sets, steps, floor_steps, per_insert, indexed, pass, val, sorted, searched, work;
       for (const Problem& p : problems) {
         const WalkRun r = walk_run(p, *order, first ? Fit::kFirst : Fit::kBest);
         if (!r.ok) {
@@ -250,15 +251,18 @@ int print_walk(const std::vector<std::string>& sizes, const std::vector<std::str
         steps.push_back(double(st.steps) / q);
         floor_steps.push_back(double(st.floor_steps) / q);
         per_insert.push_back(double(st.set_inserts) / double(std::max<int64_t>(st.inserts, 1)));
+        // Pieces that reached the index, of all placed (training traces: one piece a buffer);
+        // below 100 where best-fit kept some in the free cells only (set_lookahead).
+        indexed.push_back(100.0 * double(st.inserts) / double(std::max<size_t>(p.buffers.size(), 1)));
         work.push_back(double(st.sources + st.steps + st.floor_steps) / q);
         pass.push_back(r.pass);
         val.push_back(r.validate);
         sorted.push_back(r.sort);
         searched.push_back(r.search);
       }
-      std::printf("| %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f | %.3f | %.3f |\n", size.c_str(),
-                  algo.c_str(), median(queries), median(sets), median(steps), median(floor_steps), median(per_insert),
-                  median(pass), median(val), median(sorted), median(searched));
+      std::printf("| %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.1f | %.3f | %.3f | %.3f | %.3f |\n",
+                  size.c_str(), algo.c_str(), median(queries), median(sets), median(steps), median(floor_steps),
+                  median(per_insert), median(indexed), median(pass), median(val), median(sorted), median(searched));
       std::fflush(stdout);
       rows[a].push_back(
           {std::stod(size), median(pass), median(val), median(sorted), median(searched), median(work)});

@@ -713,32 +713,41 @@ TEST(PlacementDiff, FreeCellsKeepTheSweepsBestFits) {
   EXPECT_EQ(checked, 4 * 3 * 2600);
 }
 
+// n buffers over `horizon` slots: lifetimes of 1 to 9 slots among long ones (1 in
+// `long_every`, 10 to 9 + long_span slots), sizes 1 to 40; alignments of 2, 4 or 8 on 1 in
+// `align_every` buffers and a gap (two pieces) on 1 in `gap_every` of those living 3 slots or
+// more (0: none).
+Problem short_among_long(std::mt19937_64& rng, int32_t n, int64_t horizon, int long_every, int64_t long_span,
+                         int align_every, int gap_every) {
+  Problem p;
+  for (int32_t k = 0; k < n; ++k) {
+    Buffer b;
+    b.id = std::to_string(k);
+    const bool long_lived = rng() % long_every == 0;
+    b.start = static_cast<int64_t>(rng() % horizon);
+    b.end = long_lived ? std::min(horizon, b.start + 10 + static_cast<int64_t>(rng() % long_span))
+                       : std::min(horizon, b.start + 1 + static_cast<int64_t>(rng() % 9));
+    b.size = 1 + static_cast<int64_t>(rng() % 40);
+    if (align_every && rng() % align_every == 0) b.alignment = int64_t{1} << (1 + rng() % 3);
+    if (gap_every && b.end - b.start >= 3 && rng() % gap_every == 0) b.gaps.push_back({b.start + 1, b.end - 1});
+    p.buffers.push_back(std::move(b));
+  }
+  return p;
+}
+
 // Random instances with lifetimes of 1 to 9 slots (queries on both sides of kCellSpan) among
 // long ones, small sizes (holes of every length, many exact fits and ties), some buffers with
 // gaps (several pieces: the walk answers them) and alignments; cells forced on. Then the
 // same instances with two pre-placed buffers that overlap: the cells cannot hold them and
 // are dropped, and the walk still gives the sweep's offsets.
-// Mutation checks: a cut cell's hole measured one byte short (`+ size - 2` in cells_find), or
-// best_lasting taking a cell that ends at b - 1, fails it.
+// Mutation checks: a cut cell's part taken only when longer than the query (`hi - lo > size`
+// in cells_find), or best_lasting taking a cell that ends at b - 1, fails it.
 TEST(PlacementDiff, FreeCellsKeepTheSweepsBestFitsOnRandomInstances) {
   std::mt19937_64 rng(2029);
   int64_t checked = 0;
   for (int trial = 0; trial < 8; ++trial) {
     const int32_t n = 2300 + 100 * trial;
-    const int64_t horizon = 150;
-    Problem p;
-    for (int32_t k = 0; k < n; ++k) {
-      Buffer b;
-      b.id = std::to_string(k);
-      const bool long_lived = rng() % 5 == 0;
-      b.start = static_cast<int64_t>(rng() % horizon);
-      b.end = long_lived ? std::min(horizon, b.start + 10 + static_cast<int64_t>(rng() % 100))
-                         : std::min(horizon, b.start + 1 + static_cast<int64_t>(rng() % 9));
-      b.size = 1 + static_cast<int64_t>(rng() % 40);
-      if (trial % 4 == 1 && rng() % 4 == 0) b.alignment = int64_t{1} << (1 + rng() % 3);
-      if (trial % 4 == 2 && b.end - b.start >= 3 && rng() % 5 == 0) b.gaps.push_back({b.start + 1, b.end - 1});
-      p.buffers.push_back(std::move(b));
-    }
+    Problem p = short_among_long(rng, n, 150, 5, 100, trial % 4 == 1 ? 4 : 0, trial % 4 == 2 ? 5 : 0);
     if (trial >= 6) {
       p.buffers[0].offset = 0, p.buffers[1].offset = 0;
       p.buffers[0].start = p.buffers[1].start = 3, p.buffers[0].end = p.buffers[1].end = 5;
@@ -764,6 +773,85 @@ TEST(PlacementDiff, FreeCellsKeepTheSweepsBestFitsOnRandomInstances) {
     EXPECT_EQ(engine.free_cells_in_use(), trial < 6) << "trial " << trial;
   }
   EXPECT_GT(checked, 8 * 2300 - 4);
+}
+
+// set_lookahead (place_in_order calls it): with best-fit and the free cells on, a buffer that
+// no later query walking the index overlaps in time stays out of the index until something
+// else reads it. Random instances as above (short lifetimes among long ones, gaps and
+// alignments: queries the cells do not answer), in a random order and in order of area
+// (long ones first); the cells on from the start or from midway. Every offset against the
+// sweep; fits_at probes mid-pass (they read the index, so the deferred buffers go in first)
+// against the forbidden ranges; and fewer pieces must reach the index than were placed.
+// Mutation checks: set_lookahead marking every buffer as not needed (the walks then miss
+// pieces), index_sources never adding the deferred ones (fits_at answers wrong), index_add
+// never deferring (the insert count), or place() keeping the lookahead when the pass is left
+// (trials 2 and 5) each fail it.
+TEST(PlacementDiff, LookaheadDefersOnlyWhatNoWalkReads) {
+  std::mt19937_64 rng(3031);
+  int64_t checked = 0, probes = 0, placed_pieces = 0, inserted = 0, left = 0;
+  for (int trial = 0; trial < 8; ++trial) {
+    const int32_t n = 2300 + 100 * trial;  // above kListMax: the engine indexes
+    const Problem p = short_among_long(rng, n, 120, 6, 80, trial % 2 == 1 ? 8 : 0, trial % 4 >= 2 ? 8 : 0);
+    std::vector<int32_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    if (trial % 4 < 2) {
+      std::shuffle(order.begin(), order.end(), rng);
+    } else {
+      auto area = [&](int32_t k) { return p.buffers[k].size * (p.buffers[k].end - p.buffers[k].start); };
+      std::stable_sort(order.begin(), order.end(), [&](int32_t x, int32_t y) { return area(x) > area(y); });
+    }
+    PlacementEngine engine(p);
+    WalkStats stats;
+    engine.collect_walk_stats(&stats);
+    ASSERT_TRUE(engine.use_occupancy_index(1 + trial % 3));
+    const bool midway = trial % 2 == 0;
+    if (!midway) ASSERT_TRUE(engine.use_free_cells());
+    engine.set_lookahead(order, Fit::kBest);
+    // Trials 2 and 5 then leave the pass they announced: once buffers are waiting, the next
+    // two are placed the other way round, and the engine must drop the lookahead, the waiting
+    // buffers going into the index at once.
+    std::vector<int32_t> placed_order = order;
+    std::vector<int64_t> off(n, -1);
+    int64_t trial_pieces = 0;
+    bool leaving = false, gone = false;
+    for (int32_t k = 0; k < n; ++k) {
+      if (midway && k == n / 2) ASSERT_TRUE(engine.use_free_cells());
+      if (trial % 3 == 2 && !gone && k + 1 < n && stats.inserts < trial_pieces) {
+        std::swap(placed_order[k], placed_order[k + 1]);
+        leaving = gone = true;
+      }
+      const int32_t i = placed_order[k];
+      const int64_t want = sweep_offset(p, off, i, Fit::kBest);
+      ASSERT_EQ(engine.find_offset(i, Fit::kBest), want) << "trial " << trial << " buffer " << i;
+      engine.place(i, want);
+      off[i] = want;
+      const int64_t pieces = static_cast<int64_t>(p.buffers[i].gaps.size()) + 1;
+      placed_pieces += pieces;
+      trial_pieces += pieces;
+      ++checked;
+      if (leaving) {  // the first placement out of the pass
+        EXPECT_EQ(stats.inserts, trial_pieces) << "trial " << trial << ": the lookahead outlived its pass";
+        ++left;
+        leaving = false;
+      }
+      if (k % 97 == 96 && k + 1 < n) {
+        // A buffer still to come probed at the offsets of buffers placed since the last probe
+        // (the likeliest to be deferred) and nearby.
+        const int32_t j = placed_order[k + 1 + rng() % (n - k - 1)];
+        const std::vector<Interval> f = forbidden(p, off, j);
+        for (int r = 0; r < 16; ++r) {
+          const int64_t x = std::max<int64_t>(0, off[placed_order[k - rng() % 97]] - 2 + static_cast<int64_t>(rng() % 5));
+          ASSERT_EQ(engine.fits_at(j, x), feasible(f, x)) << "trial " << trial << " probe " << j << " at " << x;
+          ++probes;
+        }
+      }
+    }
+    inserted += stats.inserts;
+  }
+  EXPECT_EQ(checked, 8 * 2300 + 100 * 28);
+  EXPECT_GT(probes, 2000);
+  EXPECT_LT(inserted, placed_pieces);  // some buffers never reached the index
+  EXPECT_EQ(left, 2);  // both trials left their pass while buffers were waiting
 }
 
 // The engine switches the free cells on by itself only where best-fit walks grow long: on a

@@ -32,8 +32,10 @@
 //
 // For a query living over [a, b), a cell stabbing a that lasts to b (t1 >= b) is a hole of
 // the query as it stands; the holes of the query inside the other cells stabbing a (those
-// ending at a slot inside (a, b), listed by end slot) are found by the caller's walk, cell by
-// cell.
+// ending at a slot inside (a, b), listed by end slot) are the ranges inside them free until
+// b, followed through the cells that start where each one ends (common_free). So a short
+// query needs nothing but the cells (the engine then keeps some buffers out of its occupancy
+// index altogether: PlacementEngine::set_lookahead).
 //
 // Pieces are only added (in free space); a piece that is not inside one cell at each of its
 // slots makes add() return false, and the caller drops the cells.
@@ -212,6 +214,29 @@ class FreeCells {
       ends_[u].for_each([&](const Entry& e) {
         if (e.t0 <= a) f(Cell{e.t0, u, e.lo, e.hi});
       });
+  }
+  // Calls f(lo, hi) in increasing lo for the maximal address ranges inside [lo, hi) free at
+  // every slot of [u, b) (u < b), given that [lo, hi) lies within a cell that ends at u (so
+  // that every cell stabbing u and meeting [lo, hi) starts at u: one that started before
+  // would be the same maximal free range at u - 1, a cell joined with it). hi = kTop: the
+  // space above everything. Each cell of those starting at u that meets [lo, hi) gives its
+  // part of it; a part whose cell ends before b is followed into the cells starting there.
+  // The holes of a query over [a, b) inside a cell stabbing a that ends at u in (a, b).
+  template <class F>
+  void common_free(int32_t u, int32_t b, int64_t lo, int64_t hi, F&& f) const {
+    auto visit = [&](const Entry& e) {
+      const int64_t l = std::max(lo, e.lo), h = std::min(hi, e.hi);
+      if (e.t1 >= b) f(l, h);
+      else common_free(e.t1, b, l, h, f);
+    };
+    if (const Entry* e = starts_[u].last_not_above({lo, 0, 0, 0}); e && e->hi > lo) visit(*e);
+    starts_[u].scan_from(
+        Entry{lo + 1, 0, 0, 0}, [](const Entry&, const NoSummary&) { return 1; },
+        [&](const Entry& e) {
+          if (e.lo >= hi) return false;
+          visit(e);
+          return true;
+        });
   }
   // The cell stabbing slot t that holds address y (y free at t); t0 > t1 if none.
   Cell at(int32_t t, int64_t y) const;

@@ -45,7 +45,9 @@ struct PlacementEngine::IndexState {
   int64_t walk_holes = 0;
   int32_t walks = 0;
   int32_t slots = 1;       // the index's time slots
-  std::vector<OccupancyIndex::Run> cut;  // cells_find's scratch: cells cut before the query ends
+  // Placed buffers not yet in the index (set_lookahead: in the free cells only), added by
+  // index_flush before anything reads the index except the lookahead's own walks.
+  std::vector<int32_t> deferred;
 };
 PlacementEngine::IndexBox::IndexBox() : p(std::make_unique<IndexState>()) {}
 PlacementEngine::IndexBox::~IndexBox() = default;
@@ -152,6 +154,7 @@ void PlacementEngine::index_start(int32_t block_slots) {
   index_.p->index.init(slots, block_slots);
   index_.p->steps = index_.p->queries = 0;
   index_.p->slots = slots;
+  index_.p->deferred.clear();  // every placed buffer goes in below (the cells are off)
   cells_reset();
   for (int32_t i = 0; i < static_cast<int32_t>(offsets_.size()); ++i)
     if (offsets_[i] >= 0) index_add(i);
@@ -330,21 +333,97 @@ bool PlacementEngine::free_cells_in_use() const { return index_usable() && index
 void PlacementEngine::index_add(int32_t i) {
   const int64_t before = walk_stats_ ? index_.p->index.set_inserts() : 0;
   IndexState& st = *index_.p;
+  // Only the cells will be asked about i (set_lookahead) while they stay on: the index
+  // waits. (Never while the cells are off: every query walks the index then.)
+  const bool defer = st.cells_on && !index_needed_.empty() && !index_needed_[i];
   for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
     const int32_t pc = piece_index_[k];
-    st.index.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi);
+    if (!defer) st.index.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi);
     if (!st.cells_on) continue;
     if (!st.cells.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi))
       st.cells_on = false, st.cells_dead = true;  // placed pieces overlap: no free space to cut
   }
+  if (defer) st.deferred.push_back(i);
   if (walk_stats_) {
-    walk_stats_->inserts += first_piece_[i + 1] - first_piece_[i];
+    walk_stats_->inserts += defer ? 0 : first_piece_[i + 1] - first_piece_[i];
     walk_stats_->set_inserts += index_.p->index.set_inserts() - before;
   }
 }
 
-void PlacementEngine::index_sources(int32_t i) const {
+void PlacementEngine::index_flush() const {
   IndexState& st = *index_.p;
+  const int64_t before = st.index.set_inserts();
+  for (int32_t j : st.deferred)
+    for (int32_t k = first_piece_[j]; k < first_piece_[j + 1]; ++k) {
+      const int32_t pc = piece_index_[k];
+      st.index.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi);
+      if (walk_stats_) ++walk_stats_->inserts;
+    }
+  if (walk_stats_) walk_stats_->set_inserts += st.index.set_inserts() - before;
+  st.deferred.clear();
+}
+
+// The buffers placed after position k of the pass that a query walking the index will read:
+// those overlapping in time a later such query (the pieces of its sources all live during
+// its window, so the others cannot change its answer). A backward sweep over the pass,
+// keeping the slots covered by the windows of the walking queries seen so far (each slot
+// marked once: a skip list over unmarked slots) and their count by prefix (a Fenwick tree).
+void PlacementEngine::set_lookahead(std::span<const int32_t> order, Fit fit) {
+  lookahead_drop();
+  if (fit != Fit::kBest || list_mode_ || !built_) return;
+  const int32_t n = static_cast<int32_t>(offsets_.size());
+  std::vector<int32_t>& pass = lookahead_pass_;  // the buffers in the order they will be placed
+  std::vector<uint8_t> seen(n, 0);
+  for (int32_t i : order)
+    if (i >= 0 && i < n && offsets_[i] < 0 && !seen[i]) seen[i] = 1, pass.push_back(i);
+  for (int32_t i = 0; i < n; ++i)
+    if (offsets_[i] < 0 && !seen[i]) pass.push_back(i);
+  int32_t slots = 1;
+  for (const auto& [a, b] : piece_slots_) slots = std::max(slots, b);
+  std::vector<int32_t> fenwick(slots + 1, 0), next_free(slots + 1);
+  std::iota(next_free.begin(), next_free.end(), 0);
+  auto find = [&](int32_t x) {  // the first unmarked slot >= x (slots: none)
+    while (next_free[x] != x) x = next_free[x] = next_free[next_free[x]];
+    return x;
+  };
+  auto marked_below = [&](int32_t x) {  // marked slots in [0, x)
+    int32_t c = 0;
+    for (; x > 0; x -= x & -x) c += fenwick[x];
+    return c;
+  };
+  index_needed_.assign(n, 1);
+  Poll poll(deadline_);
+  for (auto it = pass.rbegin(); it != pass.rend(); ++it) {
+    if (poll()) return lookahead_drop();  // (no lookahead: every buffer into the index)
+    const int32_t i = *it;
+    bool meets = false;
+    for (int32_t k = first_piece_[i]; k < first_piece_[i + 1] && !meets; ++k) {
+      const auto [a, b] = piece_slots_[piece_index_[k]];
+      meets = marked_below(b) > marked_below(a);
+    }
+    index_needed_[i] = meets;
+    if (cells_query(i)) continue;  // the free cells answer it: it walks no index
+    for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
+      const auto [a, b] = piece_slots_[piece_index_[k]];
+      for (int32_t x = find(a); x < b; x = find(x + 1)) {
+        next_free[x] = x + 1;
+        for (int32_t y = x + 1; y <= slots; y += y & -y) ++fenwick[y];
+      }
+    }
+  }
+}
+
+void PlacementEngine::lookahead_drop() {
+  if (index_usable() && !index_.p->deferred.empty()) index_flush();
+  index_.p->deferred.clear();
+  index_needed_.clear();
+  lookahead_pass_.clear();
+  lookahead_next_ = 0;
+}
+
+void PlacementEngine::index_sources(int32_t i, bool all) const {
+  IndexState& st = *index_.p;
+  if (all && !st.deferred.empty()) index_flush();
   st.src.clear();
   st.runs.clear();
   for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
@@ -413,32 +492,17 @@ int64_t PlacementEngine::cells_find(int32_t i) const {
   const int64_t size = q.hi;
   // The cells lasting through the query's slots are its holes as they are.
   FreeCells::Best best = st.cells.best_lasting(a, b, size);
-  // The others stabbing a are cut before b: the query's holes inside them come from the walk,
-  // cell by cell in address order (the walk's offsets never go down).
-  st.cut.clear();
+  // The others stabbing a are cut before b: the query's holes inside them are the ranges free
+  // at every later slot too, followed through the cells that start where each one ends
+  // (FreeCells::common_free; address order, as the walk over the index found them).
+  int64_t top = -1;  // the space above everything, if a cut cell reaches it
   st.cells.ending_within(a, b, [&](const FreeCells::Cell& c) {
-    if (c.hi - c.lo >= size) st.cut.push_back({c.lo, c.hi});
+    if (c.hi - c.lo < size) return;
+    st.cells.common_free(c.t1, b, c.lo, c.hi, [&](int64_t lo, int64_t hi) {
+      if (hi == FreeCells::kTop) top = lo;
+      else if (hi - lo >= size && (hi - lo < best.len || (hi - lo == best.len && lo < best.lo))) best = {hi - lo, lo};
+    });
   });
-  int64_t top = -1;  // where the walk found the space above everything, if it got there
-  if (!st.cut.empty()) {
-    std::sort(st.cut.begin(), st.cut.end(), [](const auto& l, const auto& r) { return l.lo < r.lo; });
-    index_sources(i);
-    st.next.assign(st.src.size(), INT64_MIN);
-    int64_t x = 0;
-    for (const auto& c : st.cut) {
-      x = index_settle(std::max(x, c.lo), 1);
-      while (x < c.hi) {
-        const int64_t next = st.low;  // the first offset above x that collides
-        if (next == INT64_MAX) {
-          top = x;
-          break;
-        }
-        const int64_t len = next - x + size - 1;  // the hole's bytes
-        if (len < best.len || (len == best.len && x < best.lo)) best = {len, x};
-        x = index_settle(next, 1);
-      }
-    }
-  }
   if (best.lo >= 0) return best.lo;
   if (top >= 0) return top;
   return st.cells.at(a, FreeCells::kTop - 1).lo;  // the top cell lasts through [a, b)
@@ -451,7 +515,9 @@ int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
   IndexState& st = *index_.p;
   const bool short_query = fit == Fit::kBest && cells_query(i);  // one the free cells answer
   if (short_query && st.cells_on) return cells_find(i);
-  index_sources(i);
+  // A query the cells do not answer, of a buffer still to come in the lookahead's pass,
+  // meets no deferred buffer (set_lookahead): they may wait.
+  index_sources(i, !(fit == Fit::kBest && !index_needed_.empty() && offsets_[i] < 0 && !cells_query(i)));
   st.next.assign(st.src.size(), INT64_MIN);
   ++st.queries;
   // Offsets below the floors collide (OccupancyIndex::floor), so neither fit has a hole there.
@@ -788,6 +854,12 @@ bool PlacementEngine::fits_at(int32_t i, int64_t offset) const {
 }
 
 void PlacementEngine::place(int32_t i, int64_t offset) {
+  if (!index_needed_.empty()) {  // the lookahead holds while the pass is followed
+    while (lookahead_next_ < lookahead_pass_.size() && offsets_[lookahead_pass_[lookahead_next_]] >= 0)
+      ++lookahead_next_;
+    if (lookahead_next_ < lookahead_pass_.size() && lookahead_pass_[lookahead_next_] == i) ++lookahead_next_;
+    else lookahead_drop();
+  }
   if (offsets_[i] < 0) ++placed_count_;
   else if (list_mode_) list_remove(i);
   else index_valid_ = false;  // the index cannot remove ranges: unused until clear()
@@ -823,6 +895,8 @@ void PlacementEngine::clear() {
   peak_ = 0;
   placed_count_ = 0;
   if (index_on_) index_.p->index.clear(), index_.p->steps = index_.p->queries = 0, cells_reset();
+  index_.p->deferred.clear();
+  lookahead_drop();
   index_valid_ = true;
 }
 
@@ -843,6 +917,7 @@ GreedyResult place_in_order(PlacementEngine& engine, std::span<const int32_t> or
     if (stop()) return r;
   }
   if (engine.peak() > abort_above) return r;
+  engine.set_lookahead(order, fit);
   for (int32_t i : order) {
     if (engine.is_placed(i)) continue;
     engine.place(i, engine.find_offset(i, fit));
