@@ -487,7 +487,7 @@ bool PlacementEngine::cells_query(int32_t i) const {
 int64_t PlacementEngine::cells_find(int32_t i) const {
   const int32_t pc = piece_index_[first_piece_[i]];
   const Piece& q = pieces_[pc];
-  const auto [a, b] = piece_slots_[pc];
+  const int32_t a = piece_slots_[pc].first, b = piece_slots_[pc].second;  // (b is captured below)
   IndexState& st = *index_.p;
   const int64_t size = q.hi;
   // The cells lasting through the query's slots are its holes as they are.
