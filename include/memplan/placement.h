@@ -202,7 +202,8 @@ class PlacementEngine {
   // unless the query is one they cannot meet (`all` false: a query walking the index in
   // the lookahead's pass).
   void index_sources(int32_t i, bool all = true) const;
-  void index_flush() const;  // the deferred buffers into the index
+  void index_put(int32_t i) const;  // buffer i's pieces into the index
+  void index_flush() const;         // the deferred buffers into the index
   int64_t index_settle(int64_t x, int64_t align) const;
   int64_t index_find(int32_t i, Fit fit) const;
   bool cells_query(int32_t i) const;    // a query the free cells answer
@@ -219,12 +220,14 @@ class PlacementEngine {
   bool index_on_ = false;        // maintained since the last clear() (or since switched on)
   bool index_valid_ = true;      // no placed buffer moved since
   mutable int32_t dense_queries_ = 0;
-  // set_lookahead's verdict per buffer: 1 if a later query walking the index overlaps it in
-  // time (it must go into the index when placed), 0 if only the free cells will be asked
-  // about it; empty: no lookahead, every placed buffer goes into the index.
+  // lookahead_sweep's verdict per buffer: 1 if a later query walking the index overlaps it
+  // in time (it must go into the index when placed), 0 if only the free cells will be asked
+  // about it; empty: not worked out (no lookahead, or the cells not on yet), every placed
+  // buffer goes into the index.
   std::vector<uint8_t> index_needed_;
-  std::vector<int32_t> lookahead_pass_;  // the pass set_lookahead was told
+  std::vector<int32_t> lookahead_pass_;  // the pass set_lookahead was told (empty: none)
   size_t lookahead_next_ = 0;            // its next buffer to be placed
+  void lookahead_sweep();                // index_needed_ from the pass
   void lookahead_drop();                 // forgets it, the waiting buffers into the index
 
  public:

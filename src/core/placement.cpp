@@ -331,53 +331,61 @@ bool PlacementEngine::use_free_cells() {
 bool PlacementEngine::free_cells_in_use() const { return index_usable() && index_.p->cells_on; }
 
 void PlacementEngine::index_add(int32_t i) {
-  const int64_t before = walk_stats_ ? index_.p->index.set_inserts() : 0;
   IndexState& st = *index_.p;
   // Only the cells will be asked about i (set_lookahead) while they stay on: the index
   // waits. (Never while the cells are off: every query walks the index then.)
+  if (st.cells_on && !lookahead_pass_.empty() && index_needed_.empty()) lookahead_sweep();
   const bool defer = st.cells_on && !index_needed_.empty() && !index_needed_[i];
-  for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
+  if (defer) st.deferred.push_back(i);
+  else index_put(i);
+  for (int32_t k = first_piece_[i]; k < first_piece_[i + 1] && st.cells_on; ++k) {
     const int32_t pc = piece_index_[k];
-    if (!defer) st.index.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi);
-    if (!st.cells_on) continue;
     if (!st.cells.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi))
       st.cells_on = false, st.cells_dead = true;  // placed pieces overlap: no free space to cut
   }
-  if (defer) st.deferred.push_back(i);
+}
+
+void PlacementEngine::index_put(int32_t i) const {
+  IndexState& st = *index_.p;
+  const int64_t before = walk_stats_ ? st.index.set_inserts() : 0;
+  for (int32_t k = first_piece_[i]; k < first_piece_[i + 1]; ++k) {
+    const int32_t pc = piece_index_[k];
+    st.index.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi);
+  }
   if (walk_stats_) {
-    walk_stats_->inserts += defer ? 0 : first_piece_[i + 1] - first_piece_[i];
-    walk_stats_->set_inserts += index_.p->index.set_inserts() - before;
+    walk_stats_->inserts += first_piece_[i + 1] - first_piece_[i];
+    walk_stats_->set_inserts += st.index.set_inserts() - before;
   }
 }
 
 void PlacementEngine::index_flush() const {
   IndexState& st = *index_.p;
-  const int64_t before = st.index.set_inserts();
-  for (int32_t j : st.deferred)
-    for (int32_t k = first_piece_[j]; k < first_piece_[j + 1]; ++k) {
-      const int32_t pc = piece_index_[k];
-      st.index.add(piece_slots_[pc].first, piece_slots_[pc].second, placed_[pc].lo, placed_[pc].hi);
-      if (walk_stats_) ++walk_stats_->inserts;
-    }
-  if (walk_stats_) walk_stats_->set_inserts += st.index.set_inserts() - before;
+  for (int32_t j : st.deferred) index_put(j);
   st.deferred.clear();
 }
 
-// The buffers placed after position k of the pass that a query walking the index will read:
-// those overlapping in time a later such query (the pieces of its sources all live during
-// its window, so the others cannot change its answer). A backward sweep over the pass,
-// keeping the slots covered by the windows of the walking queries seen so far (each slot
-// marked once: a skip list over unmarked slots) and their count by prefix (a Fenwick tree).
+// Records the pass; what it implies (lookahead_sweep) is worked out only once the free cells
+// are on, the only time it is used: best-fit passes where they never switch on (most of
+// idealloc's squeezes, start order, small instances) pay an O(n) copy, not the sweep.
 void PlacementEngine::set_lookahead(std::span<const int32_t> order, Fit fit) {
   lookahead_drop();
   if (fit != Fit::kBest || list_mode_ || !built_) return;
   const int32_t n = static_cast<int32_t>(offsets_.size());
-  std::vector<int32_t>& pass = lookahead_pass_;  // the buffers in the order they will be placed
   std::vector<uint8_t> seen(n, 0);
   for (int32_t i : order)
-    if (i >= 0 && i < n && offsets_[i] < 0 && !seen[i]) seen[i] = 1, pass.push_back(i);
+    if (i >= 0 && i < n && offsets_[i] < 0 && !seen[i]) seen[i] = 1, lookahead_pass_.push_back(i);
   for (int32_t i = 0; i < n; ++i)
-    if (offsets_[i] < 0 && !seen[i]) pass.push_back(i);
+    if (offsets_[i] < 0 && !seen[i]) lookahead_pass_.push_back(i);
+}
+
+// The buffers of the pass that a query walking the index will read: those overlapping in
+// time a later such query (the pieces of its sources all live during its window, so the
+// others cannot change its answer). A backward sweep over the pass, keeping the slots
+// covered by the windows of the walking queries seen so far (each slot marked once: a skip
+// list over unmarked slots) and their count by prefix (a Fenwick tree). Stopped by the
+// deadline, the lookahead is dropped (every buffer into the index).
+void PlacementEngine::lookahead_sweep() {
+  const int32_t n = static_cast<int32_t>(offsets_.size());
   int32_t slots = 1;
   for (const auto& [a, b] : piece_slots_) slots = std::max(slots, b);
   std::vector<int32_t> fenwick(slots + 1, 0), next_free(slots + 1);
@@ -393,8 +401,8 @@ void PlacementEngine::set_lookahead(std::span<const int32_t> order, Fit fit) {
   };
   index_needed_.assign(n, 1);
   Poll poll(deadline_);
-  for (auto it = pass.rbegin(); it != pass.rend(); ++it) {
-    if (poll()) return lookahead_drop();  // (no lookahead: every buffer into the index)
+  for (auto it = lookahead_pass_.rbegin(); it != lookahead_pass_.rend(); ++it) {
+    if (poll()) return lookahead_drop();
     const int32_t i = *it;
     bool meets = false;
     for (int32_t k = first_piece_[i]; k < first_piece_[i + 1] && !meets; ++k) {
@@ -515,9 +523,9 @@ int64_t PlacementEngine::index_find(int32_t i, Fit fit) const {
   IndexState& st = *index_.p;
   const bool short_query = fit == Fit::kBest && cells_query(i);  // one the free cells answer
   if (short_query && st.cells_on) return cells_find(i);
-  // A query the cells do not answer, of a buffer still to come in the lookahead's pass,
-  // meets no deferred buffer (set_lookahead): they may wait.
-  index_sources(i, !(fit == Fit::kBest && !index_needed_.empty() && offsets_[i] < 0 && !cells_query(i)));
+  // A best-fit query the cells do not answer, of a buffer still to come in the lookahead's
+  // pass, meets no deferred buffer (lookahead_sweep): they may wait.
+  index_sources(i, !(fit == Fit::kBest && !short_query && !index_needed_.empty() && offsets_[i] < 0));
   st.next.assign(st.src.size(), INT64_MIN);
   ++st.queries;
   // Offsets below the floors collide (OccupancyIndex::floor), so neither fit has a hole there.
@@ -854,7 +862,7 @@ bool PlacementEngine::fits_at(int32_t i, int64_t offset) const {
 }
 
 void PlacementEngine::place(int32_t i, int64_t offset) {
-  if (!index_needed_.empty()) {  // the lookahead holds while the pass is followed
+  if (!lookahead_pass_.empty()) {  // the lookahead holds while the pass is followed
     while (lookahead_next_ < lookahead_pass_.size() && offsets_[lookahead_pass_[lookahead_next_]] >= 0)
       ++lookahead_next_;
     if (lookahead_next_ < lookahead_pass_.size() && lookahead_pass_[lookahead_next_] == i) ++lookahead_next_;
@@ -895,7 +903,7 @@ void PlacementEngine::clear() {
   peak_ = 0;
   placed_count_ = 0;
   if (index_on_) index_.p->index.clear(), index_.p->steps = index_.p->queries = 0, cells_reset();
-  index_.p->deferred.clear();
+  index_.p->deferred.clear();  // (first: they are not to go into the index just cleared)
   lookahead_drop();
   index_valid_ = true;
 }
