@@ -31,7 +31,7 @@
 //        exact_scale_bench strategies [sizes=800,1600] [kinds=tiling,pinwheel,aligned,aligned1]
 //                                   [seeds=100-104] [budget=4] [orders=WAT,TAW,TWA,TWO] [searches=0,1,2,3,4]
 //          (searches 5 and 6: restart_cells seeded by the order's name, its restarts carrying
-//          the dead-end weights of aligned_cells.h (5) or not (6); budget x n nodes in all;
+//          the dead-end weights of search.h (5) or not (6); budget x n nodes in all;
 //          7 and 8: searches 4 and 5 without backjumping, conflicts.h, which every other runs;
 //          9: search 4 restarted with each of the root cell's candidates first in turn,
 //          rotate_root_cells in aligned_cells.h)

@@ -114,7 +114,7 @@ TEST(ExactAlignedCells, FindsSmallAlignedPackingsInFewerNodes) {
 
 TEST(ExactAlignedCells, DeadEndWeightsKeepTheWellSearchExact) {
   // The cell search over all wells on aligned instances chooses by branches per dead end
-  // (aligned_cells.h, weigh_dead_ends). Against brute force (2-8 buffers, alignments up to
+  // (search.h, weigh_dead_ends). Against brute force (2-8 buffers, alignments up to
   // 8): with weights carried from search to search, as the restarts carry them, and with
   // random weights planted first (other cells chosen), it finds a plan at the optimum and
   // proves optimum - 1 infeasible; the refutations count dead ends.

@@ -12,16 +12,6 @@ namespace memplan::exact {
 // preorder rank, as on instances without alignment (the node counts with and without).
 inline thread_local bool order_aligned_cells = true;
 
-// Dead-end weights (dom/wdeg, Boussemart et al. 2004) for the cell search over all wells on
-// aligned instances: each section counts the dead ends found at its cells (a cell whose
-// every branch failed at its own node), and the cell chosen is the one with the fewest
-// branches per (dead ends + 1), lowest floor on ties, not the fewest branches alone. Only a
-// choice among cells at their floors, each branching complete (cells.cpp, choose_well_cell),
-// so the search stays complete. Test hook: false turns it off on a thread.
-inline thread_local bool weigh_dead_ends = true;
-// A dead end: a branching node whose subtree holds at most this many nodes besides itself.
-inline constexpr int64_t kDeadEndNodes = 8;
-
 // Diagnostic hook (exact_scale_bench guided): when set on a thread, the cell search tries
 // first, at each node with fewer than guide_placements buffers placed, the buffer this plan
 // puts at the cell's floor (an order only: the search stays complete).

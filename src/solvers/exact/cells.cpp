@@ -61,7 +61,7 @@ class CellDfs {
           std::vector<uint32_t>* weights, int64_t root_first)
       : in_(in), cap_(capacity), choice_(choice), budget_(budget), deadline_(deadline), root_first_(root_first),
         own_memo_(memo ? 0 : budget), memo_(memo ? memo : &own_memo_),
-        weighted_(choice == CellChoice::kWells && in.aligned && weigh_dead_ends),
+        weighted_(choice == CellChoice::kWells && weigh_dead_ends),
         weights_(weights ? weights : &own_weights_) {
     if (weighted_ && weights_->size() != static_cast<size_t>(in.sections)) weights_->assign(in.sections, 0);
     const int32_t n = in.n;
@@ -159,7 +159,7 @@ class CellDfs {
     const int64_t before = nodes_;
     const int status = branch_on(cell, a, b, s_lo, s_hi);
     // A dead end: the cell's every branch failed at its own node (inference or the tests
-    // below), or it had none. Weighs the cell's section (aligned_cells.h, weigh_dead_ends).
+    // below), or it had none. Weighs the cell's section (search.h, weigh_dead_ends).
     if (weighted_ && status == kFail && nodes_ - before <= kDeadEndNodes) ++(*weights_)[cell];
     return status;
   }
@@ -651,7 +651,7 @@ class CellDfs {
   FailureMemo own_memo_;
   FailureMemo* memo_;
   ReasonTable reasons_;  // the reasons of the failures remembered in memo_
-  const bool weighted_;             // kWells on an aligned instance: weights guide the choice
+  const bool weighted_;             // kWells: dead-end weights guide the choice (weigh_dead_ends)
   std::vector<uint32_t> own_weights_;
   std::vector<uint32_t>* weights_;  // per section: dead ends found there
   bool backjump_ = false;  // conflicts.h: backjump_cells, set in the constructor

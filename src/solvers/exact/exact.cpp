@@ -217,7 +217,10 @@ bool cell_searches(const exact::Instance& in, bool perfect) {
 // wells under WAT gets kWellsWeight times the round's budget (tuning seeds 100-109, 20 s of
 // CPU on 2 threads: pinwheels of 1,600 10/10 against 9/10 at weight 1, 3,200 6/10 and
 // tilings of 6,400 10/10 either way), and the jittered restarts lengthen with the budget
-// (restart_length).
+// (restart_length). The searches over all wells (the long one and the restarts) choose
+// their cells by dead-end weights (search.h, weigh_dead_ends), once only on aligned packings:
+// on pinwheels too they took the tuning seeds 100-109 from 2/10 to 6/10 at 6,400 buffers and
+// 8/10 to 9/10 at 3,200 (README, "Dead-end weights on every perfect packing").
 // No instance of A-K is perfect, so their order is unchanged.
 // With a deadline, an empty list once it has passed: the four preorders sort every buffer
 // (under ASan, 0.47 s at 60k buffers, the whole of a time limit).
@@ -246,7 +249,7 @@ std::vector<Strategy> strategies(const exact::Instance& in, bool perfect = false
   // Aligned perfect packings: only the cell search over all wells finds them (800 buffers,
   // tuning seeds 100-102 and 106-109, one search of 64n nodes under each of 5 orders:
   // `exact_scale_bench strategies 800 aligned S-S 64 J1,J2,WAT,TAW,R1 2,3,4`), so the list is that search under three preorders and restarts
-  // of it (which carry its dead-end weights, aligned_cells.h), then the whole `general` list
+  // of it (which carry its dead-end weights, search.h), then the whole `general` list
   // for the rungs above the bound, where these packings are not found: with only
   // two canonical searches there, aligned 400 s2 ended 4 bytes higher at 5 s and lost its
   // optimum at 10 s (issue 18's no-regression table). Tuning seeds, 20 s of CPU on 2

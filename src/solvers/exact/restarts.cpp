@@ -30,7 +30,7 @@ SearchResult restart_cells(const Instance& in, int64_t capacity, uint64_t seed, 
   const int64_t each = restart_length(in.n, node_budget);
   SearchResult total;
   uint64_t mix = seed ^ (static_cast<uint64_t>(node_budget) * 0xd1b54a32d192ed03ULL);
-  std::vector<uint32_t> weights;  // dead ends learnt by one restart guide the next (aligned)
+  std::vector<uint32_t> weights;  // dead ends learnt by one restart guide the next
   do {
     const std::vector<int32_t> order = jittered_order(in, splitmix64(mix));
     SearchResult r = search_cells(in, capacity, order, CellChoice::kWells,
