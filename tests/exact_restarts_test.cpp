@@ -114,8 +114,8 @@ TEST(ExactWells, DeadEndWeightsKeepTheSearchExactWithoutAlignment) {
 TEST(ExactWells, DeadEndWeightsFindAPinwheelTheRestartsMissWithoutThem) {
   // A pinwheel packing of 3,200 buffers (tuning seed 102): restarts of the well search
   // (restart_cells, 2n nodes each) find it within 4n nodes when dead ends weigh the choice
-  // of cell (7,500-8,700 nodes under restart seeds 1-6 when written), and not within 4n
-  // without (nor within 16n, under any of those seeds).
+  // of cell (7,500-8,700 nodes under restart seeds 2-6 when written; seed 1, used here, too),
+  // and not within 4n without (nor within 16n, under any of seeds 1-6).
   const Problem p = packing("pinwheel", 3200, 102, 1 << 20, 1 << 20);
   const exact::Instance in = testing::exact_instance(p);
   for (const bool weighed : {true, false}) {
