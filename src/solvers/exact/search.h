@@ -295,12 +295,13 @@ enum class CellChoice { kLeastSlack, kFewestBranches, kWells };
 // (dead ends + 1), lowest floor on ties, not the fewest branches alone. Only a choice among
 // cells at their floors, each branching complete (cells.cpp, choose_well_cell), so the
 // search stays complete. First on aligned packings only; on pinwheels as well since
-// (tuning seeds 100-109, `exact` at 20 s of CPU: 6,400 buffers 6/10 against 2/10; README,
+// (tuning seeds 100-109, `exact` at 20 s of CPU: 6,400 buffers 6/10 against 2/10; held-out
+// seeds 1-20 less: 4/20 against 3/20; README,
 // "Dead-end weights on every perfect packing"). Test hook: false turns it off on a thread.
 inline thread_local bool weigh_dead_ends = true;
 // A dead end: a branching node whose subtree holds at most this many nodes besides itself.
 inline constexpr int64_t kDeadEndNodes = 8;
-// `weights` (kWells): per section, the dead ends found there so far (weigh_dead_ends below),
+// `weights` (kWells): per section, the dead ends found there so far (weigh_dead_ends above),
 // read and updated; kept by the caller across restarts (else its own).
 // `root_first` > 0 (aligned instances): at the root's cell, the candidate at that position
 // (mod their count) of the trial order is tried first (aligned_cells.h, rotate_root_cells).
