@@ -218,10 +218,7 @@ bool cell_searches(const exact::Instance& in, bool perfect) {
 // CPU on 2 threads: pinwheels of 1,600 10/10 against 9/10 at weight 1, 3,200 6/10 and
 // tilings of 6,400 10/10 either way), and the jittered restarts lengthen with the budget
 // (restart_length). The searches over all wells (the long one and the restarts) choose
-// their cells by dead-end weights (search.h, weigh_dead_ends), once only on aligned packings:
-// on pinwheels too they took the tuning seeds 100-109 from 2/10 to 6/10 at 6,400 buffers and
-// 8/10 to 9/10 at 3,200; on held-out seeds 1-20 less, 3/20 to 4/20 at 6,400 (README,
-// "Dead-end weights on every perfect packing").
+// their cells by dead-end weights (weigh_dead_ends in search.h, with the figures).
 // No instance of A-K is perfect, so their order is unchanged.
 // With a deadline, an empty list once it has passed: the four preorders sort every buffer
 // (under ASan, 0.47 s at 60k buffers, the whole of a time limit).

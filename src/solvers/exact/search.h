@@ -294,10 +294,10 @@ enum class CellChoice { kLeastSlack, kFewestBranches, kWells };
 // failed at its own node), and the cell chosen is the one with the fewest branches per
 // (dead ends + 1), lowest floor on ties, not the fewest branches alone. Only a choice among
 // cells at their floors, each branching complete (cells.cpp, choose_well_cell), so the
-// search stays complete. First on aligned packings only; on pinwheels as well since
-// (tuning seeds 100-109, `exact` at 20 s of CPU: 6,400 buffers 6/10 against 2/10; held-out
-// seeds 1-20 less: 4/20 against 3/20; README,
-// "Dead-end weights on every perfect packing"). Test hook: false turns it off on a thread.
+// search stays complete. Once on aligned packings only, now on every one (pinwheels of 6,400
+// buffers, `exact` at 20 s of CPU: tuning seeds 100-109 6/10 against 2/10, held-out seeds
+// 1-20 4/20 against 3/20; README, "Dead-end weights on every perfect packing").
+// Test hook: false turns it off on a thread.
 inline thread_local bool weigh_dead_ends = true;
 // A dead end: a branching node whose subtree holds at most this many nodes besides itself.
 inline constexpr int64_t kDeadEndNodes = 8;
