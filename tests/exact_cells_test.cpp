@@ -124,16 +124,30 @@ Problem small_packing(const char* kind, int buffers, uint64_t seed) {
 }
 
 TEST(ExactCells, IncrementalInferenceAgreesWithScratch) {
-  // The cell search tests again only the sections a decision changed (cells.cpp, infer);
-  // with check_inference it compares that verdict with the test over the whole sub-problem
-  // at every node, and throws on a difference. Random search paths: generated packings
-  // (tiling, pinwheel, aligned) at, below and above their capacity, under random orders,
-  // both cell choices, short budgets (so the searches go deep and backtrack).
+  // The cell search tests again only the sections a decision changed (cells.cpp, infer),
+  // and keeps its decomposition and memo keys up to date by each placement (section_parts.h);
+  // with check_inference it compares the verdict with the test over the whole sub-problem,
+  // and the parts and keys with those of a scan of the buffers, at every node, and throws on
+  // a difference. Random search paths: generated packings (tiling, pinwheel, aligned) at,
+  // below and above their capacity, under random orders, every cell choice, short budgets
+  // (so the searches go deep and backtrack). Every fourth instance is two packings one
+  // after the other in time, and a third overlapping both for seeds 8 and 16: parts from
+  // the root on, or once the bridge is placed.
   exact::check_inference = true;
   int found = 0, refuted = 0, nodes = 0;
   for (uint64_t seed = 1; seed <= 24; ++seed) {
-    const Problem p = small_packing(seed % 3 == 0 ? "tiling" : seed % 3 == 1 ? "pinwheel" : "aligned",
-                                    20 + static_cast<int>(seed * 7 % 60), seed);
+    Problem p = small_packing(seed % 3 == 0 ? "tiling" : seed % 3 == 1 ? "pinwheel" : "aligned",
+                              20 + static_cast<int>(seed * 7 % 60), seed);
+    if (seed % 4 == 0) {
+      const Problem q = small_packing(seed % 8 == 0 ? "pinwheel" : "tiling", 15 + static_cast<int>(seed % 20), seed + 100);
+      int64_t shift = 0;
+      for (const Buffer& b : p.buffers) shift = std::max(shift, b.end);
+      for (Buffer b : q.buffers) {
+        b.id += "_q", b.start += shift, b.end += shift;
+        p.buffers.push_back(b);
+      }
+      if (seed % 8 == 0) p.buffers.push_back(Buffer{.id = "bridge", .start = shift - 1, .end = shift + 1, .size = 16});
+    }
     const exact::Instance in = testing::exact_instance(p);
     for (int64_t cap : {int64_t{256}, int64_t{255}, int64_t{240}, int64_t{270}})
       for (exact::CellChoice choice : kChoices) {

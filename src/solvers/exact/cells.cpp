@@ -32,6 +32,7 @@
 #include "solvers/exact/conflicts.h"
 #include "solvers/exact/deep_threads.h"
 #include "solvers/exact/search.h"
+#include "solvers/exact/section_parts.h"
 #include "solvers/exact/stacking.h"
 
 namespace memplan::exact {
@@ -62,7 +63,7 @@ class CellDfs {
       : in_(in), cap_(capacity), choice_(choice), budget_(budget), deadline_(deadline), root_first_(root_first),
         own_memo_(memo ? 0 : budget), memo_(memo ? memo : &own_memo_),
         weighted_(choice == CellChoice::kWells && weigh_dead_ends),
-        weights_(weights ? weights : &own_weights_) {
+        weights_(weights ? weights : &own_weights_), parts_(in.sections), keys_(in.sections) {
     if (weighted_ && weights_->size() != static_cast<size_t>(in.sections)) weights_->assign(in.sections, 0);
     const int32_t n = in.n;
     placed_.assign(n, 0);
@@ -71,14 +72,21 @@ class CellDfs {
     floor_.assign(in.sections, 0);
     // The memo key's parts (state_key): one per buffer, one per section and floor.
     hb_.resize(n);
-    for (int32_t i = 0; i < n; ++i) hb_[i].add(static_cast<uint64_t>(i), 0);
+    for (int32_t i = 0; i < n; ++i) {
+      hb_[i].add(static_cast<uint64_t>(i), 0);
+      keys_.add(in.sec_lo[i], hb_[i]);
+      parts_.add(in.sec_lo[i], in.sec_hi[i]);
+    }
     hs_.resize(in.sections);
     for (int32_t s = 0; s < in.sections; ++s) rehash(s);
+    // Each section's first buffer in start order (a part's buffers, listed when needed).
+    sec_first_.assign(in.sections + 1, n);
+    for (int32_t k = n - 1; k >= 0; --k) sec_first_[in.sec_lo[in.by_start[k]]] = k;
+    for (int32_t s = in.sections - 1; s >= 0; --s) sec_first_[s] = std::min(sec_first_[s], sec_first_[s + 1]);
     remaining_.assign(in.sections, 0);
     low_.assign(in.sections, 0);
-    dirty_.assign(in.sections, 1);
     reach_.assign(in.sections + 1, 0);
-    for (int32_t s = 0; s < in.sections; ++s) dirty_list_.push_back(s);
+    dirty_.push_back({0, in.sections});
     twin_prev_ = twins(in, order);
     for (int32_t i = 0; i < n; ++i)
       for (int32_t s = in.sec_lo[i]; s < in.sec_hi[i]; ++s) remaining_[s] += in.size[i];
@@ -104,67 +112,88 @@ class CellDfs {
   }
 
   SearchResult run() {
-    const int status = solve(0, in_.n);  // before reading nodes_ and offset_
+    const int status = solve(0, in_.sections);  // before reading nodes_ and offset_
     SearchResult r = result_of(status, nodes_, offset_);
     if (status != kSolved) r.deepest = std::move(deepest_);
     return r;
   }
 
  private:
-  // Dynamic decomposition (for_each_part), then each part on its own.
-  int solve(int32_t a, int32_t b) {
-    return for_each_part(in_, placed_, a, b,
-                         [&](int32_t first, int32_t last) { return solve_single(first, last); });
+  // Dynamic decomposition of the sub-problem over sections [lo, hi) (section_parts.h: the
+  // parts of for_each_part, kept incrementally), then each part on its own.
+  int solve(int32_t lo, int32_t hi) {
+    if (check_inference) check_parts(lo, hi);
+    return parts_.for_each(lo, hi, [&](int32_t p_lo, int32_t p_hi) { return solve_single(p_lo, p_hi); });
   }
 
-  int solve_single(int32_t a, int32_t b) {
+  // check_inference: the parts of [lo, hi) as for_each_part's scan of the buffers in start
+  // order finds them (each the span of its unplaced buffers) equal the incremental ones.
+  void check_parts(int32_t lo, int32_t hi) {
+    std::vector<std::pair<int32_t, int32_t>> scanned, kept;
+    for_each_part(in_, placed_, sec_first_[lo], sec_first_[hi], [&](int32_t first, int32_t last) {
+      int32_t p_lo = INT32_MAX, p_hi = 0;
+      for (int32_t k = first; k < last; ++k)
+        if (const int32_t i = in_.by_start[k]; !placed_[i])
+          p_lo = std::min(p_lo, in_.sec_lo[i]), p_hi = std::max(p_hi, in_.sec_hi[i]);
+      scanned.emplace_back(p_lo, p_hi);
+      return kSolved;
+    });
+    parts_.for_each(lo, hi, [&](int32_t p_lo, int32_t p_hi) { return kept.emplace_back(p_lo, p_hi), kSolved; });
+    if (scanned != kept) throw std::logic_error("cell search: incremental parts differ from the scan");
+  }
+
+  // The unplaced buffers of the part over sections [s_lo, s_hi), appended to scratch_.
+  void list_part(int32_t s_lo, int32_t s_hi) {
+    for (int32_t k = sec_first_[s_lo]; k < sec_first_[s_hi]; ++k)
+      if (const int32_t i = in_.by_start[k]; !placed_[i]) scratch_.push_back(i);
+  }
+
+  int solve_single(int32_t s_lo, int32_t s_hi) {
     if (++nodes_ > budget_ || ((nodes_ & 15) == 0 && deadline_.expired())) return kAbort;
     if (depth_ >= depth_limit_) return kAbort;  // the thread's stack ends here
     if (cell_depth_trace) cell_depth_trace->push_back(static_cast<int32_t>(stack_.size()));
     if (stack_.size() >= next_snapshot_) snapshot();
     ++depth_;
-    const int status = solve_checked(a, b);
+    const int status = solve_checked(s_lo, s_hi);
     --depth_;
     return status;
   }
 
-  int solve_checked(int32_t a, int32_t b) {
+  // A part: sections [s_lo, s_hi), the span of its unplaced buffers (at least one).
+  int solve_checked(int32_t s_lo, int32_t s_hi) {
     const size_t ubase = scratch_.size();
-    int32_t s_lo = INT32_MAX, s_hi = 0;
-    for (int32_t k = a; k < b; ++k) {
-      const int32_t i = in_.by_start[k];
-      if (placed_[i]) continue;
-      scratch_.push_back(i);
-      s_lo = std::min(s_lo, in_.sec_lo[i]);
-      s_hi = std::max(s_hi, in_.sec_hi[i]);
-    }
-    if (scratch_.size() == ubase) return kSolved;
+    // Its buffers are listed only for the tests that read them (from scratch, padded).
+    if (check_inference || (in_.aligned && aligned_inference)) list_part(s_lo, s_hi);
     // A sub-problem is its unplaced buffers and its sections' floors: if that state already
     // failed (reached before through other decisions elsewhere), it fails again.
-    const FailureMemo::Key key = state_key(ubase, s_lo, s_hi);
+    const FailureMemo::Key key = keys_.sum(s_lo, s_hi);
+    if (check_inference) {
+      const FailureMemo::Key k = state_key(ubase, s_lo, s_hi);
+      if (k.h1 != key.h1 || k.h2 != key.h2) throw std::logic_error("cell search: incremental memo key differs");
+    }
     why_ = Conflict(s_lo, s_hi);  // the padded test's reason (infer narrows it when it refutes)
     const bool remembered = memo_->failed(key);
     if (remembered) why_ = reasons_.get(key, why_);
     const bool feasible = !remembered && infer(ubase, s_lo, s_hi);
     scratch_.resize(ubase);
     if (!feasible) return kFail;
-    const int status = branch(a, b, s_lo, s_hi);
+    const int status = branch(s_lo, s_hi);
     if (status == kFail) memo_->remember(key), reasons_.put(key, why_);
     return status;
   }
 
   // Branches on the lowest cell of the sub-problem [a, b) spanning sections [s_lo, s_hi).
-  int branch(int32_t a, int32_t b, int32_t s_lo, int32_t s_hi) {
+  int branch(int32_t s_lo, int32_t s_hi) {
     const int32_t cell = choose_cell(s_lo, s_hi);
     const int64_t before = nodes_;
-    const int status = branch_on(cell, a, b, s_lo, s_hi);
+    const int status = branch_on(cell, s_lo, s_hi);
     // A dead end: the cell's every branch failed at its own node (inference or the tests
     // below), or it had none. Weighs the cell's section (search.h, weigh_dead_ends).
     if (weighted_ && status == kFail && nodes_ - before <= kDeadEndNodes) ++(*weights_)[cell];
     return status;
   }
 
-  int branch_on(int32_t cell, int32_t a, int32_t b, int32_t s_lo, int32_t s_hi) {
+  int branch_on(int32_t cell, int32_t s_lo, int32_t s_hi) {
     const int64_t h = floor_[cell];
     if (well_tiling && !well_can_fill(cell, s_lo, s_hi)) return kFail;  // why_: the well
 
@@ -202,7 +231,7 @@ class CellDfs {
       const size_t mark = trail_.size(), placed_mark = stack_.size();
       place(i, h);
       const size_t decided = trail_.size();  // the trail of the placement itself ends here
-      result = solve(a, b);
+      result = solve(s_lo, s_hi);
       const bool jump = result == kFail && jumps_over(i, mark, decided);
       if (result != kSolved) undo_to(mark, placed_mark, s_lo, s_hi);
       if (jump) {
@@ -238,10 +267,10 @@ class CellDfs {
     trail_.push_back({cell, h});
     floor_[cell] = next;
     rehash(cell);
-    touch(cell);
+    touch(cell, cell + 1);
     raise_min_offsets(cell, cell + 1, next);
     const size_t decided = trail_.size();
-    result = solve(a, b);
+    result = solve(s_lo, s_hi);
     // The waste child's reason, if raising floor c cannot have caused it, is the node's;
     // else the node's is the union.
     const bool jump = result == kFail && jumps_over(-1, mark, decided);
@@ -307,6 +336,8 @@ class CellDfs {
   void rehash(int32_t s) {
     FailureMemo::Key k;
     k.add(static_cast<uint64_t>(in_.n) + static_cast<uint64_t>(s), static_cast<uint64_t>(floor_[s]));
+    keys_.remove(s, hs_[s]);
+    keys_.add(s, k);
     hs_[s] = k;
   }
 
@@ -412,8 +443,8 @@ class CellDfs {
   // each answer with the test from scratch.)
   bool infer(size_t ubase, int32_t s_lo, int32_t s_hi) {
     int32_t d_lo = INT32_MAX, d_hi = 0;
-    for (int32_t s : dirty_list_)
-      if (s >= s_lo && s < s_hi) d_lo = std::min(d_lo, s), d_hi = std::max(d_hi, s + 1);
+    for (const auto& [lo, hi] : dirty_)
+      if (lo < s_hi && hi > s_lo) d_lo = std::min(d_lo, std::max(lo, s_lo)), d_hi = std::max(d_hi, std::min(hi, s_hi));
     // With backjumping, the failing section itself (the reason) in the same pass.
     const int32_t bad = d_lo >= d_hi ? d_hi : backjump_ ? first_failing(d_lo, d_hi) : range_fits(d_lo, d_hi) ? d_hi : d_lo;
     const bool fits = bad == d_hi;
@@ -475,21 +506,27 @@ class CellDfs {
     return Conflict(lo, hi);
   }
 
-  // Sections [s_lo, s_hi) pass in the current state: no longer dirty.
+  // Sections [s_lo, s_hi) pass in the current state: no longer dirty (the spans keep their
+  // parts outside the range).
   void clean(int32_t s_lo, int32_t s_hi) {
     size_t keep = 0;
-    for (int32_t s : dirty_list_)
-      if (s >= s_lo && s < s_hi) dirty_[s] = 0;
-      else dirty_list_[keep++] = s;
-    dirty_list_.resize(keep);
+    const size_t end = dirty_.size();
+    for (size_t u = 0; u < end; ++u) {
+      const auto [lo, hi] = dirty_[u];
+      if (hi <= s_lo || lo >= s_hi) {
+        dirty_[keep++] = dirty_[u];
+        continue;
+      }
+      if (lo < s_lo) dirty_[keep++] = {lo, s_lo};
+      if (hi > s_hi) dirty_.push_back({s_hi, hi});  // after `end`: not read in this loop
+    }
+    // The right-hand pieces appended after `end` move down behind the kept ones.
+    dirty_.erase(dirty_.begin() + static_cast<ptrdiff_t>(keep), dirty_.begin() + static_cast<ptrdiff_t>(end));
   }
 
-  void touch(int32_t s) {
-    if (!dirty_[s]) dirty_[s] = 1, dirty_list_.push_back(s);
-  }
-  void touch_span(int32_t i) {
-    for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) touch(s);
-  }
+  // Sections [lo, hi) become dirty: one entry, not one per section (a raised buffer's whole
+  // span is dirty; marking it section by section was about half of raise_min_offsets).
+  void touch(int32_t lo, int32_t hi) { dirty_.push_back({lo, hi}); }
 
   // The test on sections [lo, hi) alone: the unplaced buffers overlapping them (enumerated
   // as in raise_min_offsets), their spans clipped to the range.
@@ -569,6 +606,8 @@ class CellDfs {
   void place(int32_t i, int64_t at) {
     stack_.push_back(i);
     placed_[i] = 1;
+    parts_.remove(in_.sec_lo[i], in_.sec_hi[i]);
+    keys_.remove(in_.sec_lo[i], hb_[i]);
     offset_[i] = at;
     const int64_t top = at + in_.size[i];
     for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) {
@@ -576,8 +615,8 @@ class CellDfs {
       floor_[s] = top;
       rehash(s);
       remaining_[s] -= in_.size[i];
-      touch(s);
     }
+    touch(in_.sec_lo[i], in_.sec_hi[i]);
     raise_min_offsets(in_.sec_lo[i], in_.sec_hi[i], top);
   }
 
@@ -596,7 +635,7 @@ class CellDfs {
       if (m <= mo_[j]) return;
       trail_.push_back({-(j + 1), mo_[j]});
       mo_[j] = m;
-      touch_span(j);
+      touch(in_.sec_lo[j], in_.sec_hi[j]);
     };
     for (int32_t k = live_begin_[lo]; k < live_begin_[lo + 1]; ++k) raise(live_[k]);
     for (int32_t k = starts_begin_[lo + 1]; k < starts_begin_[hi]; ++k) raise(starts_[k]);
@@ -623,6 +662,8 @@ class CellDfs {
       const int32_t i = stack_.back();
       stack_.pop_back();
       placed_[i] = 0;
+      parts_.add(in_.sec_lo[i], in_.sec_hi[i]);
+      keys_.add(in_.sec_lo[i], hb_[i]);
       for (int32_t s = in_.sec_lo[i]; s < in_.sec_hi[i]; ++s) remaining_[s] += in_.size[i];
     }
     clean(s_lo, s_hi);
@@ -643,9 +684,10 @@ class CellDfs {
   std::vector<std::pair<int32_t, int64_t>> trail_;
   std::vector<StackItem> items_, rounded_;
   std::vector<int64_t> tree_;
-  std::vector<char> dirty_;         // per section: not known to pass in its current state
+  // Spans of sections (they may overlap) whose union is the sections not known to pass in
+  // their current state.
+  std::vector<std::pair<int32_t, int32_t>> dirty_;
   std::vector<char> reach_;         // scratch of well_can_fill
-  std::vector<int32_t> dirty_list_;  // the dirty sections
   PaddingGate padding_;
   std::vector<FailureMemo::Key> hb_, hs_;  // memo key parts per buffer and per section
   FailureMemo own_memo_;
@@ -654,6 +696,9 @@ class CellDfs {
   const bool weighted_;             // kWells: dead-end weights guide the choice (weigh_dead_ends)
   std::vector<uint32_t> own_weights_;
   std::vector<uint32_t>* weights_;  // per section: dead ends found there
+  SectionParts parts_;              // the decomposition (section_parts.h)
+  KeySums keys_;                    // hs_ and the unplaced buffers' hb_, summed over sections
+  std::vector<int32_t> sec_first_;  // per section: its first buffer's position in by_start
   bool backjump_ = false;  // conflicts.h: backjump_cells, set in the constructor
   Conflict why_;  // the reason of the last failure returned (conflicts.h)
   int64_t nodes_ = 0;

@@ -105,7 +105,8 @@ struct PaddingGate {
 };
 
 // Test hook: when set on a thread, the cell search checks its incremental section
-// inference against the same test from scratch at every node, and throws std::logic_error
+// inference against the same test from scratch at every node, and its incremental parts and
+// memo keys (section_parts.h) against a scan of the buffers, and throws std::logic_error
 // on a difference.
 inline thread_local bool check_inference = false;
 
