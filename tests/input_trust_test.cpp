@@ -96,6 +96,26 @@ TEST(CsvInput, ByteOrderMarkAloneIsAnEmptyHeader) {
   }
 }
 
+// Found by fuzz_csv: a second byte order mark (or a quoted first column name starting with
+// one) was read as part of the first column's name; written back, it sat at the start of the
+// file, where the reader skips a mark, and the column read back under another name (here
+// an empty one). Now an error naming line 1.
+TEST(CsvInput, ByteOrderMarkStartingTheFirstColumnNameIsAnError) {
+  for (const std::string text : {"\xEF\xBB\xBF\xEF\xBB\xBF,id,lower,upper,size\n", "\xEF\xBB\xBF\xEF\xBB\xBFid,lower,upper,size\na,0,4,8\n",
+                                 "\"\xEF\xBB\xBFx\",id,lower,upper,size\na,1,0,4,8\n"}) {
+    std::istringstream in(text);
+    try {
+      read_csv(in, "bom.csv");
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("bom.csv:1:", 0), 0u) << e.what();
+      EXPECT_NE(std::string(e.what()).find("byte order mark"), std::string::npos) << e.what();
+    }
+  }
+  std::istringstream once("\xEF\xBB\xBFid,lower,upper,size\na,0,4,8\n");  // one mark: skipped
+  EXPECT_EQ(read_csv(once, "bom.csv").problem.buffers.size(), 1u);
+}
+
 TEST(CliInput, LenientOnEveryCommandThatReadsProblems) {
   TempDir dir;
   const std::string p = dir.file("p.json");

@@ -175,6 +175,10 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
     const int f = field_of(table.columns[c]);
     if (table.columns[c].empty())
       header.fail("", "header column " + std::to_string(c + 1) + " has an empty name");
+    // A name starting with a byte order mark would be written back at the start of the
+    // file, where the mark is skipped: the column would read back under another name.
+    if (c == 0 && table.columns[0].rfind("\xEF\xBB\xBF", 0) == 0)
+      header.fail("", "header column 1 starts with a byte order mark (U+FEFF) after the file's own");
     if (auto [it, fresh] = seen_names.emplace(table.columns[c], c); !fresh)
       header.fail(table.columns[c], "duplicate column name (columns " +
                                         std::to_string(it->second + 1) + " and " +
