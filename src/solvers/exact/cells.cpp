@@ -182,7 +182,7 @@ class CellDfs {
     return status;
   }
 
-  // Branches on the lowest cell of the sub-problem [a, b) spanning sections [s_lo, s_hi).
+  // Branches on a cell of the part over sections [s_lo, s_hi) (choose_cell).
   int branch(int32_t s_lo, int32_t s_hi) {
     const int32_t cell = choose_cell(s_lo, s_hi);
     const int64_t before = nodes_;
