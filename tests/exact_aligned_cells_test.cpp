@@ -221,5 +221,28 @@ TEST(ExactAlignedCells, RootRotationsFindWhatTheFirstDecisionMissed) {
   }
 }
 
+TEST(ExactAlignedCells, GuidePlanLeadsTheSearchOnAnyInstance) {
+  // The bench hook guide_plan (exact_scale_bench guided) on a packing without alignment: with
+  // every placement guided, the search puts every buffer where the generator's plan does
+  // (the plan's buffer is a candidate at every cell the search over all wells chooses).
+  GenerateOptions g;
+  g.kind = "pinwheel";
+  g.buffers = 400;
+  g.seed = 3;
+  const Packing pk = generate_packing(g);
+  const exact::Instance in = testing::exact_instance(pk.problem);
+  ASSERT_FALSE(in.aligned);
+  exact::SearchResult r;
+  exact::run_deep(1, in.n + 3, [&] {
+    exact::guide_plan = &pk.offsets;
+    exact::guide_placements = in.n;
+    r = exact::search_cells(in, g.capacity, exact::preorder(in, "WAT"), exact::CellChoice::kWells, 2 * in.n, Deadline());
+    exact::guide_plan = nullptr;
+  });
+  ASSERT_EQ(r.outcome, exact::Outcome::kFound);
+  EXPECT_EQ(r.offsets, pk.offsets);
+  EXPECT_EQ(r.nodes, in.n);  // one node per placement: no backtracking
+}
+
 }  // namespace
 }  // namespace memplan

@@ -14,7 +14,8 @@ inline thread_local bool order_aligned_cells = true;
 
 // Diagnostic hook (exact_scale_bench guided): when set on a thread, the cell search tries
 // first, at each node with fewer than guide_placements buffers placed, the buffer this plan
-// puts at the cell's floor (an order only: the search stays complete).
+// puts at the cell's floor (an order only: the search stays complete). On any instance,
+// aligned or not (`exact_scale_bench guided 3200 100-109 4 0,1000,2000 pinwheel`).
 inline thread_local const std::vector<int64_t>* guide_plan = nullptr;
 inline thread_local int64_t guide_placements = 0;
 
