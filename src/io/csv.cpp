@@ -420,7 +420,10 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
   const size_t conflicts = pairs.size();
   auto clock_text = [&](const std::vector<int64_t>& c, size_t i) {
     std::string t;
-    for (size_t k = 0; k < S; ++k) t += (k ? ":" : "") + std::to_string(c[i * S + k]);
+    for (size_t k = 0; k < S; ++k) {
+      if (k) t += ':';
+      t += std::to_string(c[i * S + k]);
+    }
     return t;
   };
   std::vector<std::string> columns;
@@ -465,10 +468,14 @@ void write_rows(std::ostream& out, const Problem& problem, const std::vector<int
   std::vector<std::string> conflict_ids(conflicts == 0 ? 0 : problem.buffers.size());
   for (size_t k = 0; k < conflicts; ++k) {
     const auto [a, b] = pairs[k];
-    conflict_ids[a] += (conflict_ids[a].empty() ? "" : ";") + problem.buffers[b].id;
+    if (!conflict_ids[a].empty()) conflict_ids[a] += ';';
+    conflict_ids[a] += problem.buffers[b].id;
   }
   std::string text;
-  for (size_t c = 0; c < columns.size(); ++c) text += (c ? "," : "") + csv_field(columns[c]);
+  for (size_t c = 0; c < columns.size(); ++c) {
+    if (c) text += ',';
+    text += csv_field(columns[c]);
+  }
   text += '\n';
   // An 'end' column holds the inclusive end (upper - 1), and so do the gaps' upper bounds.
   const bool inclusive = std::find(columns.begin(), columns.end(), "end") != columns.end();
