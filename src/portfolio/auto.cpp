@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "core/arith.h"
 #include "core/workers.h"
 #include "memplan/bounds.h"
 #include "memplan/driver.h"
@@ -38,6 +39,23 @@ std::shared_ptr<const PlanCheck> check_plan(const Problem& p, const std::vector<
   return std::make_shared<const PlanCheck>(PlanCheck{offsets, cap, std::move(v)});
 }
 
+// Whether every instant from the first start to the last end holds `load` live: the
+// lifetimes' total area equals load x that span (no instant can hold more than LOAD). A
+// perfect packing at LOAD, whose plans lie at the bound or nowhere (exact.cpp's perfect_at,
+// on its sections). O(n). Gaps (partial presence) and saturated sums count as not perfect.
+bool perfect_at_load(const Problem& p, int64_t load) {
+  if (p.buffers.empty() || load <= 0) return false;
+  int64_t first = INT64_MAX, last = INT64_MIN, area = 0;
+  for (const Buffer& b : p.buffers) {
+    if (!b.gaps.empty()) return false;
+    area = sat_add(area, sat_mul(b.size, b.end - b.start));
+    first = std::min(first, b.start);
+    last = std::max(last, b.end);
+  }
+  const int64_t span = sat_mul(load, last - first);
+  return area < INT64_MAX && span < INT64_MAX && area == span;
+}
+
 struct Shared {
   std::mutex mu;
   std::optional<Solution> best;
@@ -47,6 +65,7 @@ struct Shared {
   std::atomic<int64_t> upper{INT64_MAX};
   std::atomic<bool> stop{false};
   bool met = false;  // stopped because the best plan met the lower bound (under mu)
+  int64_t fallback_peak = INT64_MAX;  // the plan of last resort's (run_portfolio), if any
   int64_t iterations = 0;
   std::exception_ptr error;        // the first exception a member threw
   std::vector<std::string> rejected;  // members whose plan failed validation (bugs)
@@ -82,9 +101,10 @@ struct Shared {
       best = std::move(r.solution);
       best_check = std::move(check);  // checked above: only a plan below best_peak gets here
       winner = who;
-      upper = best->peak;
+      upper = std::min(upper.load(), best->peak);  // it may start at the fallback's peak
     }
-    if (best && best->peak <= lower) stop = met = true;
+    // (A member's bound may also prove the plan of last resort optimal.)
+    if (std::min(best ? best->peak : INT64_MAX, fallback_peak) <= lower) stop = met = true;
   }
 
   void fail(std::exception_ptr e) {
@@ -156,6 +176,15 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     }
     if (!fallback || fallback->peak <= shared.lower) shared.stop = true;  // out of time, or optimal already
     shared.met = fallback && fallback->peak <= shared.lower;
+    // Its peak tops the members' searches from the start (SolveOptions::shared_upper_bound):
+    // the exact search's ladder then has a gap to work in at once, where it used to probe
+    // the bound alone until a member's first plan arrived (uniform 20,000 buffers: greedy's
+    // after 3.5 s, too late for a ladder whose probes take seconds there; README, "auto
+    // shares its plan of last resort"). Not on a perfect packing at LOAD: there the plans
+    // lie at the bound or nowhere, and the exact search's first cell search, alone at the
+    // bound until a plan is known, is what finds some of them.
+    if (fallback) shared.fallback_peak = fallback->peak;
+    if (fallback && !perfect_at_load(p, shared.lower)) shared.upper = fallback->peak;
   }
   // Members by handle, resolved once; a member that cannot serve this problem (its
   // Supports, see driver.h) is skipped and named in the detail.

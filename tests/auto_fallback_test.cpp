@@ -1,0 +1,133 @@
+// `auto`'s plan of last resort (the online allocator's, computed before any member runs):
+// its peak tops the members' searches from the start (SolveOptions::shared_upper_bound),
+// except on a perfect packing at LOAD; a member's worse plan never raises that bound; and a
+// member's bound that proves it optimal ends the run. Members are replaced through the
+// portfolio's lookup table (run_portfolio), as in trust_solvers_test.cpp.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <numeric>
+
+#include "memplan/bounds.h"
+#include "memplan/generate.h"
+#include "memplan/placement.h"
+#include "memplan/solver.h"
+#include "memplan/validate.h"
+#include "portfolio/portfolio.h"
+#include "testing.h"
+
+namespace memplan {
+namespace {
+
+// A member named `exact` that records the shared bound it was started with.
+SolverInfo spy(std::atomic<int64_t>& seen) {
+  return {"exact", "test spy", [&seen](const Problem&, const SolveOptions& o) {
+            seen = o.shared_upper_bound ? o.shared_upper_bound->load() : -2;
+            return SolveResult{};
+          }};
+}
+
+Problem generated(const char* kind, int64_t buffers, uint64_t seed) {
+  GenerateOptions g;
+  g.kind = kind;
+  g.buffers = buffers;
+  g.seed = seed;
+  return generate(g);
+}
+
+TEST(AutoFallback, ItsPeakIsSharedFromTheStart) {
+  // Not a perfect packing (random lifetimes): the exact search, started on its own thread
+  // before any heuristic has run, already sees the online plan's peak.
+  const Problem p = generated("uniform", 200, 3);
+  const int64_t online = online_plan(p).peak;
+  ASSERT_GT(online, lower_bound_of(p));
+  std::atomic<int64_t> seen{-1};
+  const SolverInfo exact = spy(seen);
+  auto find = [&](const std::string& name) -> const SolverInfo* { return name == "exact" ? &exact : nullptr; };
+  for (int threads : {1, 2}) {
+    seen = -1;
+    SolveOptions o;
+    o.threads = threads;
+    o.time_limit_seconds = 5;
+    const SolveResult r = run_portfolio(p, o, find);
+    ASSERT_TRUE(r.solution);
+    EXPECT_EQ(r.solution->peak, online);
+    EXPECT_EQ(seen.load(), online) << threads << " threads";
+  }
+}
+
+TEST(AutoFallback, NotSharedOnAPerfectPacking) {
+  // A tiling: every instant of the horizon at LOAD, the plans at the bound or nowhere. The
+  // exact search starts with nothing shared (it probes the bound with its first strategy
+  // alone until a member's plan arrives).
+  const Problem p = generated("tiling", 60, 5);
+  ASSERT_GT(online_plan(p).peak, lower_bound_of(p));
+  std::atomic<int64_t> seen{-1};
+  const SolverInfo exact = spy(seen);
+  auto find = [&](const std::string& name) -> const SolverInfo* { return name == "exact" ? &exact : nullptr; };
+  SolveOptions o;
+  o.threads = 2;
+  o.time_limit_seconds = 5;
+  run_portfolio(p, o, find);
+  EXPECT_EQ(seen.load(), INT64_MAX);
+}
+
+TEST(AutoFallback, AWorsePlanNeverRaisesTheSharedBound) {
+  // `greedy` returns a valid plan above the online one (every buffer stacked); the exact
+  // search, run after it on one thread, must still see the online plan's peak.
+  const Problem p = generated("uniform", 200, 3);
+  const int64_t online = online_plan(p).peak;
+  const SolverInfo stacked{"greedy", "test: every buffer stacked", [](const Problem& q, const SolveOptions&) {
+                             std::vector<int64_t> offsets(q.buffers.size());
+                             int64_t top = 0;
+                             for (size_t i = 0; i < q.buffers.size(); ++i) offsets[i] = top, top += q.buffers[i].size;
+                             SolveResult r;
+                             r.solution = Solution{offsets, top};
+                             return r;
+                           }};
+  std::atomic<int64_t> seen{-1};
+  const SolverInfo exact = spy(seen);
+  auto find = [&](const std::string& name) -> const SolverInfo* {
+    return name == "exact" ? &exact : name == "greedy" ? &stacked : nullptr;
+  };
+  SolveOptions o;
+  o.threads = 1;  // heuristics first, then `exact`
+  o.time_limit_seconds = 5;
+  const SolveResult r = run_portfolio(p, o, find);
+  ASSERT_TRUE(r.solution);
+  EXPECT_EQ(r.solution->peak, online);
+  EXPECT_EQ(seen.load(), online);
+}
+
+TEST(AutoFallback, AMembersBoundThatProvesItOptimalEndsTheRun) {
+  // `exact` returns no plan but a bound equal to the online plan's peak (as it does when its
+  // ladder refutes everything below the shared bound): the run stops at once, the online
+  // plan optimal, and the member after it never runs.
+  const Problem p = generated("uniform", 200, 3);
+  const int64_t online = online_plan(p).peak;
+  const SolverInfo prover{"exact", "test: proves the shared bound optimal", [](const Problem&, const SolveOptions& o) {
+                            SolveResult r;
+                            r.lower_bound = o.shared_upper_bound->load();
+                            return r;
+                          }};
+  std::atomic<bool> later{false};
+  const SolverInfo after{"idealloc", "test: must not run", [&](const Problem&, const SolveOptions&) {
+                           later = true;
+                           return SolveResult{};
+                         }};
+  auto find = [&](const std::string& name) -> const SolverInfo* {
+    return name == "exact" ? &prover : name == "idealloc" ? &after : nullptr;
+  };
+  SolveOptions o;
+  o.threads = 1;  // exact, then the heuristic search
+  o.time_limit_seconds = 5;
+  const SolveResult r = run_portfolio(p, o, find);
+  ASSERT_TRUE(r.solution);
+  EXPECT_EQ(r.solution->peak, online);
+  EXPECT_EQ(r.lower_bound, online);
+  EXPECT_NE(r.detail.find("stop=lower_bound"), std::string::npos) << r.detail;
+  EXPECT_FALSE(later.load());
+}
+
+}  // namespace
+}  // namespace memplan
