@@ -2,9 +2,10 @@
 // large real models) runs first on its own; then the exact search (which proves bounds) runs
 // on one worker; on the others the greedy orders and production heuristics give
 // plans at once, then the best available heuristic search (idealloc when registered, else
-// simulated annealing) runs. All share the best peak found, and stop as soon as a plan
-// meets the proven lower bound, or at the time limit (default 10 s). On one thread: the
-// heuristics, then exact, then the heuristic search.
+// simulated annealing) runs. All share the best peak found (from the start, the online
+// allocator's plan of last resort: run_portfolio), and stop as soon as a plan meets the
+// proven lower bound, or at the time limit (default 10 s). On one thread: the heuristics,
+// then exact, then the heuristic search.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
