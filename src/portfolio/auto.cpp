@@ -48,7 +48,7 @@ bool perfect_at_load(const Problem& p, int64_t load) {
   if (p.buffers.empty() || load <= 0) return false;
   int64_t first = INT64_MAX, last = INT64_MIN, area = 0;
   for (const Buffer& b : p.buffers) {
-    if (!b.gaps.empty()) return false;
+    if (!b.gaps.empty() || b.start < 0) return false;  // (negative times: refused on input)
     area = sat_add(area, sat_mul(b.size, b.end - b.start));
     first = std::min(first, b.start);
     last = std::max(last, b.end);
