@@ -6,13 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <numeric>
 
 #include "memplan/bounds.h"
 #include "memplan/generate.h"
 #include "memplan/placement.h"
 #include "memplan/solver.h"
-#include "memplan/validate.h"
 #include "portfolio/portfolio.h"
 #include "testing.h"
 

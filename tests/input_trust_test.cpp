@@ -82,8 +82,6 @@ TEST(CsvInput, ColumnOneEditFromAKnownOneWarnsAndIsKept) {
   EXPECT_TRUE(read_csv(quiet, "q.csv").warnings.empty());
 }
 
-// Found by fuzz_csv: a byte order mark alone on the header line left no column at all, and
-// the reader indexed the empty header (UBSan: vector index out of range).
 // The message read_csv throws on `text` (read as bom.csv), or "" (a test failure) if none.
 std::string csv_error(const std::string& text) {
   std::istringstream in(text);
@@ -96,6 +94,8 @@ std::string csv_error(const std::string& text) {
   return "";
 }
 
+// Found by fuzz_csv: a byte order mark alone on the header line left no column at all, and
+// the reader indexed the empty header (UBSan: vector index out of range).
 TEST(CsvInput, ByteOrderMarkAloneIsAnEmptyHeader) {
   for (const std::string text : {"\xEF\xBB\xBF\n8,1,2,3\n", "\xEF\xBB\xBF", "\xEF\xBB\xBF \r\nid\n"}) {
     const std::string e = csv_error(text);

@@ -201,12 +201,14 @@ class CellDfs {
     Conflict why(cell, cell + 1);  // the node's reason if every alternative fails
     // On aligned instances the cell's buffers are tried in the order of aligned_cells.h.
     const size_t cbase = cands_.size();
-    // guide_plan (a bench hook) reorders the candidates on any instance.
-    const bool by_top = (in_.aligned && order_aligned_cells) || guide_plan;
+    // The candidates are listed (in cands_) to be reordered: by the valuation of their top on
+    // aligned instances, and by guide_plan (a bench hook) on any instance.
+    const bool by_valuation = in_.aligned && order_aligned_cells;
+    const bool by_top = by_valuation || guide_plan;
     if (by_top) {
       for (int32_t k = live_begin_[cell]; k < live_begin_[cell + 1]; ++k)
         if (const int32_t i = live_[k]; !placed_[i] && mo_[i] == h) cands_.push_back(i);
-      if (in_.aligned && order_aligned_cells) order_by_top_valuation(in_, h, cap_, cands_, cbase);
+      if (by_valuation) order_by_top_valuation(in_, h, cap_, cands_, cbase);
       if (guide_plan && static_cast<int64_t>(stack_.size()) < guide_placements)
         std::stable_partition(cands_.begin() + static_cast<ptrdiff_t>(cbase), cands_.end(),
                               [&](int32_t i) { return (*guide_plan)[i] == h; });
