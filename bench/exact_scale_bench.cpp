@@ -49,6 +49,10 @@
 //          guide_plan), budget x n nodes. Per seed and K: + found / . not, and the nodes.
 //          If K = k finds and K = k - 1 does not, the search's own choice at placement k
 //          (plan-consistent before it) leads to a subtree it cannot leave in the budget.
+//        exact_scale_bench setup [sizes=5000,10000,20000,40000] [seeds=1-3] [kind=uniform] [reps=3]
+//          The search's set-up (exact::prepare: sections, degrees, the overlap lists sorted
+//          by size) on generated instances: per size and seed, the overlapping pairs and the
+//          median wall seconds of `reps` set-ups (one thread).
 // Run from anywhere (instances are generated).
 #include <sys/resource.h>
 
@@ -57,6 +61,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -386,6 +391,31 @@ int guided(const std::string& size, int first_seed, int last_seed, int64_t per_b
   return 0;
 }
 
+int setup(const std::vector<std::string>& sizes, int first, int last, const std::string& kind, int reps) {
+  std::printf("| kind | buffers | seed | overlapping pairs | median set-up s |\n|---|---:|---:|---:|---:|\n");
+  for (const std::string& size : sizes)
+    for (int seed = first; seed <= last; ++seed) {
+      GenerateOptions g;
+      g.kind = kind;
+      g.buffers = std::stoll(size);
+      g.seed = static_cast<uint64_t>(seed);
+      const Problem p = generate(g);
+      std::vector<double> times;
+      int64_t pairs = 0;
+      for (int k = 0; k < reps; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::optional<exact::Instance> in = exact::prepare(p, int64_t{1} << 40, Deadline());
+        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        if (!in) return 1;
+        pairs = static_cast<int64_t>(in->adj.size()) / 2;
+      }
+      std::printf("| %s | %s | %d | %lld | %.3f |\n", kind.c_str(), size.c_str(), seed, static_cast<long long>(pairs),
+                  median(times));
+      std::fflush(stdout);
+    }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "table";
   auto arg = [&](int k, const char* fallback) { return std::string(argc > k ? argv[k] : fallback); };
@@ -414,6 +444,10 @@ int main(int argc, char** argv) {
     return guided(arg(2, "800"), first, last, std::stoll(arg(4, "8")), split(arg(5, "0,50,100,200,400")),
                   arg(6, "aligned"));
   }
-  std::fprintf(stderr, "usage: exact_scale_bench table|nodes|strategies|plan_order|guided ... (see the source's header)\n");
+  if (mode == "setup") {
+    const auto [first, last] = seed_range(arg(3, "1-3"));
+    return setup(split(arg(2, "5000,10000,20000,40000")), first, last, arg(4, "uniform"), std::stoi(arg(5, "3")));
+  }
+  std::fprintf(stderr, "usage: exact_scale_bench table|nodes|strategies|plan_order|guided|setup ... (see the source's header)\n");
   return 2;
 }
