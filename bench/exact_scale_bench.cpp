@@ -103,6 +103,15 @@ double median(std::vector<double> v) {
   return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// `memplan generate --kind KIND -n SIZE --seed SEED` (capacity and horizon: the defaults).
+GenerateOptions generated(const std::string& kind, const std::string& size, int seed) {
+  GenerateOptions g;
+  g.kind = kind;
+  g.buffers = std::stoll(size);
+  g.seed = static_cast<uint64_t>(seed);
+  return g;
+}
+
 int table(double seconds, int seeds, int threads, const std::vector<std::string>& sizes,
           const std::vector<std::string>& kinds, bool cpu_budget, int first_seed) {
   std::printf("| kind | buffers | solved | median wall s | median CPU s |\n|---|---:|---:|---:|---:|\n");
@@ -111,10 +120,7 @@ int table(double seconds, int seeds, int threads, const std::vector<std::string>
       int solved = 0;
       std::vector<double> wall, cpu;
       for (int seed = first_seed; seed < first_seed + seeds; ++seed) {
-        GenerateOptions g;
-        g.kind = kind;
-        g.buffers = std::stoll(size);
-        g.seed = static_cast<uint64_t>(seed);
+        const GenerateOptions g = generated(kind, size, seed);
         const Problem p = generate(g);
         SolveOptions o;
         o.time_limit_seconds = cpu_budget ? 40 * seconds : seconds;
@@ -240,10 +246,7 @@ int strategies(const std::vector<std::string>& sizes, const std::vector<std::str
       int64_t all_nodes[kSearches] = {}, skipped[kSearches] = {};
       double cpu[kSearches] = {};
       for (int seed = first_seed; seed <= last_seed; ++seed) {
-        GenerateOptions g;
-        g.kind = kind == "aligned1" ? "aligned" : kind;
-        g.buffers = std::stoll(size);
-        g.seed = static_cast<uint64_t>(seed);
+        const GenerateOptions g = generated(kind == "aligned1" ? "aligned" : kind, size, seed);
         Problem p = generate(g);
         if (kind == "aligned1")
           for (Buffer& b : p.buffers) b.alignment = 1;
@@ -307,10 +310,7 @@ int plan_order(const std::vector<std::string>& sizes, int first_seed, int last_s
   for (const std::string& size : sizes) {
     int64_t cells = 0, by_rank = 0, by_top = 0;
     for (int seed = first_seed; seed <= last_seed; ++seed) {
-      GenerateOptions g;
-      g.kind = kind;
-      g.buffers = std::stoll(size);
-      g.seed = static_cast<uint64_t>(seed);
+      const GenerateOptions g = generated(kind, size, seed);
       const Packing pk = generate_packing(g);
       const exact::Instance in = *exact::prepare(pk.problem, int64_t{1} << 30, Deadline());
       const std::vector<int32_t> order = exact::preorder(in, "TAW");
@@ -366,10 +366,7 @@ int guided(const std::string& size, int first_seed, int last_seed, int64_t per_b
   for (size_t k = 0; k < ks.size(); ++k) std::printf("---|");
   std::printf("\n");
   for (int seed = first_seed; seed <= last_seed; ++seed) {
-    GenerateOptions g;
-    g.kind = kind;
-    g.buffers = std::stoll(size);
-    g.seed = static_cast<uint64_t>(seed);
+    const GenerateOptions g = generated(kind, size, seed);
     const Packing pk = generate_packing(g);
     const exact::Instance in = *exact::prepare(pk.problem, int64_t{1} << 30, Deadline());
     const std::vector<int32_t> order = exact::preorder(in, "WAT");
@@ -395,10 +392,7 @@ int setup(const std::vector<std::string>& sizes, int first, int last, const std:
   std::printf("| kind | buffers | seed | overlapping pairs | median set-up s |\n|---|---:|---:|---:|---:|\n");
   for (const std::string& size : sizes)
     for (int seed = first; seed <= last; ++seed) {
-      GenerateOptions g;
-      g.kind = kind;
-      g.buffers = std::stoll(size);
-      g.seed = static_cast<uint64_t>(seed);
+      const GenerateOptions g = generated(kind, size, seed);
       const Problem p = generate(g);
       std::vector<double> times;
       int64_t pairs = 0;
