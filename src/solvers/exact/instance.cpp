@@ -98,8 +98,9 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
   }  // (the pair list freed before the final lists are allocated)
   std::vector<int32_t> by_size(n);
   std::iota(by_size.begin(), by_size.end(), 0);
-  std::sort(by_size.begin(), by_size.end(),
-            [&](int32_t a, int32_t b) { return in.size[a] != in.size[b] ? in.size[a] < in.size[b] : a < b; });
+  if (!sort_total_until(by_size, [&](int32_t a, int32_t b) { return in.size[a] != in.size[b] ? in.size[a] < in.size[b] : a < b; },
+                        &deadline))
+    return std::nullopt;
   in.adj.resize(in.adj_begin[n]);
   std::vector<int32_t> fill(in.adj_begin.begin(), in.adj_begin.end() - 1);
   for (int32_t r = 0; r < n; ++r) {
