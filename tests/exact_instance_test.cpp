@@ -45,7 +45,7 @@ TEST(ExactInstance, OverlapListsHoldEveryOverlapBySizeThenId) {
       for (int32_t j : want)
         if (p.buffers[j].offset) fixed.push_back(j);
       std::sort(fixed.begin(), fixed.end(),
-                       [&](int32_t a, int32_t b) { return *p.buffers[a].offset < *p.buffers[b].offset; });
+                [&](int32_t a, int32_t b) { return *p.buffers[a].offset < *p.buffers[b].offset; });
       std::vector<int64_t> want_offsets, got_offsets;
       for (int32_t j : fixed) want_offsets.push_back(*p.buffers[j].offset);
       for (int32_t j : in.fixed_near[i]) got_offsets.push_back(*p.buffers[j].offset);
