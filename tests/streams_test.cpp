@@ -31,11 +31,17 @@ TEST(Timeline, SectionsDegreesPairsPressureMatchBruteForce) {
     const std::vector<int32_t> deg = overlap_degrees(start, end);
     const std::vector<int64_t> press = section_pressure(s);
     int64_t pairs = 0, load = 0;
-    std::vector<std::pair<int32_t, int32_t>> listed;
-    ASSERT_TRUE(overlap_pairs(start, end, order_by_start(start), listed));
+    std::vector<int64_t> begin;
+    std::vector<int32_t> adj;
+    ASSERT_TRUE(overlap_lists(start, end, order_by_start(start), begin, adj));
+    ASSERT_EQ(begin.size(), static_cast<size_t>(n) + 1);
     std::set<std::pair<int32_t, int32_t>> got;
-    for (auto [a, b] : listed) got.insert({std::min(a, b), std::max(a, b)});
-    EXPECT_EQ(got.size(), listed.size());  // no pair twice
+    for (int i = 0; i < n; ++i)
+      for (int64_t k = begin[i]; k < begin[i + 1]; ++k) {
+        EXPECT_TRUE(got.insert({i, adj[k]}).second);  // no neighbour twice on a list
+        EXPECT_EQ(std::count(adj.begin() + begin[adj[k]], adj.begin() + begin[adj[k] + 1], i), 1);  // symmetric
+      }
+    for (auto it = got.begin(); it != got.end();) it = it->first > it->second ? got.erase(it) : std::next(it);
     for (int64_t t = 0; t <= 10; ++t) {
       int64_t live = 0;
       for (int i = 0; i < n; ++i) live += (start[i] <= t && t < end[i]) ? size[i] : 0;

@@ -55,11 +55,12 @@ std::vector<int32_t> overlap_degrees(const std::vector<int64_t>& start, const st
 int64_t overlapping_pairs(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
                           const std::function<bool()>& stop = {});
 
-// The overlapping pairs (a, b) as a sweep in `by_start` order emits them (a started
-// earlier, or equally early with a smaller position). Returns false when `stop` (polled
-// every 256 buffers) says so; the list is then incomplete.
-bool overlap_pairs(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
-                   const std::vector<int32_t>& by_start, std::vector<std::pair<int32_t, int32_t>>& out,
+// The overlap lists (CSR): adj[begin[i], begin[i + 1]) holds every buffer whose lifetime
+// overlaps i's, each once, in the order a sweep in `by_start` order meets the pairs (not
+// sorted). Two sweeps, counting then filling: 8 bytes a pair (the lists), no list of pairs.
+// Returns false when `stop` (polled every 256 buffers) says so; the lists are then unusable.
+bool overlap_lists(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                   const std::vector<int32_t>& by_start, std::vector<int64_t>& begin, std::vector<int32_t>& adj,
                    const std::function<bool()>& stop = {});
 
 // LOAD of a problem on its time axis: the largest total size live at one instant, gaps

@@ -105,7 +105,7 @@ int64_t overlapping_pairs(const std::vector<int64_t>& start, const std::vector<i
 
 namespace {
 
-// The sweep behind overlap_pairs and conflict_graph: calls emit(a, i) for every overlapping
+// The sweep behind overlap_lists and conflict_graph: calls emit(a, i) for every overlapping
 // pair, a started earlier in `by_start` order. Returns false when `stop` (polled every 256
 // buffers) says so.
 template <class Emit>
@@ -126,12 +126,28 @@ bool sweep_overlaps(const std::vector<int64_t>& start, const std::vector<int64_t
   return true;
 }
 
+// Adjacency lists (CSR) of n vertices from `each_pair(edge)`, which calls edge(a, b) once per
+// pair and returns false when stopped: built in two such passes, counting then filling, so
+// no list of all pairs is ever held (it was the largest structure: 8 bytes a pair next to
+// the CSR's 8). Each list in the order of the pairs. false when a pass was stopped.
+template <class EachPair>
+bool csr_of_pairs(int32_t n, EachPair&& each_pair, std::vector<int64_t>& begin, std::vector<int32_t>& adj) {
+  begin.assign(n + 1, 0);
+  if (!each_pair([&](int32_t a, int32_t b) { ++begin[a + 1], ++begin[b + 1]; })) return false;
+  for (int32_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
+  adj.resize(begin[n]);
+  std::vector<int64_t> fill(begin.begin(), begin.end() - 1);
+  return each_pair([&](int32_t a, int32_t b) { adj[fill[a]++] = b, adj[fill[b]++] = a; });
+}
+
 }  // namespace
 
-bool overlap_pairs(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
-                   const std::vector<int32_t>& by_start, std::vector<std::pair<int32_t, int32_t>>& out,
+bool overlap_lists(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                   const std::vector<int32_t>& by_start, std::vector<int64_t>& begin, std::vector<int32_t>& adj,
                    const std::function<bool()>& stop) {
-  return sweep_overlaps(start, end, by_start, stop, [&](int32_t a, int32_t b) { out.emplace_back(a, b); });
+  return csr_of_pairs(
+      static_cast<int32_t>(start.size()),
+      [&](auto&& edge) { return sweep_overlaps(start, end, by_start, stop, edge); }, begin, adj);
 }
 
 std::vector<int32_t> inplace_components(const Problem& p) {
@@ -238,10 +254,8 @@ bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs, const
     };
     return !index.empty() && (linked(a, b) || linked(b, a));
   };
-  // Every pair (overlap sweep, then the explicit list) passed to `edge`; the CSR is built in
-  // two such passes, counting then filling, so no list of all pairs is ever held (it was
-  // the largest structure: 8 bytes a pair next to the CSR's 8). Polled per 256 sweep steps
-  // and per 2^20 explicit pairs.
+  // Every pair (overlap sweep, then the explicit list) passed to `edge`, in each of
+  // csr_of_pairs' two passes. Polled per 256 sweep steps and per 2^20 explicit pairs.
   auto each_pair = [&](auto&& edge) {
     auto keep = [&](int32_t a, int32_t b) {
       if (a != b && !exempt(a, b)) edge(a, b);
@@ -254,15 +268,7 @@ bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs, const
     }
     return true;
   };
-  if (stopped()) return false;
-  g.begin.assign(n + 1, 0);
-  if (!each_pair([&](int32_t a, int32_t b) { ++g.begin[a + 1], ++g.begin[b + 1]; })) return false;
-  for (int32_t i = 0; i < n; ++i) g.begin[i + 1] += g.begin[i];
-  g.adj.resize(g.begin[n]);
-  {
-    std::vector<int64_t> fill(g.begin.begin(), g.begin.end() - 1);
-    if (!each_pair([&](int32_t a, int32_t b) { g.adj[fill[a]++] = b, g.adj[fill[b]++] = a; })) return false;
-  }
+  if (stopped() || !csr_of_pairs(n, each_pair, g.begin, g.adj)) return false;
   // Sort each list, drop repeats (an explicit conflict that also overlaps) and close the
   // gaps they leave (the write position never passes the read position, so the lists move
   // down in place).

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <map>
-#include <memory>
 #include <numeric>
 #include <tuple>
 
@@ -49,12 +49,13 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
   if (deadline.expired()) return std::nullopt;
   const std::vector<int32_t> by_start = order_by_start(in.start, stop);
   if (deadline.expired()) return std::nullopt;
-  const int64_t pairs = overlapping_pairs(in.start, in.end, stop);
+  const int64_t pairs = overlapping_pairs(in.start, in.end, stop);  // first: lists only below max_pairs
   if (deadline.expired()) return std::nullopt;
   in.degree = overlap_degrees(in.start, in.end, stop);
   if (deadline.expired()) return std::nullopt;
   in.by_start = by_start;
-  if (pairs > max_pairs) {
+  // (The lists' offsets are 32-bit: 2 x pairs entries must stay below 2^31.)
+  if (pairs > std::min<int64_t>(max_pairs, INT32_MAX / 2)) {
     // Too many pairs to list: the search finds overlaps by scanning its part instead.
     in.implicit = true;
     std::vector<int32_t> fixed;
@@ -73,29 +74,17 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
     return in;
   }
   // The overlap lists (CSR), each by increasing (size, id): the search's smallest unplaced
-  // neighbour is then the first unplaced one on its list. Built by two counting passes, not
-  // by sorting each list: the pairs fill lists in pair order, then each buffer, visited by
-  // increasing (size, id), is appended to its neighbours' final lists, which come out
-  // sorted. Sorting the lists took most of the set-up on dense inputs (uniform, 20,000
-  // buffers, 9.8M pairs: 44 % of the first 2.5 s of `exact` under `perf`; `exact_scale_bench
-  // setup` prints the times).
-  std::unique_ptr<int32_t[]> unsorted;  // (not zeroed first: every slot is written)
+  // neighbour is then the first unplaced one on its list. The timeline module's lists come in
+  // sweep order; rather than sorting each one, every buffer, visited by increasing (size,
+  // id), is appended to its neighbours' final lists, which come out sorted. Sorting the
+  // lists took most of the set-up on dense inputs (uniform, 20,000 buffers, 9.8M pairs: 44 %
+  // of the first 2.5 s of `exact` under `perf`; `exact_scale_bench setup` prints the times).
+  std::vector<int32_t> unsorted;
   {
-    std::vector<int32_t> degree(n, 0);
-    std::vector<std::pair<int32_t, int32_t>> edges;
-    edges.reserve(pairs);
-    if (!overlap_pairs(in.start, in.end, by_start, edges, [&] { return deadline.expired(); })) return std::nullopt;
-    for (auto [a, b] : edges) ++degree[a], ++degree[b];
-    in.adj_begin.assign(n + 1, 0);
-    for (int32_t i = 0; i < n; ++i) in.adj_begin[i + 1] = in.adj_begin[i] + degree[i];
-    unsorted.reset(new int32_t[in.adj_begin[n]]);
-    std::vector<int32_t> fill(in.adj_begin.begin(), in.adj_begin.end() - 1);
-    for (size_t e = 0; e < edges.size(); ++e) {
-      const auto [a, b] = edges[e];
-      unsorted[fill[a]++] = b, unsorted[fill[b]++] = a;
-      if ((e & 0xfffff) == 0xfffff && deadline.expired()) return std::nullopt;
-    }
-  }  // (the pair list freed before the final lists are allocated)
+    std::vector<int64_t> begin;
+    if (!overlap_lists(in.start, in.end, by_start, begin, unsorted, stop)) return std::nullopt;
+    in.adj_begin.assign(begin.begin(), begin.end());  // below 2^31 (above)
+  }
   std::vector<int32_t> by_size(n);
   std::iota(by_size.begin(), by_size.end(), 0);
   if (!sort_total_until(by_size, [&](int32_t a, int32_t b) { return in.size[a] != in.size[b] ? in.size[a] < in.size[b] : a < b; },
