@@ -311,6 +311,7 @@ struct Target {
   bool all_strategies;
   bool first_only = false;  // only the round robin's first strategy
   bool repeat = false;  // a round repeated at the same budget: no restarts (Strategy::restart)
+  bool cells_only = false;  // only the cell searches (a perfect packing's bound: see the ladder)
 };
 
 struct Prober {
@@ -344,21 +345,26 @@ struct Prober {
   exact::Outcome round(const std::vector<Target>& targets, std::vector<int64_t>& offsets,
                        int64_t& decided_target) {
     std::vector<std::pair<size_t, size_t>> list;  // (target, strategy)
+    size_t sharing = 0;  // the probes the memos are sized for: those skipped by cells_only too
     for (size_t t = 0; t < targets.size(); ++t)
       for (size_t k = 0; k < strategies.size(); ++k)
         if ((targets[t].all_strategies || strategies[k].everywhere()) && (k == 0 || !targets[t].first_only) &&
-            !(targets[t].repeat && strategies[k].restart))
-          list.push_back({t, k});
+            !(targets[t].repeat && strategies[k].restart)) {
+          ++sharing;
+          if (!(targets[t].cells_only && strategies[k].everywhere())) list.push_back({t, k});
+        }
     const size_t count = list.size();
     // Each probe continues its strategy's memo of failed states at that capacity from the
     // earlier rounds. Memos of capacities no longer probed are dropped, and a memo grows to
     // at most kMemoSlots / (probes in the round) slots (a memo grown in an earlier round with
     // fewer probes keeps its size, so at most about twice kMemoSlots in all): memory stays
-    // flat however long the search runs.
+    // flat however long the search runs. The canonical probes a perfect target skips
+    // (cells_only) still count: the cell probes then keep the memos, and so the nodes and
+    // plans, they have with them (the memo's size decides which failed states it keeps).
     for (auto it = memo_of.begin(); it != memo_of.end();)
       it = std::any_of(targets.begin(), targets.end(), [&](const Target& t) { return t.capacity == it->first.second; })
                ? std::next(it) : memo_of.erase(it);
-    const size_t max_slots = std::bit_floor(std::max<size_t>(kMemoSlots / count, 4096));
+    const size_t max_slots = std::bit_floor(std::max<size_t>(kMemoSlots / std::max<size_t>(sharing, 1), 4096));
     std::vector<exact::FailureMemo*> memos(count);
     for (size_t k = 0; k < count; ++k) {
       auto& m = memo_of[{list[k].second, targets[list[k].first].capacity}];
@@ -539,6 +545,18 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
   // Large inputs go top down (kTopDown), except perfect packings: the dives and windows do
   // not find those, and the cell search at the bound does (exact_scale_bench, tiling 6400).
   const bool top_down = in->n > kTopDown && !perfect;
+  // On a perfect packing without alignment (every section's total at the target) the target
+  // is probed by the cell searches alone when the list has any (not with pre-placed
+  // buffers): there the canonical searches never found one (`exact_scale_bench strategies
+  // 1600 pinwheel,tiling 200-204 16 TWA,TWO 0,1`: 0 of 10 each, tilings of 6,400 0 of 5 at
+  // 8n; every pinwheel and tiling `exact` solved on seeds 1-10 was found by a cell search)
+  // and cost up to 5x a cell search's node, about half of the CPU there. Aligned packings
+  // keep them: the re-ranking search under TWA found aligned 400 seed 9 (354,776 nodes),
+  // which the cell searches did not within 60 s. The cell searches are complete, so a
+  // perfect total that does not fit is still refuted. README, "The cell searches alone at a
+  // perfect packing's bound".
+  const bool cells_at_perfect =
+      !in->aligned && std::any_of(list.begin(), list.end(), [](const Strategy& s) { return !s.everywhere(); });
   Prober prober{*in, std::move(list), deadline, std::max(1, opt.threads), max_nodes};
   std::string window_note;  // the window bound's part of the detail, when it ran
   int64_t deep_fills = 0;   // incumbents from a round's deepest placement (fill_deepest)
@@ -574,9 +592,11 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
         return finish(result_from_plan(p, opt, plan_of(p, std::move(*offsets))), "found");
     }
     std::vector<int64_t> offsets;
+    // A perfect packing at the capacity: the cell searches alone (see `cells_at_perfect`).
+    const bool cells_only = perfect && cells_at_perfect;
     for (int64_t budget = 2 * std::max(in->n, 1);; budget = sat_mul(budget, 2)) {
       int64_t at = 0;
-      const exact::Outcome o = prober.round({{*cap, budget, true}}, offsets, at);
+      const exact::Outcome o = prober.round({{*cap, budget, true, false, false, cells_only}}, offsets, at);
       if (o == exact::Outcome::kFound) return finish(result_from_plan(p, opt, plan_of(p, std::move(offsets))), "found");
       if (o == exact::Outcome::kInfeasible && proofs) {
         r.status = Status::kInfeasible;
@@ -667,6 +687,8 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
       // (README "The bound alone on perfect packings": held-out aligned 400 8/10 -> 10/10.)
       const bool bound_only = perfect_at(*in, lb);
       if (ub < INT64_MAX) add(lb, 2 * budget);
+      if (bound_only && cells_at_perfect)
+        for (Target& t : targets) t.cells_only = true;
       if (ub < INT64_MAX && !bound_only) {
         for (int64_t part : {8, 4, 2}) add(round_up(lb + gap / part, g), budget);
         for (int k = 5; k >= 0; --k) {
