@@ -13,6 +13,7 @@
 #include "memplan/validate.h"
 #include "solvers/exact/deep_threads.h"
 #include "solvers/exact/search.h"
+#include "testing.h"
 
 namespace memplan {
 namespace {
@@ -113,9 +114,10 @@ void expect_perfect_bound_refuted(const Problem& p, int64_t bound, int64_t optim
   EXPECT_EQ(at.lower_bound, optimum) << at.detail;
 }
 
-Buffer buffer(const char* id, int64_t start, int64_t end, int64_t size, int64_t alignment = 1) {
-  Buffer b;
-  b.id = id, b.start = start, b.end = end, b.size = size, b.alignment = alignment;
+using testing::make_buffer;
+
+Buffer aligned(Buffer b, int64_t alignment) {
+  b.alignment = alignment;
   return b;
 }
 
@@ -124,9 +126,9 @@ TEST(ExactPerfect, APerfectTotalThatDoesNotFitIsRefuted) {
   // all offsets, outside the repository: a random search for such an instance, sections
   // topped up to 9 by one-section buffers, found it).
   Problem p;
-  p.buffers = {buffer("a", 2, 5, 3), buffer("b", 1, 4, 1), buffer("c", 3, 5, 1), buffer("d", 3, 4, 2),
-               buffer("e", 3, 6, 2), buffer("f", 1, 2, 8), buffer("g", 2, 3, 5), buffer("h", 4, 5, 3),
-               buffer("i", 5, 6, 7)};
+  p.buffers = {make_buffer("a", 2, 5, 3), make_buffer("b", 1, 4, 1), make_buffer("c", 3, 5, 1),
+               make_buffer("d", 3, 4, 2), make_buffer("e", 3, 6, 2), make_buffer("f", 1, 2, 8),
+               make_buffer("g", 2, 3, 5), make_buffer("h", 4, 5, 3), make_buffer("i", 5, 6, 7)};
   expect_perfect_bound_refuted(p, 9, 10);
 }
 
@@ -135,7 +137,8 @@ TEST(ExactPerfect, AnAlignedPerfectTotalThatDoesNotFitIsRefuted) {
   // 3; in [1, 2) S (aligned to 4) fits only at 0, so R (2 bytes, aligned to 2) at 2, over
   // Y's byte 3. 5 fits (Y at 4).
   Problem p;
-  p.buffers = {buffer("Y", 0, 2, 1), buffer("P", 0, 1, 3, 2), buffer("R", 1, 2, 2, 2), buffer("S", 1, 2, 1, 4)};
+  p.buffers = {make_buffer("Y", 0, 2, 1), aligned(make_buffer("P", 0, 1, 3), 2), aligned(make_buffer("R", 1, 2, 2), 2),
+               aligned(make_buffer("S", 1, 2, 1), 4)};
   expect_perfect_bound_refuted(p, 4, 5);
 }
 
