@@ -35,6 +35,13 @@ TEST(Timeline, SectionsDegreesPairsPressureMatchBruteForce) {
     std::vector<int32_t> adj;
     ASSERT_TRUE(overlap_lists(start, end, order_by_start(start), begin, adj));
     ASSERT_EQ(begin.size(), static_cast<size_t>(n) + 1);
+    {  // given the degrees, the filling sweep alone builds the same lists
+      std::vector<int64_t> begin2;
+      std::vector<int32_t> adj2;
+      ASSERT_TRUE(overlap_lists(start, end, order_by_start(start), begin2, adj2, {}, &deg));
+      EXPECT_EQ(begin2, begin);
+      EXPECT_EQ(adj2, adj);
+    }
     std::set<std::pair<int32_t, int32_t>> got;
     for (int i = 0; i < n; ++i)
       for (int64_t k = begin[i]; k < begin[i + 1]; ++k) {

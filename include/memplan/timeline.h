@@ -57,11 +57,12 @@ int64_t overlapping_pairs(const std::vector<int64_t>& start, const std::vector<i
 
 // The overlap lists (CSR): adj[begin[i], begin[i + 1]) holds every buffer whose lifetime
 // overlaps i's, each once, in the order a sweep in `by_start` order meets the pairs (not
-// sorted). Two sweeps, counting then filling: 8 bytes a pair (the lists), no list of pairs.
+// sorted). Two sweeps, counting then filling: 8 bytes a pair (the lists), no list of pairs;
+// given `degrees` (overlap_degrees of the same lifetimes) the filling sweep alone.
 // Returns false when `stop` (polled every 256 buffers) says so; the lists are then unusable.
 bool overlap_lists(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
                    const std::vector<int32_t>& by_start, std::vector<int64_t>& begin, std::vector<int32_t>& adj,
-                   const std::function<bool()>& stop = {});
+                   const std::function<bool()>& stop = {}, const std::vector<int32_t>* degrees = nullptr);
 
 // LOAD of a problem on its time axis: the largest total size live at one instant, gaps
 // narrowing a buffer to its window and in-place components (inplace_of links) counting

@@ -129,11 +129,17 @@ bool sweep_overlaps(const std::vector<int64_t>& start, const std::vector<int64_t
 // Adjacency lists (CSR) of n vertices from `each_pair(edge)`, which calls edge(a, b) once per
 // pair and returns false when stopped: built in two such passes, counting then filling, so
 // no list of all pairs is ever held (it was the largest structure: 8 bytes a pair next to
-// the CSR's 8). Each list in the order of the pairs. false when a pass was stopped.
+// the CSR's 8); with `counts` (each vertex's pairs, known) the filling pass alone. Each list
+// in the order of the pairs. false when a pass was stopped.
 template <class EachPair>
-bool csr_of_pairs(int32_t n, EachPair&& each_pair, std::vector<int64_t>& begin, std::vector<int32_t>& adj) {
+bool csr_of_pairs(int32_t n, EachPair&& each_pair, std::vector<int64_t>& begin, std::vector<int32_t>& adj,
+                  const std::vector<int32_t>* counts = nullptr) {
   begin.assign(n + 1, 0);
-  if (!each_pair([&](int32_t a, int32_t b) { ++begin[a + 1], ++begin[b + 1]; })) return false;
+  if (counts) {
+    for (int32_t i = 0; i < n; ++i) begin[i + 1] = (*counts)[i];
+  } else if (!each_pair([&](int32_t a, int32_t b) { ++begin[a + 1], ++begin[b + 1]; })) {
+    return false;
+  }
   for (int32_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
   adj.resize(begin[n]);
   std::vector<int64_t> fill(begin.begin(), begin.end() - 1);
@@ -144,10 +150,10 @@ bool csr_of_pairs(int32_t n, EachPair&& each_pair, std::vector<int64_t>& begin, 
 
 bool overlap_lists(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
                    const std::vector<int32_t>& by_start, std::vector<int64_t>& begin, std::vector<int32_t>& adj,
-                   const std::function<bool()>& stop) {
+                   const std::function<bool()>& stop, const std::vector<int32_t>* degrees) {
   return csr_of_pairs(
       static_cast<int32_t>(start.size()),
-      [&](auto&& edge) { return sweep_overlaps(start, end, by_start, stop, edge); }, begin, adj);
+      [&](auto&& edge) { return sweep_overlaps(start, end, by_start, stop, edge); }, begin, adj, degrees);
 }
 
 std::vector<int32_t> inplace_components(const Problem& p) {

@@ -49,10 +49,9 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
   if (deadline.expired()) return std::nullopt;
   const std::vector<int32_t> by_start = order_by_start(in.start, stop);
   if (deadline.expired()) return std::nullopt;
-  const int64_t pairs = overlapping_pairs(in.start, in.end, stop);  // first: lists only below max_pairs
-  if (deadline.expired()) return std::nullopt;
   in.degree = overlap_degrees(in.start, in.end, stop);
   if (deadline.expired()) return std::nullopt;
+  const int64_t pairs = std::accumulate(in.degree.begin(), in.degree.end(), int64_t{0}) / 2;
   in.by_start = by_start;
   // (The lists' offsets are 32-bit: 2 x pairs entries must stay below 2^31.)
   if (pairs > std::min<int64_t>(max_pairs, INT32_MAX / 2)) {
@@ -82,7 +81,7 @@ std::optional<Instance> prepare(const Problem& p, int64_t max_pairs, const Deadl
   std::vector<int32_t> unsorted;
   {
     std::vector<int64_t> begin;
-    if (!overlap_lists(in.start, in.end, by_start, begin, unsorted, stop)) return std::nullopt;
+    if (!overlap_lists(in.start, in.end, by_start, begin, unsorted, stop, &in.degree)) return std::nullopt;
     in.adj_begin.assign(begin.begin(), begin.end());  // below 2^31 (above)
   }
   std::vector<int32_t> by_size(n);
