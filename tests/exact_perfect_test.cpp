@@ -91,6 +91,9 @@ TEST(ExactPerfect, OnlyTheBoundIsProbedWhileItIsPerfect) {
   EXPECT_TRUE(validate(p, both.solution->offsets).ok);
   auto budget_of = [](const std::string& line) { return std::stoll(line.substr(line.find("budget=") + 7)); };
   EXPECT_EQ(budget_of(two[1]), 2 * budget_of(two[0])) << two[0] << " / " << two[1];
+  // Neither round is repeated at its budget, so each runs the restarts (Strategy::restart)
+  // with the rest (RoundsRepeatedAtABudgetSkipTheRestarts checks that repeated rounds do not).
+  for (const std::string& line : two) EXPECT_EQ(line.find(" restarts=0"), std::string::npos) << line;
   EXPECT_EQ(both.iterations, 2 * first.iterations) << first.detail << " / " << both.detail;
 }
 
@@ -121,15 +124,66 @@ Buffer aligned(Buffer b, int64_t alignment) {
   return b;
 }
 
+// Times [1, 6), every section totals 9; 9 does not fit, 10 does (both checked by a brute
+// force over all offsets, outside the repository: a random search for such an instance,
+// sections topped up to 9 by one-section buffers, found it).
+std::vector<Buffer> nine_that_need_ten() {
+  return {make_buffer("a", 2, 5, 3), make_buffer("b", 1, 4, 1), make_buffer("c", 3, 5, 1),
+          make_buffer("d", 3, 4, 2), make_buffer("e", 3, 6, 2), make_buffer("f", 1, 2, 8),
+          make_buffer("g", 2, 3, 5), make_buffer("h", 4, 5, 3), make_buffer("i", 5, 6, 7)};
+}
+
 TEST(ExactPerfect, APerfectTotalThatDoesNotFitIsRefuted) {
-  // Every section totals 9; 9 does not fit, 10 does (both checked by a brute force over
-  // all offsets, outside the repository: a random search for such an instance, sections
-  // topped up to 9 by one-section buffers, found it).
   Problem p;
-  p.buffers = {make_buffer("a", 2, 5, 3), make_buffer("b", 1, 4, 1), make_buffer("c", 3, 5, 1),
-               make_buffer("d", 3, 4, 2), make_buffer("e", 3, 6, 2), make_buffer("f", 1, 2, 8),
-               make_buffer("g", 2, 3, 5), make_buffer("h", 4, 5, 3), make_buffer("i", 5, 6, 7)};
+  p.buffers = nine_that_need_ten();
   expect_perfect_bound_refuted(p, 9, 10);
+}
+
+TEST(ExactPerfect, RoundsRepeatedAtABudgetSkipTheRestarts) {
+  // The perfect list's restarts (Strategy::restart: the jittered and random-order cell
+  // searches) run once per budget: a round the ladder repeats at the same budget (the round
+  // before found a plan) skips them (exact.cpp, Target::repeat). Perfect packings probe the
+  // bound alone while it is perfect, so no round repeats there; this instance gets past
+  // that: nine_that_need_ten under a band of capacity - 9 bytes live over all its sections,
+  // then, from the time they end, the pinwheel that two rounds do not solve
+  // (OnlyTheBoundIsProbedWhileItIsPerfect). Every section totals the capacity, the bound is
+  // refuted (lb = capacity + 1), and the ladder's rungs then find plans round after round.
+  GenerateOptions g;
+  g.kind = "pinwheel";
+  g.buffers = 800;
+  g.seed = 2;
+  Problem p = generate(g);
+  for (Buffer& b : p.buffers) b.start += 6, b.end += 6;
+  for (const Buffer& b : nine_that_need_ten()) p.buffers.push_back(b);
+  p.buffers.push_back(make_buffer("band", 1, 6, g.capacity - 9));
+  ASSERT_EQ(compute_load(p), g.capacity);
+  std::vector<std::string> rounds;
+  SolveOptions o;
+  o.threads = 1;
+  o.time_limit_seconds = 600;  // a guard only: node counts decide
+  o.iterations = 100000;
+  o.progress = [&rounds](const std::string& line) {
+    if (line.rfind("lb=", 0) == 0) rounds.push_back(line);
+  };
+  const SolveResult r = solve(p, "exact", o);
+  ASSERT_TRUE(r.solution) << r.detail;
+  EXPECT_TRUE(validate(p, r.solution->offsets).ok);
+  auto field = [](const std::string& line, const std::string& key) {
+    return std::stoll(line.substr(line.find(" " + key + "=") + key.size() + 2));
+  };
+  ASSERT_FALSE(rounds.empty());
+  EXPECT_GT(std::stoll(rounds[0].substr(3)), g.capacity);  // the bound refuted in the first round
+  int repeated = 0;
+  for (size_t k = 1; k < rounds.size(); ++k) {
+    SCOPED_TRACE(rounds[k]);
+    if (field(rounds[k], "budget") != field(rounds[k - 1], "budget")) continue;
+    ++repeated;
+    // The bound's probes ran (none decides there) and the rungs' after them, yet no restart
+    // (OnlyTheBoundIsProbedWhileItIsPerfect shows them running in rounds not repeated).
+    EXPECT_GT(field(rounds[k], "probes"), 0);
+    EXPECT_EQ(field(rounds[k], "restarts"), 0);
+  }
+  EXPECT_GE(repeated, 2);  // the premise
 }
 
 TEST(ExactPerfect, AnAlignedPerfectTotalThatDoesNotFitIsRefuted) {

@@ -323,6 +323,9 @@ struct Prober {
   // to what is left (on one thread the probes run in list order, so this is deterministic).
   int64_t max_nodes = 0;
   int64_t nodes = 0, probes = 0;
+  // The last round's probes, and how many of them were restarts (Strategy::restart): the
+  // progress line's probes= and restarts=.
+  int64_t round_probes = 0, round_restarts = 0;
   // The nodes of the probes up to each round's first decisive one: those every thread count
   // runs, so (unlike `nodes`) the same whatever the threads' timing. Phases triggered by
   // the search's progress count these, not the clock (a proof's plan must not depend on
@@ -375,7 +378,7 @@ struct Prober {
     std::vector<exact::SearchResult> results(count);
     std::vector<char> ran(count, 0);
     std::atomic<size_t> next{0}, decided{count};
-    std::atomic<int64_t> node_sum{0}, probe_sum{0};
+    std::atomic<int64_t> node_sum{0}, probe_sum{0}, restart_sum{0};
     auto worker = [&] {
       for (;;) {
         const size_t k = next.fetch_add(1);
@@ -393,6 +396,7 @@ struct Prober {
         exact::SearchResult r = strategies[list[k].second].run(in, target.capacity, budget, deadline, memos[k]);
         node_sum += r.nodes;
         ++probe_sum;
+        restart_sum += strategies[list[k].second].restart;
         if (r.outcome != exact::Outcome::kBudget)
           for (size_t cur = decided.load(); k < cur && !decided.compare_exchange_weak(cur, k);) {
           }
@@ -404,6 +408,8 @@ struct Prober {
     exact::run_deep(static_cast<int>(std::min<size_t>(std::max(threads, 1), count)), in.n + 2, worker);
     nodes += node_sum.load();
     probes += probe_sum.load();
+    round_probes = probe_sum.load();
+    round_restarts = restart_sum.load();
     // A probe after the first decisive one may or may not have run, depending on the
     // threads' timing; its memo is dropped either way, so later rounds do not depend on it.
     for (size_t k = decided.load() + 1; k < count; ++k)
@@ -723,7 +729,8 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
       }
       if (opt.progress)
         opt.progress("lb=" + std::to_string(lb) + " best=" + std::to_string(upper()) +
-                     " budget=" + std::to_string(budget));
+                     " budget=" + std::to_string(budget) + " probes=" + std::to_string(prober.round_probes) +
+                     " restarts=" + std::to_string(prober.round_restarts));
       if (out_of_nodes()) break;
     }
     if (out_of_nodes()) break;
