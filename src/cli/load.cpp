@@ -73,6 +73,33 @@ void print_warnings(const std::vector<std::string>& warnings) {
     std::cerr << "memplan: warning: ... and " << warnings.size() - kShown << " more warnings like these\n";
 }
 
+std::string unsized_summary(const Graph& g, const std::string& path, bool include_weights) {
+  int64_t planned = 0, unsized = 0;
+  std::string inputs;  // the graph inputs with unknown dims, the usual cause (dynamic axes)
+  for (const Tensor& t : g.tensors) {
+    if (t.kind == TensorKind::kWeight && !include_weights) continue;
+    ++planned;
+    if (t.bytes >= 0) continue;
+    ++unsized;
+    if (t.kind != TensorKind::kInput) continue;
+    std::string dims;
+    for (int64_t d : t.shape) dims += (dims.empty() ? "" : ", ") + (d < 0 ? std::string("?") : std::to_string(d));
+    inputs += std::string(inputs.empty() ? "" : ", ") + "'" + t.name + "' " + (t.shape.empty() ? "(rank unknown)" : "[" + dims + "]");
+  }
+  if (unsized == 0) return "";
+  return path + ": " + std::to_string(unsized) + " of " + std::to_string(planned) +
+         " tensors have no known size and are left out of the plan (it covers the other " +
+         std::to_string(planned - unsized) + ")" + (inputs.empty() ? "" : "; graph inputs with unknown dims: " + inputs) +
+         "; bind them with --input NAME=SHAPE or --dim NAME=VALUE (--strict makes an unknown size an error)";
+}
+
+void print_model_warnings(const std::vector<std::string>& warnings, const Graph& g, const std::string& path,
+                          bool include_weights) {
+  print_warnings(warnings);
+  if (const std::string s = unsized_summary(g, path, include_weights); !s.empty())
+    std::cerr << "memplan: warning: " << s << "\n";
+}
+
 namespace {
 
 // A model's graph, scheduled per --schedule and lowered in the chosen order.
@@ -105,8 +132,9 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
     std::vector<std::string> warnings;
     OnnxImportOptions o = onnx_options(model);
     o.warnings = &warnings;
-    Graph g = onnx_sized(onnx_graph(path, o));
-    print_warnings(warnings);
+    Graph raw = onnx_graph(path, o);
+    print_model_warnings(warnings, raw, path, o.include_weights);
+    Graph g = onnx_sized(std::move(raw));
     LowerOptions lo;
     lo.include_weights = o.include_weights;
     lo.alignment = o.alignment;

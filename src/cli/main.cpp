@@ -354,8 +354,9 @@ int cmd_onnx(const std::string& input, int64_t alignment, bool weights, bool sum
   o.include_weights = weights;
   std::vector<std::string> warnings;
   o.warnings = &warnings;
-  Graph g = onnx_sized(onnx_graph(input, o));
-  print_warnings(warnings);
+  Graph raw = onnx_graph(input, o);
+  print_model_warnings(warnings, raw, input, weights);
+  Graph g = onnx_sized(std::move(raw));
   ScheduleOptions so;
   so.mode = parse_schedule_mode(g_model.schedule);
   so.lower.include_weights = weights;

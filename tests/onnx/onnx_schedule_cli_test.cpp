@@ -215,4 +215,26 @@ TEST(ScheduleCli, OnnxSummaryAndJsonOrder) {
   EXPECT_EQ(run("onnx " + model + " --schedule fastest", out) >> 8, 2);
 }
 
+TEST(ScheduleCli, AModelWithUnknownSizesSaysHowMuchItsPlanLeavesOut) {
+  // two_branch_model with its batch dim left symbolic ('N'): X and the Concats' outputs have
+  // no known size (the ReduceMeans over that axis do: [1, 3, 8, 8]), so the plan holds half
+  // the tensors; besides a warning per tensor, one line says so, with the graph input whose
+  // dims are unbound and how to bind them. Bound, the line is gone.
+  onnx::ModelProto m = two_branch_model();
+  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param(
+      "N");  // (dim_value and dim_param are one field: the value goes)
+  const std::string model = save(m, "unbound_batch");
+  const std::string out = ::testing::TempDir() + "memplan_sched_unbound.txt";
+  const std::string line = "3 of 6 tensors have no known size and are left out of the plan (it covers the other 3);"
+                           " graph inputs with unknown dims: 'X' [?, 3, 8, 8]; bind them with --input NAME=SHAPE";
+  for (const std::string cmd : {"solve ", "onnx --summary "}) {
+    ASSERT_EQ(run(cmd + model, out), 0) << slurp(out);
+    EXPECT_NE(slurp(out).find(model + ": " + line), std::string::npos) << slurp(out);
+    ASSERT_EQ(run(cmd + model + " --dim N=1", out), 0) << slurp(out);
+    EXPECT_EQ(slurp(out).find("no known size"), std::string::npos) << slurp(out);
+  }
+  ASSERT_EQ(run("solve " + model + " --dim N=1", out), 0);
+  EXPECT_EQ(field(slurp(out), "peak"), 6 * kUnit) << slurp(out);  // X, C, R: the optimum above
+}
+
 }  // namespace
