@@ -7,6 +7,21 @@
 namespace memplan {
 namespace {
 
+// The buffers of order[from, end) not yet placed, stacked in that order above every placed
+// one: each clear of all the others in addresses, so valid under any conflict relation.
+void stack_rest(const Problem& p, const std::vector<int32_t>& order, size_t from, const std::vector<char>& placed,
+                std::vector<int64_t>& offsets) {
+  int64_t top = 0;
+  for (size_t i = 0; i < offsets.size(); ++i)
+    if (placed[i]) top = std::max(top, sat_add(offsets[i], p.buffers[i].size));
+  for (size_t at = from; at < order.size(); ++at) {
+    const int32_t i = order[at];
+    if (placed[i]) continue;
+    offsets[i] = align_up(top, p.buffers[i].alignment);
+    top = sat_add(offsets[i], p.buffers[i].size);
+  }
+}
+
 // The lowest aligned offset >= x whose [x, x + size) misses every segment (sorted by lo).
 int64_t settle(const std::vector<std::pair<int64_t, int64_t>>& segs, int64_t x, int64_t size, int64_t align) {
   for (const auto& [lo, hi] : segs) {
@@ -36,7 +51,7 @@ int64_t best_hole(const std::vector<std::pair<int64_t, int64_t>>& segs, int64_t 
 }  // namespace
 
 std::optional<Solution> fit_on_graph(const Problem& p, const ConflictGraph& g, const std::vector<int32_t>& order,
-                                     Fit fit, const Deadline& deadline) {
+                                     Fit fit, const Deadline& deadline, bool* cut) {
   const int32_t n = static_cast<int32_t>(p.buffers.size());
   std::vector<char> placed(n, 0);
   Solution s;
@@ -47,11 +62,17 @@ std::optional<Solution> fit_on_graph(const Problem& p, const ConflictGraph& g, c
   // The deadline is polled by work done, buffers plus neighbours scanned: on dense graphs
   // (bert_base's) 1,024 buffers alone took 0.2 s of CPU.
   int64_t scanned = 0;
-  for (int32_t i : order) {
+  for (size_t at = 0; at < order.size(); ++at) {
+    const int32_t i = order[at];
     scanned += 1 + g.degree(i);
     if (scanned >= 4096) {
       scanned = 0;
-      if (deadline.expired()) return std::nullopt;
+      if (deadline.expired()) {
+        if (!cut) return std::nullopt;
+        *cut = true;
+        stack_rest(p, order, at, placed, s.offsets);
+        break;
+      }
     }
     if (placed[i]) continue;
     const Buffer& b = p.buffers[i];
@@ -98,8 +119,16 @@ Solution best_on_graph(const Problem& p, const ConflictGraph* g, const std::vect
   std::optional<Solution> best;
   winner = -1;
   completed = 0;
-  for (size_t k = 0; g && k < variants.size() && !deadline.expired(); ++k) {
-    std::optional<Solution> s = fit_on_graph(p, *g, variants[k].order, variants[k].fit, deadline);
+  for (size_t k = 0; g && k < variants.size() && (k == 0 || !deadline.expired()); ++k) {
+    // The first pass, cut by the deadline, still gives its placements (the rest stacked
+    // above them): the plan of last resort when no pass completes, far below the stacked
+    // plan (200k buffers on 4 streams, `--time-limit 3`: ... against 30 GB).
+    bool cut = false;
+    std::optional<Solution> s = fit_on_graph(p, *g, variants[k].order, variants[k].fit, deadline, k == 0 ? &cut : nullptr);
+    if (cut) {
+      best = std::move(s), winner = kCutPass;
+      break;
+    }
     if (!s) break;
     ++completed;
     if (!best || s->peak < best->peak) best = std::move(s), winner = static_cast<int>(k);

@@ -21,9 +21,11 @@ constexpr int64_t kMaxConflictPairs = 40'000'000;
 // Places the buffers in `order` (pre-placed ones first, at their offsets), each at the
 // lowest aligned offset clear of its placed neighbours (kFirst) or in the smallest such
 // hole (kBest; above everything when no hole fits), as PlacementEngine does on intervals.
-// Returns the plan, or nullopt when `deadline` (checked every 1024 buffers) passes first.
+// Returns the plan, or nullopt when `deadline` (polled every 4,096 buffers and neighbours
+// scanned) passes first; with `cut`, the plan then goes on with the buffers not yet placed
+// stacked above all the others (valid under any conflicts), and *cut is set.
 std::optional<Solution> fit_on_graph(const Problem& p, const ConflictGraph& g, const std::vector<int32_t>& order,
-                                     Fit fit, const Deadline& deadline);
+                                     Fit fit, const Deadline& deadline, bool* cut = nullptr);
 
 // Points `g` at p's conflict graph: the caller's (opt.conflict_graph), else one built into
 // `own`, polling `deadline`; when it cannot be had (above kMaxConflictPairs pairs, or the
@@ -36,9 +38,11 @@ std::optional<SolveResult> conflict_graph_or_stacked(const Problem& p, const Sol
 // under any conflict relation; O(n). The plan of last resort.
 Solution stacked_plan(const Problem& p);
 
-// The best of fit_on_graph over (order, fit) variants (lowest peak; ties to the earliest),
-// else stacked_plan; the winner's index in `variants` (-1 for the stacked plan) in `winner`.
-// nullopt graph (too many pairs): the stacked plan.
+// The best of fit_on_graph over (order, fit) variants (lowest peak; ties to the earliest);
+// when the deadline cuts the first variant's pass, that pass with the rest stacked on top
+// (winner = kCutPass); with no graph (too many pairs), stacked_plan (winner = -1). The
+// winner's index in `variants` otherwise.
+inline constexpr int kCutPass = -2;
 struct GraphVariant {
   std::vector<int32_t> order;
   Fit fit = Fit::kFirst;
