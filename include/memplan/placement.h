@@ -262,5 +262,8 @@ Solution online_plan(const Problem& problem);
 // The same, giving up (nullopt) once `deadline` has passed (checked every 4096 events and in
 // the sort): on 1,000,000 buffers it takes ~0.4 s of CPU, more than a short limit leaves.
 std::optional<Solution> online_plan(const Problem& problem, const Deadline* deadline);
+// The same with each buffer's end read from `ends` (one per buffer) instead; with
+// ends_covering_conflicts (timeline.h), a plan valid under explicit conflicts.
+std::optional<Solution> online_plan(const Problem& problem, const Deadline* deadline, std::span<const int64_t> ends);
 
 }  // namespace memplan

@@ -86,6 +86,14 @@ struct ConflictGraph {
 bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs,
                     const std::function<bool()>& stop = {});
 
+// Per buffer, an end at or after its own such that every explicit conflict pair (Problem::
+// conflicts) overlaps in time: for a pair apart in time (a ends at or before b starts), a's
+// end moves to b's start + 1. Ends only grow, so pairs that overlapped still do; a plan
+// that keeps apart every two buffers overlapping in [start, that end) is therefore valid
+// for p without looking at its conflicts (how `online-best-fit` plans under explicit
+// conflicts). O(n + pairs); empty when `stop` (polled every 2^16 pairs) says so.
+std::vector<int64_t> ends_covering_conflicts(const Problem& p, const std::function<bool()>& stop = {});
+
 // p's conflict graph for a solver: `given` when a caller built it already
 // (SolveOptions::conflict_graph, the same problem), else built into `own` as conflict_graph
 // does. nullptr when it cannot be had (above `max_pairs` pairs, or `stop`).

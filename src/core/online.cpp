@@ -75,7 +75,9 @@ class Heap {
 
 Solution online_plan(const Problem& p) { return *online_plan(p, nullptr); }
 
-std::optional<Solution> online_plan(const Problem& p, const Deadline* deadline) {
+std::optional<Solution> online_plan(const Problem& p, const Deadline* deadline) { return online_plan(p, deadline, {}); }
+
+std::optional<Solution> online_plan(const Problem& p, const Deadline* deadline, std::span<const int64_t> ends) {
   Poll poll(deadline);
   const int32_t n = static_cast<int32_t>(p.buffers.size());
   Solution s;
@@ -102,7 +104,7 @@ std::optional<Solution> online_plan(const Problem& p, const Deadline* deadline) 
     const Buffer& b = p.buffers[i];
     if (b.offset) continue;
     events.push_back({b.start, 1, b.size, i});
-    events.push_back({b.end, 0, b.size, i});
+    events.push_back({ends.empty() ? b.end : ends[static_cast<size_t>(i)], 0, b.size, i});
   }
   const bool sorted = sort_total_until(events, [](const Event& a, const Event& b) {  // total: ends in the id
     if (a.time != b.time) return a.time < b.time;

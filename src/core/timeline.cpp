@@ -235,6 +235,22 @@ int64_t interval_load(const Problem& p, const Deadline* deadline) {
   return load;
 }
 
+std::vector<int64_t> ends_covering_conflicts(const Problem& p, const std::function<bool()>& stop) {
+  const int64_t n = static_cast<int64_t>(p.buffers.size());
+  std::vector<int64_t> end(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) end[i] = p.buffers[i].end;
+  for (size_t k = 0; k < p.conflicts.size(); ++k) {
+    if ((k & 0xffff) == 0 && stop && stop()) return {};
+    const auto [a, b] = p.conflicts[k];
+    if (a < 0 || b < 0 || a >= n || b >= n || a == b) continue;  // check_problem refuses these
+    const Buffer &x = p.buffers[a], &y = p.buffers[b];
+    // Against the original lifetimes: a pair apart there meets at the later one's start.
+    if (x.end <= y.start) end[a] = std::max(end[a], y.start + 1);
+    else if (y.end <= x.start) end[b] = std::max(end[b], x.start + 1);
+  }
+  return end;
+}
+
 bool conflict_graph(const Problem& p, ConflictGraph& g, int64_t max_pairs, const std::function<bool()>& stop) {
   const int32_t n = static_cast<int32_t>(p.buffers.size());
   g = ConflictGraph{};

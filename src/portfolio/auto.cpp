@@ -267,8 +267,13 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   // Under explicit conflicts, first the first-fit orders made for conflict graphs (weighted
   // degree, degree: on the streams family they beat every time-axis order); on intervals
   // `greedy` covers them.
-  if (!p.conflicts.empty())
+  // Before them the online allocator on stretched lifetimes (O(n log n + pairs)): the plan
+  // of last resort there, as the online plan is on intervals, but run as a member (beside the
+  // exact search on 2+ threads) since its check costs as much as any member's.
+  if (!p.conflicts.empty()) {
+    if (const SolverInfo* s = member("online-best-fit")) heuristics.push_back({s, 1.0, "online-best-fit"});
     if (const SolverInfo* s = member("conflict-greedy")) heuristics.push_back({s, 0.6, "conflict-greedy"});
+  }
   for (auto [name, share] : {std::pair{"peak-window", 0.6}, {"greedy", 0.6}, {"dive", 0.5},
                              {"tflite-gpu-greedy-by-size", 0.3}, {"somas", 0.3}, {"xla-choose-best", 0.3}})
     if (const SolverInfo* s = member(name)) heuristics.push_back({s, share, name});
