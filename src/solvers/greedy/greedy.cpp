@@ -6,8 +6,8 @@
 #include "core/workers.h"
 #include "memplan/orders.h"
 #include "memplan/placement.h"
-#include "solvers/families.h"
 #include "memplan/timeline.h"
+#include "solvers/families.h"
 #include "solvers/greedy/graph_fit.h"
 
 namespace memplan {
