@@ -65,6 +65,9 @@ OnnxImportOptions onnx_options(const ModelOptions& m) {
 }
 #endif
 
+namespace {
+
+// Model warnings to stderr, the first 10 and a count of the rest.
 void print_warnings(const std::vector<std::string>& warnings) {
   constexpr size_t kShown = 10;
   for (size_t k = 0; k < warnings.size() && k < kShown; ++k)
@@ -73,6 +76,9 @@ void print_warnings(const std::vector<std::string>& warnings) {
     std::cerr << "memplan: warning: ... and " << warnings.size() - kShown << " more warnings like these\n";
 }
 
+// For a model imported with tensors of unknown size (onnx_graph, before onnx_sized): how
+// many of the tensors it would plan (weights only with `include_weights`) are left out, and
+// the graph inputs with unknown dims, or "" when every size is known.
 std::string unsized_summary(const Graph& g, const std::string& path, bool include_weights) {
   int64_t planned = 0, unsized = 0;
   std::string inputs;  // the graph inputs with unknown dims, the usual cause (dynamic axes)
@@ -92,6 +98,8 @@ std::string unsized_summary(const Graph& g, const std::string& path, bool includ
          std::to_string(planned - unsized) + ")" + (inputs.empty() ? "" : "; graph inputs with unknown dims: " + inputs) +
          "; bind them with --input NAME=SHAPE or --dim NAME=VALUE (--strict makes an unknown size an error)";
 }
+
+}  // namespace
 
 void print_model_warnings(const std::vector<std::string>& warnings, const Graph& g, const std::string& path,
                           bool include_weights) {

@@ -64,15 +64,12 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
                              const std::function<bool()>& stop = {});
 
 #ifdef MEMPLAN_HAVE_ONNX
-// Prints model warnings to stderr, the first 10 and a count of the rest.
-void print_warnings(const std::vector<std::string>& warnings);
-// For a model imported with tensors of unknown size (onnx_graph, before onnx_sized): how
-// many of the tensors it would plan (weights only with `include_weights`) are left out, and
-// the graph inputs with unknown dims, or "" when every size is known. The per-tensor
-// warnings name each one, but a model exported with dynamic axes gets hundreds, and a plan
-// of what is left (often nothing: peak 0) would otherwise pass for the model's plan.
-std::string unsized_summary(const Graph& graph, const std::string& path, bool include_weights);
-// print_warnings, then unsized_summary's line if any.
+// A model's import warnings to stderr (the first 10 and a count of the rest), then, when
+// some tensors have unknown sizes (`graph` from onnx_graph, before onnx_sized), one line
+// saying how many of the tensors it would plan (weights only with `include_weights`) are
+// left out and which graph inputs have unknown dims: the per-tensor warnings name each one,
+// but a model exported with dynamic axes gets hundreds, and a plan of what is left (often
+// nothing: peak 0) would otherwise pass for the model's plan.
 void print_model_warnings(const std::vector<std::string>& warnings, const Graph& graph, const std::string& path,
                           bool include_weights);
 // The import options `model` asks for; throws InputError on a malformed --dim or --input.

@@ -42,7 +42,7 @@ SolveResult run(const Problem& p, const SolveOptions& opt) {
   int64_t tried = 0;
   SolveResult r = result_from_plan(p, opt, best_on_graph(p, &g, variants, deadline, winner, tried));
   r.iterations = tried;
-  if (winner < 0) r.detail = winner == kCutPass ? "reason=time_limit winner=cut_pass" : "reason=time_limit winner=stacked";
+  if (winner < 0) r.detail = last_resort_detail(winner);
   // Sound for any conflict graph: a clique's buffers need disjoint bytes (on the graph
   // just built; the driver would build it again).
   r.lower_bound = conflict_lower_bound(p, [&] { return deadline.expired(); }, &g);

@@ -97,21 +97,23 @@ std::optional<SolveResult> conflict_graph_or_stacked(const Problem& p, const Sol
 }
 
 Solution stacked_plan(const Problem& p) {
+  // stack_rest with only the pre-placed buffers placed, the rest in input order.
+  const size_t n = p.buffers.size();
   Solution s;
-  int64_t top = 0;
-  for (const Buffer& b : p.buffers)
-    if (b.offset) top = std::max(top, sat_add(*b.offset, b.size));
-  for (const Buffer& b : p.buffers) {
-    if (b.offset) {
-      s.offsets.push_back(*b.offset);
-      continue;
-    }
-    top = align_up(top, b.alignment);
-    s.offsets.push_back(top);
-    top = sat_add(top, b.size);
+  s.offsets.assign(n, 0);
+  std::vector<char> placed(n, 0);
+  std::vector<int32_t> order(n);
+  for (size_t i = 0; i < n; ++i) {
+    order[i] = static_cast<int32_t>(i);
+    if (p.buffers[i].offset) s.offsets[i] = *p.buffers[i].offset, placed[i] = 1;
   }
+  stack_rest(p, order, 0, placed, s.offsets);
   s.peak = peak_of(p, s.offsets);
   return s;
+}
+
+const char* last_resort_detail(int winner) {
+  return winner == kCutPass ? "reason=time_limit winner=cut_pass" : "reason=time_limit winner=stacked";
 }
 
 Solution best_on_graph(const Problem& p, const ConflictGraph* g, const std::vector<GraphVariant>& variants,

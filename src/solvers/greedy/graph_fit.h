@@ -50,6 +50,10 @@ struct GraphVariant {
 Solution best_on_graph(const Problem& p, const ConflictGraph* g, const std::vector<GraphVariant>& variants,
                        const Deadline& deadline, int& winner, int64_t& completed);
 
+// The detail of a result whose best_on_graph winner is negative (no pass completed):
+// the cut pass (kCutPass) or the stacked plan (-1).
+const char* last_resort_detail(int winner);
+
 // Per buffer: its size plus its neighbours' sizes (saturating); the first-fit order that
 // wins most often on the streams family (conflict-greedy). Empty when `deadline` passed.
 std::vector<int64_t> weighted_degrees(const Problem& p, const ConflictGraph& g, const Deadline& deadline);

@@ -37,9 +37,8 @@ SolveResult run_on_graph(const Problem& p, const SolveOptions& opt, const std::v
   int64_t completed = 0;
   SolveResult r = result_from_plan(p, opt, best_on_graph(p, g, orders, deadline, winner, completed));
   r.iterations = completed;
-  r.detail = winner >= 0          ? "winner=" + variant_name(variants[winner].first, variants[winner].second)
-             : winner == kCutPass ? "reason=time_limit winner=cut_pass"  // its first pass, the rest stacked
-                                  : "reason=time_limit winner=stacked";
+  r.detail = winner >= 0 ? "winner=" + variant_name(variants[winner].first, variants[winner].second)
+                         : last_resort_detail(winner);
   return r;
 }
 
