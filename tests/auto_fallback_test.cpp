@@ -11,6 +11,7 @@
 #include "memplan/generate.h"
 #include "memplan/placement.h"
 #include "memplan/solver.h"
+#include "memplan/validate.h"
 #include "portfolio/portfolio.h"
 #include "testing.h"
 
@@ -125,6 +126,42 @@ TEST(AutoFallback, AMembersBoundThatProvesItOptimalEndsTheRun) {
   EXPECT_EQ(r.lower_bound, online);
   EXPECT_NE(r.detail.find("stop=lower_bound"), std::string::npos) << r.detail;
   EXPECT_FALSE(later.load());
+}
+
+TEST(AutoFallback, UnderConflictsTheOnlinePlanStartsBeforeTheGraphIsBuilt) {
+  // Under explicit conflicts the plan of last resort is the online allocator's on stretched
+  // lifetimes, run as a member. On 2 threads it starts while the conflict graph is built
+  // (a limit that the graph's construction uses up still returns its plan): it sees no
+  // graph, the members after it do. On one thread it runs before the graph is built.
+  const Problem p = generated("streams", 300, 2);
+  ASSERT_FALSE(p.conflicts.empty());
+  std::atomic<int> online_saw{-1}, greedy_saw{-1};
+  auto graph_seen = [](const SolveOptions& o) { return o.conflict_graph ? 1 : 0; };
+  const SolverInfo online{"online-best-fit", "test spy", [&](const Problem& q, const SolveOptions& o) {
+                            online_saw = graph_seen(o);
+                            return find_solver("online-best-fit")->run(q, o);
+                          },
+                          Supports{.explicit_conflicts = true}};
+  const SolverInfo greedy{"conflict-greedy", "test spy: no plan", [&](const Problem&, const SolveOptions& o) {
+                            greedy_saw = graph_seen(o);
+                            return SolveResult{};
+                          },
+                          Supports{.explicit_conflicts = true}};
+  auto find = [&](const std::string& name) -> const SolverInfo* {
+    return name == "online-best-fit" ? &online : name == "conflict-greedy" ? &greedy : nullptr;
+  };
+  for (int threads : {1, 2}) {
+    online_saw = greedy_saw = -1;
+    SolveOptions o;
+    o.threads = threads;
+    o.time_limit_seconds = 5;
+    const SolveResult r = run_portfolio(p, o, find);
+    ASSERT_TRUE(r.solution) << threads << " threads " << r.detail << " " << online_saw.load();
+    EXPECT_NE(r.detail.find("winner=online-best-fit"), std::string::npos) << r.detail;
+    EXPECT_TRUE(validate(p, r.solution->offsets).ok);
+    EXPECT_EQ(online_saw.load(), 0) << threads << " threads";
+    EXPECT_EQ(greedy_saw.load(), 1) << threads << " threads";
+  }
 }
 
 }  // namespace

@@ -198,16 +198,7 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     }
     return s;
   };
-  // Under explicit conflicts every member that plans reads the conflict graph: built here
-  // once and handed to them all, read only (SolveOptions::conflict_graph), instead of once
-  // per member (8 streams x 62k buffers: 12.6M pairs, 100 MB, built five times). Not built
-  // above the members' own cap (40M pairs; they then give their stacked plans) or past the
-  // deadline (they then try for themselves in what is left).
   std::shared_ptr<const ConflictGraph> graph = opt.conflict_graph;
-  if (!graph && !p.conflicts.empty() && !shared.stop) {
-    auto g = std::make_shared<ConflictGraph>();
-    if (conflict_graph(p, *g, 40'000'000, [&] { return deadline.expired(); })) graph = std::move(g);
-  }
   // Members run side by side, one worker thread each.
   auto member_options = [&](double share, int64_t iterations) {
     SolveOptions o = opt;
@@ -228,15 +219,55 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     const char* role;          // the name it was looked up by (the detail reports it)
     int64_t iterations = 0;    // > 0: its --iterations (else the caller's)
   };
-  auto run = [&](const Member& m) {
-    if (!m.solver || shared.stop || deadline.expired()) return;
+  // (Options are made when the member starts; see run_early for one started on a thread.)
+  auto run_with = [&](const Member& m, const SolveOptions& o) {
     try {
-      shared.offer(p, cap, m.solver->run(p, member_options(m.share, m.iterations)), m.role, check_deadline);
+      shared.offer(p, cap, m.solver->run(p, o), m.role, check_deadline);
     } catch (...) {
       shared.fail(std::current_exception());
     }
   };
+  auto run = [&](const Member& m) {
+    if (!m.solver || shared.stop || deadline.expired()) return;
+    run_with(m, member_options(m.share, m.iterations));
+  };
   const int threads = std::clamp(opt.threads, 1, kMaxThreads);
+  // Under explicit conflicts the plan of last resort is the online allocator on stretched
+  // lifetimes (it reads the pairs, not the graph below), run before the graph is built: on
+  // 2+ threads beside its construction, on one before it. A short limit then still returns
+  // its plan: 200k buffers on 4 streams (11.8M pairs), the graph takes 0.6 s, and
+  // `--time-limit 2.5` left auto 0.65-1.1 s after deriving the conflicts: no plan at all
+  // when the graph came first. (Run before the graph on the same thread when there are two,
+  // it delayed conflict-greedy, which wins at 4-5 s there.)
+  std::vector<std::thread> early;
+  if (!p.conflicts.empty() && !shared.stop && !deadline.expired())
+    if (const SolverInfo* s = member("online-best-fit")) {
+      const Member online{s, 1.0, "online-best-fit"};
+      if (threads > 1)
+        early = start_threads(1, [&run_with, online, o = member_options(online.share, 0)] { run_with(online, o); });
+      else
+        run(online);
+    }
+  // Under explicit conflicts every member that plans reads the conflict graph: built here
+  // once and handed to them all, read only (SolveOptions::conflict_graph), instead of once
+  // per member (8 streams x 62k buffers: 12.6M pairs, 100 MB, built five times). Not built
+  // above the members' own cap (40M pairs; they then give their stacked plans) or past the
+  // deadline (they then try for themselves in what is left).
+  // (A throw, e.g. bad_alloc, still joins the online member's thread first.)
+  auto join_early = [&] {
+    for (auto& t : early)
+      if (t.joinable()) t.join();
+  };
+  try {
+    if (!graph && !p.conflicts.empty() && !shared.stop) {
+      auto g = std::make_shared<ConflictGraph>();
+      if (conflict_graph(p, *g, 40'000'000, [&] { return deadline.expired(); })) graph = std::move(g);
+    }
+  } catch (...) {
+    join_early();
+    throw;
+  }
+  join_early();  // the cores are the members' from here
   // Runs members on up to `workers` threads (this one included); each member gets a share of
   // the time left when it starts.
   auto run_all = [&](const std::vector<Member>& members, int workers) {
@@ -259,21 +290,18 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     // No watcher thread: members are then cancelled only between runs (see `run`, whose
     // deadline carries the caller's flag).
   }
+  std::vector<Member> heuristics;
   // The heuristics: the peak window (bert_large and bert_nezha reach LOAD with it in
   // 0.2 s), the greedy orders, the exact search's dives (which land closest on the large
   // models) and the strongest cheap production heuristics (which win on some), each
   // bounded to a share of the budget on huge inputs; then a heuristic search until the end.
-  std::vector<Member> heuristics;
   // Under explicit conflicts, first the first-fit orders made for conflict graphs (weighted
   // degree, degree: on the streams family they beat every time-axis order); on intervals
-  // `greedy` covers them.
-  // Before them the online allocator on stretched lifetimes (O(n log n + pairs)): the plan
-  // of last resort there, as the online plan is on intervals, but run as a member (beside the
-  // exact search on 2+ threads) since its check costs as much as any member's.
-  if (!p.conflicts.empty()) {
-    if (const SolverInfo* s = member("online-best-fit")) heuristics.push_back({s, 1.0, "online-best-fit"});
+  // `greedy` covers them. (The online allocator on stretched lifetimes, O(n log n + pairs),
+  // ran above: the plan of last resort there, as the online plan is on intervals, but run
+  // as a member since its check costs as much as any member's.)
+  if (!p.conflicts.empty())
     if (const SolverInfo* s = member("conflict-greedy")) heuristics.push_back({s, 0.6, "conflict-greedy"});
-  }
   for (auto [name, share] : {std::pair{"peak-window", 0.6}, {"greedy", 0.6}, {"dive", 0.5},
                              {"tflite-gpu-greedy-by-size", 0.3}, {"somas", 0.3}, {"xla-choose-best", 0.3}})
     if (const SolverInfo* s = member(name)) heuristics.push_back({s, share, name});
