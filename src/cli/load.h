@@ -63,15 +63,17 @@ Loaded load_problem_as_given(const std::string& path, const std::string& lifetim
                              const ModelOptions& model = {}, bool lenient = false,
                              const std::function<bool()>& stop = {});
 
-#ifdef MEMPLAN_HAVE_ONNX
 // A model's import warnings to stderr (the first 10 and a count of the rest), then, when
 // some tensors have unknown sizes (`graph` from onnx_graph, before onnx_sized), one line
 // saying how many of the tensors it would plan (weights only with `include_weights`) are
 // left out and which graph inputs have unknown dims: the per-tensor warnings name each one,
 // but a model exported with dynamic axes gets hundreds, and a plan of what is left (often
-// nothing: peak 0) would otherwise pass for the model's plan.
+// nothing: peak 0) would otherwise pass for the model's plan. (Defined in every build: it
+// reads only the graph.)
 void print_model_warnings(const std::vector<std::string>& warnings, const Graph& graph, const std::string& path,
                           bool include_weights);
+
+#ifdef MEMPLAN_HAVE_ONNX
 // The import options `model` asks for; throws InputError on a malformed --dim or --input.
 OnnxImportOptions onnx_options(const ModelOptions& model);
 #endif
