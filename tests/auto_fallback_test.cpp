@@ -9,6 +9,7 @@
 
 #include "memplan/bounds.h"
 #include "memplan/generate.h"
+#include "memplan/io.h"
 #include "memplan/placement.h"
 #include "memplan/solver.h"
 #include "memplan/validate.h"
@@ -126,6 +127,42 @@ TEST(AutoFallback, AMembersBoundThatProvesItOptimalEndsTheRun) {
   EXPECT_EQ(r.lower_bound, online);
   EXPECT_NE(r.detail.find("stop=lower_bound"), std::string::npos) << r.detail;
   EXPECT_FALSE(later.load());
+}
+
+TEST(AutoFallback, APlanAboveTheCapacityIsNoPlanNotAWrongOne) {
+  // With a capacity at the optimum the online plan is above it: that plan is dropped, the
+  // members still run, and one finds a plan that fits. (The plan was checked against the
+  // capacity, taken for a bug and every member skipped: no plan at all.) A member that
+  // ignores the capacity (a greedy order) and returns a plan above it is not called invalid.
+  const Problem p = read_csv_file(testing::source_path("benchmarks/minimalloc/A.1048576.csv")).problem;
+  ASSERT_GT(online_plan(p).peak, 1048576);
+  for (int threads : {1, 2}) {
+    SolveOptions o;
+    o.threads = threads;
+    o.time_limit_seconds = 10;
+    o.capacity = 1048576;
+    const SolveResult r = solve(p, "auto", o);
+    ASSERT_TRUE(r.solution) << threads << " threads: " << r.detail;
+    EXPECT_LE(r.solution->peak, 1048576);
+    EXPECT_TRUE(validate(p, r.solution->offsets, int64_t{1048576}).ok);
+    EXPECT_EQ(r.detail.find("rejected_invalid"), std::string::npos) << r.detail;
+  }
+  const SolverInfo stacked{"greedy", "test: every buffer stacked", [](const Problem& q, const SolveOptions&) {
+                             std::vector<int64_t> offsets(q.buffers.size());
+                             int64_t top = 0;
+                             for (size_t i = 0; i < q.buffers.size(); ++i) offsets[i] = top, top += q.buffers[i].size;
+                             SolveResult r;
+                             r.solution = Solution{offsets, top};
+                             return r;
+                           }};
+  auto find = [&](const std::string& name) -> const SolverInfo* { return name == "greedy" ? &stacked : nullptr; };
+  SolveOptions o;
+  o.threads = 1;
+  o.time_limit_seconds = 5;
+  o.capacity = 1048576;
+  const SolveResult r = run_portfolio(p, o, find);
+  EXPECT_FALSE(r.solution);
+  EXPECT_EQ(r.detail.find("rejected_invalid"), std::string::npos) << r.detail;
 }
 
 TEST(AutoFallback, UnderConflictsTheOnlinePlanStartsBeforeTheGraphIsBuilt) {

@@ -13,8 +13,10 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -106,6 +108,12 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
 // Throws std::runtime_error naming `path` when it is a folder or its folder is missing or
 // not writable: lets a command refuse before hours of work rather than after.
 void check_writable(const std::string& path);
+
+// A byte count as a user types it: an integer, optionally followed (after spaces) by a unit,
+// case-insensitive: b; k or kb = 1000, ki or kib = 1024; m/mb, mi/mib; g, gi; t, ti; p, pi;
+// e, ei (the SI and IEC prefixes, as CLI11's AsSizeValue(true) reads them: "4MiB" is
+// 4,194,304, "4MB" 4,000,000). nullopt when it is not one, or the bytes overflow int64_t.
+std::optional<int64_t> parse_byte_size(std::string_view text);
 
 // Formats gaps as MiniMalloc does ("lo-hi lo-hi@wlo:whi").
 std::string format_gaps(const std::vector<Gap>& gaps);

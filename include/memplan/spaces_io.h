@@ -29,7 +29,8 @@ std::string csv_row_location(const std::string& name, size_t row);
 // True for the columns read_csv itself reads (the others it keeps verbatim in unknown_fields).
 bool known_column(const std::string& column);
 
-// Parses "sram=262144:64,dram". Throws InputError naming `where` and the field.
+// Parses "sram=262144:64,dram" (sizes may carry units, parse_byte_size: "sram=4MiB:64").
+// Throws InputError naming `where` and the field.
 std::vector<Memory> parse_memories(const std::string& spec, const std::string& where);
 
 // The rules: memory names unique, capacity > 0, alignment a power of two; every allowed

@@ -118,8 +118,8 @@ void add_bound_command(CLI::App& app, BoundArgs& a) {
                                  "(one line per decision)");
   planes->excludes(window);
   a.cmd->add_option("--capacity", a.capacity,
-                    "the capacity to refute, in bytes (with --cutting-planes: the first one, default LOAD)")
-      ->check(integer_in<int64_t>(0, INT64_MAX, "a capacity in bytes, an integer >= 0"));
+                    "the capacity to refute, in bytes or with a unit, 4MiB (with --cutting-planes: the first one, default LOAD)")
+      ->transform(bytes_in(0, INT64_MAX, "a capacity in bytes, >= 0"));
   a.cmd->add_option("--nodes", a.nodes, "settled nodes per exact decision (0 = no limit, the default)")
       ->check(integer_in<int64_t>(0, INT64_MAX, "a node count, an integer >= 0"));
   a.cmd->add_option("--time-limit", a.time_limit, "seconds for the exact search, in all (0 = no limit, the default)")

@@ -461,8 +461,8 @@ int main(int argc, char** argv) {
                         ".jsonl memplan graph) planned in the order --schedule chooses")
       ->required();
   solve_cmd->add_option("-a,--algo", algo, "algorithm (see 'memplan list')");
-  solve_cmd->add_option("--capacity", capacity, "memory capacity in bytes: the plan must fit")
-      ->check(integer_in<int64_t>(0, INT64_MAX, "a capacity in bytes, an integer >= 0"));
+  solve_cmd->add_option("--capacity", capacity, "memory capacity in bytes (or with a unit: 4MiB, 512KB): the plan must fit")
+      ->transform(bytes_in(0, INT64_MAX, "a capacity in bytes, >= 0"));
   solve_cmd->add_option("--time-limit", time_limit,
                         "seconds, at most 1000000; the best plan so far is returned (0 = no limit)")
       ->check(seconds_option());
@@ -503,8 +503,8 @@ int main(int argc, char** argv) {
   std::string solution;
   validate_cmd->add_option("input", input, "problem file")->required();
   validate_cmd->add_option("solution", solution, "plan file (CSV with id and offset columns, or JSON)")->required();
-  validate_cmd->add_option("--capacity", capacity, "also check against this capacity")
-      ->check(integer_in<int64_t>(0, INT64_MAX, "a capacity in bytes, an integer >= 0"));
+  validate_cmd->add_option("--capacity", capacity, "also check against this capacity (bytes, or with a unit: 4MiB)")
+      ->transform(bytes_in(0, INT64_MAX, "a capacity in bytes, >= 0"));
   add_lifetimes(validate_cmd);
 
   auto* stats_cmd = app.add_subcommand("stats", "print instance statistics and the LOAD bound");
@@ -535,8 +535,8 @@ int main(int argc, char** argv) {
       ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0"));
   gen_cmd->add_option("--max-length", gen.max_length, "uniform: longest lifetime")
       ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0"));
-  gen_cmd->add_option("--capacity", gen.capacity, "tiling/pinwheel/aligned: width of the packed memory (the optimum)")
-      ->check(integer_in<int64_t>(1, INT64_MAX, "a capacity in bytes, an integer >= 1"));
+  gen_cmd->add_option("--capacity", gen.capacity, "tiling/pinwheel/aligned: width of the packed memory (the optimum; bytes, or with a unit: 1MiB)")
+      ->transform(bytes_in(1, INT64_MAX, "a capacity in bytes, >= 1"));
   gen_cmd->add_option("-o,--output", output, "output file (default: stdout)");
 
 #ifdef MEMPLAN_HAVE_ONNX

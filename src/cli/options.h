@@ -4,7 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include "memplan/io.h"
 
 namespace memplan {
 
@@ -25,6 +28,20 @@ CLI::Validator integer_in(T lo, T hi, const std::string& what) {
         return "";
       },
       "INT");
+}
+
+// A byte count (parse_byte_size, io.h: "1048576", "4MiB", "512KB") in [lo, hi], rewritten
+// to its integer for the option's int64_t: use with ->transform, not ->check.
+inline CLI::Validator bytes_in(int64_t lo, int64_t hi, const std::string& what) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        const std::optional<int64_t> v = parse_byte_size(text);
+        if (!v) return "'" + text + "' is not a byte count (an integer, or one with a unit: 4MiB = 4194304, 4MB = 4000000); expected " + what;
+        if (*v < lo || *v > hi) return "'" + text + "' is out of range; expected " + what;
+        text = std::to_string(*v);
+        return "";
+      },
+      "BYTES");
 }
 
 // Seconds: a finite number in [0, kMaxSeconds]; 0 means no limit. nan, inf, negative values

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <utility>
 
+#include "cli/options.h"
 #include "memplan/explain.h"
 #include "memplan/io.h"
 #include "memplan/io_json.h"
@@ -99,7 +100,7 @@ SpacesArgs& spaces_args() {
 
 void add_spaces_options(CLI::App* c) {
   SpacesArgs& a = spaces_args();
-  c->add_option("--memories", a.memories, "memories fastest first: NAME[=CAPACITY[:ALIGNMENT]],... (see 'space' column)");
+  c->add_option("--memories", a.memories, "memories fastest first: NAME[=CAPACITY[:ALIGNMENT]],... in bytes or with units (sram=4MiB:64,dram; see 'space' column)");
   c->add_flag("--swap", a.swap, "evict 'evictable' buffers between uses to fit --capacity");
   c->add_flag("--swap-exact", a.swap_exact, "with --swap: fewest bytes moved by enumeration (<= 16 windows)");
   c->add_option("--swap-mode", a.mode, "pinned: back at the same offset; split: may come back elsewhere")
@@ -240,7 +241,9 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
 void add_explain_command(CLI::App& app, ExplainArgs& a) {
   a.cmd = app.add_subcommand("explain", "why a problem does not fit a capacity (overloaded instants or an infeasible subset)");
   a.cmd->add_option("input", a.input, "problem file")->required();
-  a.cmd->add_option("--capacity", a.capacity, "capacity in bytes")->required()->check(CLI::NonNegativeNumber);
+  a.cmd->add_option("--capacity", a.capacity, "capacity in bytes (or with a unit: 4MiB, 512KB)")
+      ->required()
+      ->transform(bytes_in(0, INT64_MAX, "a capacity in bytes, >= 0"));
   a.cmd->add_option("-a,--algo", a.algo, "solver for the subset search and the best peak");
   a.cmd->add_option("--time-limit", a.time_limit, "seconds for the subset search")->check(CLI::NonNegativeNumber);
   a.cmd->add_option("--lifetimes", a.lifetimes, "CSV lifetime convention")->check(CLI::IsMember({"half-open", "inclusive"}));

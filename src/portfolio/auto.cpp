@@ -84,6 +84,10 @@ struct Shared {
       best_peak = best ? best->peak : INT64_MAX;
     }
     std::shared_ptr<const PlanCheck> check;
+    // A plan above the capacity is no plan here, and not a wrong one: a member that does not
+    // read the capacity (greedy orders) returns its best all the same. Dropped unchecked, its
+    // bound kept (checked against the capacity it failed as invalid, and took the bound along).
+    if (r.solution && cap && r.solution->peak > *cap) r.solution.reset();
     if (r.solution && r.solution->peak < best_peak) {
       check = check_plan(p, r.solution->offsets, cap, deadline);
       if (!check->verdict.complete) {
@@ -165,6 +169,12 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   std::shared_ptr<const PlanCheck> fallback_check;
   if (p.conflicts.empty()) {
     fallback = online_plan(p, &clock);
+    // Out of time (nullopt) is the end; a plan above the capacity is only no plan of last
+    // resort (the members go on: with `--capacity` at the optimum the online plan is often
+    // above it, and checked against it, it was taken for a bug and every member skipped:
+    // `auto --capacity 1048576` on A gave no plan).
+    const bool out_of_time = !fallback;
+    if (fallback && cap && fallback->peak > *cap) fallback.reset();
     if (fallback) {
       const auto c0 = std::chrono::steady_clock::now();
       fallback_check = check_plan(p, fallback->offsets, cap, check_deadline);
@@ -175,7 +185,7 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
         shared.rejected.push_back("online-best-fit");
       }
     }
-    if (!fallback || fallback->peak <= shared.lower) shared.stop = true;  // out of time, or optimal already
+    if (out_of_time || (fallback && fallback->peak <= shared.lower)) shared.stop = true;  // or optimal already
     shared.met = fallback && fallback->peak <= shared.lower;
     // Its peak tops the members' searches from the start (SolveOptions::shared_upper_bound):
     // the exact search's ladder then has a gap to work in at once, where it used to probe

@@ -3,6 +3,7 @@
 #include <set>
 #include <sstream>
 
+#include "memplan/io.h"
 #include "memplan/spaces_io.h"
 
 namespace memplan {
@@ -25,6 +26,15 @@ int64_t to_int(const std::string& text, const std::string& where, const std::str
   if (used == 0 || used != text.size())
     throw InputError(where + ": field '" + field + "': '" + text + "' is not a 64-bit integer");
   return v;
+}
+
+// A byte count on the command line: an integer or one with a unit (parse_byte_size).
+int64_t to_bytes(const std::string& text, const std::string& where, const std::string& field) {
+  const std::optional<int64_t> v = parse_byte_size(text);
+  if (!v)
+    throw InputError(where + ": field '" + field + "': '" + text +
+                     "' is not a byte count (an integer, or one with a unit: 4MiB = 4194304, 4MB = 4000000)");
+  return *v;
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -84,8 +94,8 @@ std::vector<Memory> parse_memories(const std::string& spec, const std::string& w
     if (eq != std::string::npos) {
       const std::string rest = item.substr(eq + 1);
       const size_t colon = rest.find(':');
-      m.capacity = to_int(trim(rest.substr(0, colon)), where, m.name + " capacity");
-      if (colon != std::string::npos) m.alignment = to_int(trim(rest.substr(colon + 1)), where, m.name + " alignment");
+      m.capacity = to_bytes(trim(rest.substr(0, colon)), where, m.name + " capacity");
+      if (colon != std::string::npos) m.alignment = to_bytes(trim(rest.substr(colon + 1)), where, m.name + " alignment");
     }
     out.push_back(m);
   }
