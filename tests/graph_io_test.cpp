@@ -172,6 +172,28 @@ TEST(GraphFile, WriterRefusesNamesTheFormatCannotHold) {
   EXPECT_THROW(write_graph_jsonl(out, g), std::invalid_argument);
 }
 
+TEST(GraphFileCli, AModelsTensorsMayLiveInEveryDeclaredMemory) {
+  // A model cannot list memories per tensor: with --memories its tensors go to any of them,
+  // fastest first. (Pinned to the first, as an unlisted problem-file buffer is, nothing
+  // spilled: no plan.) Half the model's peak in SRAM, the rest in DRAM.
+  TempDir dir;
+  const std::string graph = dir.file("g.jsonl"), plan = dir.file("plan.csv");
+  ASSERT_EQ(testing::run_cli("generate --kind dag -n 40 --seed 3 -o '" + graph + "'", dir).code, 0);
+  const auto one = testing::run_cli("solve '" + graph + "'", dir);
+  ASSERT_EQ(one.code, 0) << one.err;
+  const int64_t peak = std::stoll(one.out.substr(one.out.find(" peak=") + 6));
+  const int64_t sram = peak / 2;
+  const auto r = testing::run_cli("solve '" + graph + "' --memories sram=" + std::to_string(sram) + ",dram -o '" + plan + "'", dir);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("valid=yes"), std::string::npos) << r.out;
+  const int64_t peak_sram = std::stoll(r.out.substr(r.out.find("peak_sram=") + 10));
+  EXPECT_LE(peak_sram, sram);
+  EXPECT_GT(peak_sram, 0);
+  const std::string rows = testing::read_text(plan);
+  EXPECT_NE(rows.find(",sram\n"), std::string::npos) << rows;
+  EXPECT_NE(rows.find(",dram\n"), std::string::npos) << rows;
+}
+
 TEST(GraphFileCli, GenerateScheduleAndSolveAGraphFile) {
   TempDir dir;
   const std::string graph = dir.file("g.jsonl"), order = dir.file("order.txt"), plan = dir.file("plan.csv");

@@ -124,6 +124,13 @@ void load_spaces(Loaded& l, const std::string& input) {
   }
   if (!spaces_args().memories.empty())
     l.problem.memories = parse_memories(spaces_args().memories, "--memories");
+  // A model's tensors cannot list memories (a problem file's buffers do, and an unlisted one
+  // means the first memory): they may live in any declared memory, fastest first. Pinned to
+  // the first, `--memories sram=4MiB,dram` on a model spilled nothing: no plan.
+  if (l.graph)
+    for (Buffer& b : l.problem.buffers)
+      if (b.spaces.empty())
+        for (const Memory& m : l.problem.memories) b.spaces.push_back(m.name);
   check_spaces(l.problem, input, where);
   for (int64_t d : spaces_args().durations)
     if (d <= 0) throw InputError("--durations: every step needs a positive duration, got " + std::to_string(d));
