@@ -82,6 +82,32 @@ TEST(Swap, SingleEvictionFixesThePeak) {
   EXPECT_EQ(format_gaps(r.problem.buffers[0].gaps), "2-7");
 }
 
+// An in-place chain occupies one place (its largest live member): a [0,2) and b [1,4) over
+// it are 4 bytes, not 8, at step 1. Counted apart, step 1 (10 > 6 with x evicted or not)
+// was reported infeasible; merged, only step 3 is over (8 > 6) and evicting x fixes it. b
+// is marked evictable but, a chain member, keeps its place (a gap cannot join in-place).
+Problem inplace_over_swap() {
+  Problem p;
+  p.buffers = {use_buffer("a", 0, 2, 4, {0, 1}, false), use_buffer("b", 1, 4, 4, {1, 3}, true),
+               use_buffer("x", 0, 10, 2, {0, 9}, true), use_buffer("y", 3, 4, 2, {3}, false)};
+  p.buffers[1].inplace_of = "a";
+  return p;
+}
+
+TEST(Swap, AnInPlaceChainCountsOnce) {
+  const Problem p = inplace_over_swap();
+  const SwapResult r = plan_swaps(p, 6, "greedy", quick(), SwapOptions{});
+  expect_valid_swap(p, r, 6, SwapOptions{});
+  ASSERT_EQ(r.evictions.size(), 1u) << r.explain;
+  EXPECT_EQ(p.buffers[r.evictions[0].buffer].id, "x");
+  // The load profile and the explanation count the chain once too.
+  const LoadProfile lp = load_profile(p);
+  EXPECT_EQ(*std::max_element(lp.load.begin(), lp.load.end()), 8);
+  const Explanation e = explain(p, 6, "greedy", quick());
+  EXPECT_EQ(e.worst_load, 8);
+  EXPECT_EQ(e.worst_time, 3);
+}
+
 TEST(Swap, CopiesTooSlowIsInfeasibleWithExplanation) {
   const Problem p = example_81();
   SwapOptions so;

@@ -41,7 +41,8 @@ struct Explanation {
   std::string report(const Problem& p, size_t max_named = 20) const;
 };
 
-// Per-instant live bytes (gaps count their window width; in-place links are not merged):
+// Per-instant live bytes (gaps count their window width; an in-place chain counts as the
+// largest live member, constraints.h inplace_merged, as the plans place it):
 // the load is constant on each [times[k], times[k+1]) and load[k] applies there.
 struct LoadProfile {
   std::vector<int64_t> times;

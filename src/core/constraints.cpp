@@ -181,11 +181,17 @@ std::vector<int64_t> lift_offsets(const Lowering& l, const std::vector<int64_t>&
   return out;
 }
 
-int64_t constrained_lower_bound(const Problem& p) {
-  Problem merged;
+std::vector<Buffer> inplace_merged(const Problem& p) {
   Poll never(nullptr);
   bool stopped = false;
-  for (const auto& chain : inplace_chains(p, never, stopped)) merged.buffers.push_back(merge_chain(p, chain));
+  std::vector<Buffer> out;
+  for (const auto& chain : inplace_chains(p, never, stopped)) out.push_back(merge_chain(p, chain));
+  return out;
+}
+
+int64_t constrained_lower_bound(const Problem& p) {
+  Problem merged;
+  merged.buffers = inplace_merged(p);
   return compute_load(merged);
 }
 

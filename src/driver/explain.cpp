@@ -5,11 +5,14 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "memplan/constraints.h"
+
 namespace memplan {
 
 LoadProfile load_profile(const Problem& p) {
   std::map<int64_t, int64_t> delta;  // time -> change of live bytes
-  for (const Buffer& b : p.buffers)
+  const std::vector<Buffer> merged = has_constraints(p) ? inplace_merged(p) : std::vector<Buffer>{};
+  for (const Buffer& b : has_constraints(p) ? merged : p.buffers)
     for (const Piece& pc : pieces_of(b)) {
       delta[pc.start] += pc.hi - pc.lo;
       delta[pc.end] -= pc.hi - pc.lo;

@@ -34,13 +34,20 @@ std::string execute_swaps(const Problem& original, const SwapResult& plan) {
   auto bytes = [&](size_t i) { return static_cast<size_t>(original.buffers[i].size); };
   // The events of each step, in the order they happen within it (only steps with events
   // are visited: lifetimes may span far more steps than there are buffers).
-  enum Kind { kCopiedOut, kGone, kProduced, kCopiedIn, kUsed };
+  // (kReadInPlace: the use of a buffer by the operator that overwrites it in place, at its
+  // successor's first step: read before that successor's bytes are written. Chain members
+  // are never evicted, so no copy of theirs comes in that step.)
+  enum Kind { kCopiedOut, kGone, kReadInPlace, kProduced, kCopiedIn, kUsed };
   struct Event {
     int64_t t;
     Kind kind;
     size_t what;  // transfer, planned buffer, or input buffer
   };
   std::vector<Event> events;
+  std::map<std::string, int64_t> overwritten_at;  // buffer id -> its in-place successor's start
+  std::map<std::string, int64_t> kept_bytes;      // ... and its size: bytes not freed at the end
+  for (const Buffer& b : original.buffers)
+    if (!b.inplace_of.empty()) overwritten_at[b.inplace_of] = b.start, kept_bytes[b.inplace_of] = b.size;
   for (size_t x = 0; x < plan.transfers.size(); ++x)
     events.push_back({plan.transfers[x].end, plan.transfers[x].out ? kCopiedOut : kCopiedIn, x});
   for (size_t k = 0; k < q.buffers.size(); ++k) {
@@ -50,7 +57,9 @@ std::string execute_swaps(const Problem& original, const SwapResult& plan) {
   }
   for (size_t i = 0; i < n; ++i) {
     events.push_back({original.buffers[i].start, kProduced, i});
-    for (int64_t u : uses_of(original.buffers[i])) events.push_back({u, kUsed, i});
+    const auto it = overwritten_at.find(original.buffers[i].id);
+    for (int64_t u : uses_of(original.buffers[i]))
+      events.push_back({u, it != overwritten_at.end() && it->second == u ? kReadInPlace : kUsed, i});
   }
   std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
     return a.t != b.t ? a.t < b.t : a.kind < b.kind;
@@ -64,9 +73,13 @@ std::string execute_swaps(const Problem& original, const SwapResult& plan) {
         host[x.buffer].assign(from, from + bytes(x.buffer));
         break;
       }
-      case kGone:  // an absence begins (or a piece ends): the bytes are free
-        std::memset(arena.data(e.what), 0xEE, static_cast<size_t>(q.buffers[e.what].size));
+      case kGone: {  // an absence begins (or a piece ends): the bytes are free, but for those
+                     // an in-place successor took over (same offset; never split or evicted)
+        const auto it = kept_bytes.find(q.buffers[e.what].id);
+        const int64_t from = it == kept_bytes.end() ? 0 : std::min(it->second, q.buffers[e.what].size);
+        std::memset(arena.data(e.what) + from, 0xEE, static_cast<size_t>(q.buffers[e.what].size - from));
         break;
+      }
       case kProduced:  // a buffer is produced
         for (size_t j = 0; j < bytes(e.what); ++j) arena.data(holder(e.what, e.t))[j] = pattern(e.what, j);
         break;
@@ -78,6 +91,7 @@ std::string execute_swaps(const Problem& original, const SwapResult& plan) {
         std::memcpy(arena.data(holder(x.buffer, x.start)), it->second.data(), it->second.size());
         break;
       }
+      case kReadInPlace:
       case kUsed: {  // every use reads intact bytes
         const std::byte* at = arena.data(holder(e.what, e.t));
         for (size_t j = 0; j < bytes(e.what); ++j)

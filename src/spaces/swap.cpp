@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <memory>
 #include <numeric>
-#include <tuple>
 #include <sstream>
+#include <tuple>
+#include <unordered_set>
 
+#include "memplan/constraints.h"
 #include "memplan/explain.h"
 #include "memplan/io.h"
 
@@ -164,16 +166,29 @@ struct State {
     if (p.buffers.empty()) t0 = 0;
     load.assign(static_cast<size_t>(std::max<int64_t>(t1 - t0, 0)), 0);
     channel.assign(load.size(), 0);
+    // An in-place chain counts once, as its largest live member (inplace_merged): counted
+    // apart, an in-place ReLU over its input made a step look overloaded, and that step no
+    // eviction relieves was reported infeasible at a capacity where plain solve fits.
     std::vector<int64_t> delta(load.size() + 1, 0);
-    for (const Buffer& b : p.buffers)
+    for (const Buffer& b : inplace_merged(p))
       for (const Piece& pc : pieces_of(b)) {
         delta[at(pc.start)] += pc.hi - pc.lo;
         delta[at(pc.end)] -= pc.hi - pc.lo;
       }
     for (size_t t = 0; t < load.size(); ++t) load[t] = (t ? load[t - 1] : 0) + delta[t];
+    // A chain member keeps its place (an absence is a gap, and gaps do not combine with
+    // in-place reuse: constraints.h).
+    std::vector<bool> in_chain(p.buffers.size(), false);
+    if (has_constraints(p)) {
+      std::unordered_set<std::string> targets;
+      for (const Buffer& b : p.buffers)
+        if (!b.inplace_of.empty()) targets.insert(b.inplace_of);
+      for (size_t i = 0; i < p.buffers.size(); ++i)
+        in_chain[i] = !p.buffers[i].inplace_of.empty() || targets.count(p.buffers[i].id) > 0;
+    }
     for (size_t i = 0; i < p.buffers.size(); ++i) {
       const Buffer& b = p.buffers[i];
-      if (!b.evictable) continue;
+      if (!b.evictable || in_chain[i]) continue;
       const std::vector<int64_t> u = uses_of(b);
       for (size_t k = 0; k + 1 < u.size(); ++k) {
         int64_t lo = u[k] + 1;
