@@ -194,6 +194,40 @@ TEST(GraphFileCli, AModelsTensorsMayLiveInEveryDeclaredMemory) {
   EXPECT_NE(rows.find(",dram\n"), std::string::npos) << rows;
 }
 
+TEST(GraphFileCli, AModelSwapsATensorOutBetweenItsReads) {
+  // s is read at steps 1 and 4 (a skip connection over three 1000-byte layers): at 2,100
+  // bytes no plan fits, with --swap s is away over [2, 4) and it fits. The steps come from
+  // the model (its readers), so s is the only tensor with a gap between two of them.
+  TempDir dir;
+  const std::string graph = dir.file("skip.jsonl"), plan = dir.file("plan.csv"), transfers = dir.file("t.csv");
+  testing::write_text(graph,
+                      "{\"memplan_graph\":1}\n"
+                      "{\"bytes\":100,\"kind\":\"input\",\"tensor\":\"x\"}\n"
+                      "{\"bytes\":1000,\"tensor\":\"s\"}\n{\"bytes\":1000,\"tensor\":\"h1\"}\n"
+                      "{\"bytes\":1000,\"tensor\":\"h2\"}\n{\"bytes\":1000,\"tensor\":\"h3\"}\n"
+                      "{\"bytes\":100,\"kind\":\"output\",\"tensor\":\"out\"}\n"
+                      "{\"inputs\":[\"x\"],\"op\":\"A\",\"outputs\":[\"s\"],\"type\":\"Conv\"}\n"
+                      "{\"inputs\":[\"s\"],\"op\":\"B\",\"outputs\":[\"h1\"],\"type\":\"Conv\"}\n"
+                      "{\"inputs\":[\"h1\"],\"op\":\"C\",\"outputs\":[\"h2\"],\"type\":\"Conv\"}\n"
+                      "{\"inputs\":[\"h2\"],\"op\":\"D\",\"outputs\":[\"h3\"],\"type\":\"Conv\"}\n"
+                      "{\"inputs\":[\"s\",\"h3\"],\"op\":\"E\",\"outputs\":[\"out\"],\"type\":\"Add\"}\n");
+  EXPECT_EQ(testing::run_cli("solve '" + graph + "' --capacity 2100", dir).code, 3);
+  const auto r = testing::run_cli("solve '" + graph + "' --capacity 2100 --swap --transfers '" + transfers + "' -o '" + plan + "'", dir);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("evicted=1 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("valid=yes"), std::string::npos) << r.out;
+  EXPECT_EQ(testing::read_text(transfers), "buffer,direction,start,end\ns,out,2,2\ns,in,4,4\n");
+  // C reads s too: at step 2 s, h1 and h2 are all in use (3,000 bytes), and s may only be
+  // away at step 3. (Its lifetime's ends alone, steps 0 and 4, would let it go over [2, 4).)
+  std::string text = testing::read_text(graph);
+  const std::string c_reads_h1 = "{\"inputs\":[\"h1\"],\"op\":\"C\"";
+  text.replace(text.find(c_reads_h1), c_reads_h1.size(), "{\"inputs\":[\"h1\",\"s\"],\"op\":\"C\"");
+  testing::write_text(graph, text);
+  const auto read_at_2 = testing::run_cli("solve '" + graph + "' --capacity 2100 --swap", dir);
+  EXPECT_EQ(read_at_2.code, 3) << read_at_2.out << read_at_2.err;
+  EXPECT_NE(read_at_2.err.find("step 2 load 3000 > 2100"), std::string::npos) << read_at_2.err;
+}
+
 TEST(GraphFileCli, GenerateScheduleAndSolveAGraphFile) {
   TempDir dir;
   const std::string graph = dir.file("g.jsonl"), order = dir.file("order.txt"), plan = dir.file("plan.csv");

@@ -108,6 +108,19 @@ TEST(Swap, AnInPlaceChainCountsOnce) {
   EXPECT_EQ(e.worst_time, 3);
 }
 
+TEST(Swap, AbsencesWidenWhenTheOffsetsNeedIt) {
+  // Chain a [0,2) <- b [1,4) (4 bytes), x [0,10) 2 bytes evictable, y [3,6) 2 bytes. Only
+  // step 3 is over 6 (4 + 2 + 2); evicting x there fits the LOAD, but y must then sit where
+  // x comes back at step 4 (a and b hold [0,4) at step 3): x must stay out over [3,6).
+  Problem p = inplace_over_swap();
+  p.buffers[3] = use_buffer("y", 3, 6, 2, {3, 5}, false);
+  const SwapResult r = plan_swaps(p, 6, "greedy", quick(), SwapOptions{});
+  expect_valid_swap(p, r, 6, SwapOptions{});
+  ASSERT_EQ(r.evictions.size(), 1u) << r.explain;
+  EXPECT_LE(r.evictions[0].lo, 3);
+  EXPECT_GE(r.evictions[0].hi, 6);
+}
+
 TEST(Swap, CopiesTooSlowIsInfeasibleWithExplanation) {
   const Problem p = example_81();
   SwapOptions so;

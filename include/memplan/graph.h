@@ -86,6 +86,7 @@ struct LowerOptions {
   bool include_weights = false;  // weights as buffers live for the whole run
   bool inplace = true;           // derive in-place reuse from may_overwrite
   int64_t alignment = 1;         // every buffer's alignment (power of two)
+  bool uses = false;             // fill Buffer::uses: the steps producing or reading it (swap.h)
 };
 
 struct LoweredGraph {

@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <utility>
 
 #include "cli/options.h"
 #include "memplan/explain.h"
+#include "memplan/graph.h"
 #include "memplan/io.h"
 #include "memplan/io_json.h"
 #include "memplan/memories.h"
@@ -131,6 +133,20 @@ void load_spaces(Loaded& l, const std::string& input) {
     for (Buffer& b : l.problem.buffers)
       if (b.spaces.empty())
         for (const Memory& m : l.problem.memories) b.spaces.push_back(m.name);
+  // With --swap a model's tensors may be swapped out between the steps that touch them (its
+  // lowering in the same order, with those steps as uses); in-place chains keep their place
+  // (swap.cpp). A problem file marks its evictable buffers itself.
+  if (l.graph && spaces_args().swap) {
+    LowerOptions lo = l.lower;
+    lo.uses = true;
+    Problem with_uses = lower(*l.graph, l.scheduled.order, lo).problem;
+    if (with_uses.buffers.size() != l.problem.buffers.size())
+      throw std::logic_error("the model's lowering with uses has another buffer count");
+    for (size_t i = 0; i < l.problem.buffers.size(); ++i) {
+      l.problem.buffers[i].uses = std::move(with_uses.buffers[i].uses);
+      l.problem.buffers[i].evictable = l.problem.buffers[i].uses.size() >= 2;  // a gap between two
+    }
+  }
   check_spaces(l.problem, input, where);
   for (int64_t d : spaces_args().durations)
     if (d <= 0) throw InputError("--durations: every step needs a positive duration, got " + std::to_string(d));

@@ -262,6 +262,23 @@ LoweredGraph lower(const Graph& g, const std::vector<int32_t>& order_in, const L
     }
   }
 
+  // The steps that touch each buffer (swap.h's uses): where it is produced (inputs and
+  // weights: 0), every step reading it or one of its views, and the last step for outputs
+  // (read after the run).
+  if (opt.uses) {
+    for (int32_t t = 0; t < nt; ++t) {
+      const int32_t b = out.buffer_of_tensor[t];
+      if (b < 0) continue;
+      std::vector<int64_t>& u = out.problem.buffers[b].uses;
+      for (int32_t c : g.tensors[t].consumers) u.push_back(step[c]);
+      if (g.tensors[t].kind == TensorKind::kOutput) u.push_back(horizon - 1);
+    }
+    for (Buffer& b : out.problem.buffers) {
+      b.uses.push_back(b.start);
+      std::sort(b.uses.begin(), b.uses.end());
+      b.uses.erase(std::unique(b.uses.begin(), b.uses.end()), b.uses.end());
+    }
+  }
   for (int32_t o : order) {
     const Operator& op = g.ops[o];
     if (op.scratch_bytes <= 0) continue;

@@ -566,14 +566,21 @@ SwapResult plan_swaps(const Problem& problem, int64_t cap, const std::string& al
   // wherever an eviction can relieve the step (steps none can relieve are left at their
   // load), the margin doubling from cap / 64, until the offset plan fits cap; step 5 then
   // drops the evictions that plan does not need.
-  for (int64_t margin = std::max<int64_t>(1, cap / 64); !r.solution && margin < cap; margin *= 2) {
-    if (deadline.expired()) break;
-    auto trial = std::make_unique<State>(after_step2);
-    if (trial->relieve(cap - margin, deadline, true).expired) break;
-    r.solution = plan_offsets(with_gaps(problem, trial->ev, swap), cap, algo, options, deadline.remaining_seconds() / 3);
-    ++r.rounds;
-    if (r.solution) st = std::move(trial);
-  }
+  // Then the same from no evictions at all: an idle interval is evicted once, over the
+  // minimal cover of the steps over its target, so step 2's short absences (made for the
+  // capacity) are never widened; from scratch each margin's covers are chosen afresh (a
+  // 4-buffer instance whose one absence must span three steps, step 2 taking one:
+  // Swap.AbsencesWidenWhenTheOffsetsNeedIt).
+  const State fresh(problem, swap);
+  for (const State* from : {&after_step2, &fresh})
+    for (int64_t margin = std::max<int64_t>(1, cap / 64); !r.solution && margin < cap; margin *= 2) {
+      if (deadline.expired()) break;
+      auto trial = std::make_unique<State>(*from);
+      if (trial->relieve(cap - margin, deadline, true).expired) break;
+      r.solution = plan_offsets(with_gaps(problem, trial->ev, swap), cap, algo, options, deadline.remaining_seconds() / 3);
+      ++r.rounds;
+      if (r.solution) st = std::move(trial);
+    }
   if (!r.solution) {
     r.status = Status::kNoPlan;
     r.explain = "LOAD fits after " + std::to_string(st->ev.size()) + " evictions but no offset plan fits";
