@@ -10,6 +10,7 @@
 #include "memplan/bounds.h"
 #include "memplan/io.h"
 #include "memplan/solver.h"
+#include "memplan/spaces_io.h"
 #include "memplan/validate.h"
 #ifdef MEMPLAN_HAVE_ONNX
 #include "memplan/graph.h"
@@ -23,6 +24,7 @@ using namespace memplan;
 void register_graph_bindings(py::module_& m);  // graph_bindings.cpp
 void register_package_bindings(py::module_& m);  // package_bindings.cpp
 void register_schedule_bindings(py::module_& m);  // schedule_bindings.cpp
+void register_spaces_bindings(py::module_& m);    // spaces_bindings.cpp
 #ifdef MEMPLAN_HAVE_ONNX
 std::pair<Problem, std::vector<std::string>> onnx_problem_scheduled(const std::string& path,
                                                                     const OnnxImportOptions& o,
@@ -34,7 +36,8 @@ ScheduleOptions schedule_options(const std::string& mode, double time_limit, uin
 namespace {
 
 Buffer make_buffer(std::string id, int64_t start, int64_t end, int64_t size, int64_t alignment,
-                   std::optional<int64_t> offset) {
+                   std::optional<int64_t> offset, std::string inplace_of, std::vector<std::string> spaces,
+                   std::vector<int64_t> uses, bool evictable) {
   Buffer b;
   b.id = std::move(id);
   b.start = start;
@@ -42,7 +45,19 @@ Buffer make_buffer(std::string id, int64_t start, int64_t end, int64_t size, int
   b.size = size;
   b.alignment = alignment;
   b.offset = offset;
+  b.inplace_of = std::move(inplace_of);
+  b.spaces = std::move(spaces);
+  b.uses = std::move(uses);
+  b.evictable = evictable;
   return b;
+}
+
+Memory make_memory(std::string name, std::optional<int64_t> capacity, int64_t alignment) {
+  Memory m;
+  m.name = std::move(name);
+  m.capacity = capacity;
+  m.alignment = alignment;
+  return m;
 }
 
 // Python-side options get the same treatment as the CLI's: a clear ValueError, never a
@@ -56,11 +71,13 @@ void check_run_options(double time_limit, int threads, int64_t iterations) {
     throw InputError("iterations: must be >= 0 (0 = the solver's default), got " + std::to_string(iterations));
 }
 
-Problem make_problem(std::vector<Buffer> buffers, std::optional<int64_t> capacity) {
+Problem make_problem(std::vector<Buffer> buffers, std::optional<int64_t> capacity, std::vector<Memory> memories) {
   Problem p;
   p.buffers = std::move(buffers);
   p.capacity = capacity;
+  p.memories = std::move(memories);
   check_problem(p, "<python>");
+  check_spaces(p, "<python>", [&p](size_t i) { return "buffer '" + p.buffers[i].id + "'"; });
   return p;
 }
 
@@ -73,27 +90,50 @@ PYBIND11_MODULE(_memplan, m) {
 
   py::class_<Buffer>(m, "Buffer", "A buffer: id, lifetime [start, end), size, alignment, optional fixed offset.")
       .def(py::init(&make_buffer), py::arg("id"), py::arg("start"), py::arg("end"), py::arg("size"),
-           py::arg("alignment") = 1, py::arg("offset") = std::nullopt,
-           "A buffer live during [start, end) (half-open); offset pre-places it.")
+           py::arg("alignment") = 1, py::arg("offset") = std::nullopt, py::kw_only(), py::arg("inplace_of") = "",
+           py::arg("spaces") = std::vector<std::string>{}, py::arg("uses") = std::vector<int64_t>{},
+           py::arg("evictable") = false,
+           "A buffer live during [start, end) (half-open); offset pre-places it. Keyword-only: inplace_of\n"
+           "(the id of a buffer whose memory it takes over), spaces (the memories it may live in, preferred\n"
+           "first; empty: the first memory), uses (the steps reading it; default start and end - 1) and\n"
+           "evictable (plan_swaps may copy it out between two uses).")
       .def_readwrite("id", &Buffer::id, "Name of the buffer (unique in a problem).")
       .def_readwrite("start", &Buffer::start, "First instant the buffer is live.")
       .def_readwrite("end", &Buffer::end, "First instant after the lifetime (half-open [start, end)).")
       .def_readwrite("size", &Buffer::size, "Size in bytes.")
       .def_readwrite("alignment", &Buffer::alignment, "The offset must be a multiple of this (1 = none).")
       .def_readwrite("offset", &Buffer::offset, "Fixed offset of a pre-placed buffer, or None.")
+      .def_readwrite("inplace_of", &Buffer::inplace_of, "Id of the buffer it reuses in place, or ''.")
+      .def_readwrite("spaces", &Buffer::spaces, "Memories it may live in, preferred first ([]: the first memory).")
+      .def_readwrite("uses", &Buffer::uses, "Steps that read it ([]: start and end - 1).")
+      .def_readwrite("evictable", &Buffer::evictable, "plan_swaps may copy it out between two uses.")
       .def("__repr__", [](const Buffer& b) {
         return "Buffer('" + b.id + "', " + std::to_string(b.start) + ", " + std::to_string(b.end) +
                ", " + std::to_string(b.size) + ")";
       }, "Buffer('id', start, end, size).");
 
-  py::class_<Problem>(m, "Problem", "Buffers to place and an optional capacity.")
+  py::class_<Memory>(m, "Memory", "A memory buffers may live in: name, capacity (None: unbounded), alignment.")
+      .def(py::init(&make_memory), py::arg("name"), py::arg("capacity") = std::nullopt, py::arg("alignment") = 1,
+           "Memories are declared fastest first (Problem(memories=...)).")
+      .def_readwrite("name", &Memory::name, "Name (unique in a problem).")
+      .def_readwrite("capacity", &Memory::capacity, "Capacity in bytes, or None for unbounded.")
+      .def_readwrite("alignment", &Memory::alignment, "Every offset in it is a multiple of this (a power of two).")
+      .def("__repr__", [](const Memory& x) {
+        return "Memory('" + x.name + "', " + (x.capacity ? std::to_string(*x.capacity) : std::string("None")) + ", " +
+               std::to_string(x.alignment) + ")";
+      }, "Memory('name', capacity, alignment).");
+
+  py::class_<Problem>(m, "Problem", "Buffers to place, an optional capacity and optional memories.")
       .def(py::init(&make_problem), py::arg("buffers"), py::arg("capacity") = std::nullopt,
-           "Checks the buffers (raises InputError on bad ones).")
+           py::arg("memories") = std::vector<Memory>{},
+           "Checks the buffers and memories (raises InputError on bad ones).")
       // Copies, not references into the problem: editing p.buffers[0] cannot bypass the
       // check above (solve() checks again anyway).
       .def_property_readonly("buffers", [](const Problem& p) { return p.buffers; },
                              "The buffers (a copy: edit a copy and build a new Problem).")
       .def_readwrite("capacity", &Problem::capacity, "Memory capacity in bytes, or None for unbounded.")
+      .def_property_readonly("memories", [](const Problem& p) { return p.memories; },
+                             "The declared memories, fastest first (a copy).")
       .def("__len__", [](const Problem& p) { return p.buffers.size(); }, "Number of buffers.");
 
   py::class_<SolveResult>(m, "Result", "What solve() returns: status, plan (offsets, peak) and lower bound.")
@@ -250,4 +290,5 @@ PYBIND11_MODULE(_memplan, m) {
   register_graph_bindings(m);
   register_package_bindings(m);
   register_schedule_bindings(m);
+  register_spaces_bindings(m);
 }

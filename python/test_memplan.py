@@ -139,6 +139,61 @@ class BindingsTest(unittest.TestCase):
         self.assertIn("greedy", names)
         self.assertIn("first-fit", names)
 
+    def test_memories_spill_to_the_slower_one_and_the_plan_checks(self):
+        # Three 8-byte buffers live at once; sram holds two. Each may live in either memory.
+        both = ["sram", "dram"]
+        bufs = [memplan.Buffer(n, 0, 4, 8, spaces=both) for n in "abc"]
+        p = memplan.Problem(bufs, memories=[memplan.Memory("sram", 16, 8), memplan.Memory("dram")])
+        self.assertEqual([m.name for m in p.memories], both)
+        r = memplan.plan_memories(p, algo="greedy", time_limit=2)
+        self.assertTrue(r.found, r.error)
+        self.assertEqual(sorted(r.space), ["dram", "sram", "sram"])
+        self.assertLessEqual(r.peaks["sram"], 16)
+        self.assertEqual(r.peaks["dram"], 8)
+        for name, off in zip(r.space, r.offsets):
+            self.assertEqual(off % (8 if name == "sram" else 1), 0)
+        # Pinned to sram (one name): nothing fits, and the error names the memory.
+        pinned = memplan.Problem([memplan.Buffer(n, 0, 4, 8, spaces=["sram"]) for n in "abc"],
+                                 memories=p.memories)
+        no = memplan.plan_memories(pinned, algo="greedy", time_limit=2)
+        self.assertFalse(no.found)
+        self.assertIn("fits none of its memories", no.error)
+        with self.assertRaises(ValueError):  # a space no memory declares
+            memplan.Problem([memplan.Buffer("a", 0, 4, 8, spaces=["hbm"])], memories=p.memories)
+        with self.assertRaises(ValueError):  # no memories at all
+            memplan.plan_memories(memplan.Problem(bufs[:1]))
+
+    def test_swaps_evict_between_uses_and_the_plan_checks(self):
+        # a is read at 0 and 9; b and c need the room in between: at capacity 8 a must go.
+        p = memplan.Problem([memplan.Buffer("a", 0, 10, 4, uses=[0, 9], evictable=True),
+                             memplan.Buffer("b", 2, 4, 4), memplan.Buffer("c", 3, 7, 4)])
+        self.assertEqual(memplan.load(p), 12)
+        r = memplan.plan_swaps(p, 8, algo="greedy", time_limit=2, bandwidth=4)
+        self.assertTrue(r.found, r.explain)
+        self.assertEqual(r.status, "feasible")
+        self.assertLessEqual(r.peak, 8)
+        self.assertEqual(len(r.evictions), 1)
+        who, lo, hi = r.evictions[0]
+        self.assertEqual(who, "a")
+        self.assertTrue(lo <= 3 < hi, r.evictions)  # away at step 3, back by its use at 9
+        self.assertLessEqual(hi, 9)
+        self.assertEqual(r.transfers, [("a", "out", lo - 1, lo), ("a", "in", hi, hi + 1)])  # 4 bytes/step
+        self.assertEqual(r.bytes_moved, 8)
+        # Not evictable: step 3 holds 12 bytes whatever happens, proven.
+        q = memplan.Problem([memplan.Buffer("a", 0, 10, 4, uses=[0, 9]), memplan.Buffer("b", 2, 4, 4),
+                             memplan.Buffer("c", 3, 7, 4)])
+        no = memplan.plan_swaps(q, 8, algo="greedy", time_limit=2)
+        self.assertFalse(no.found)
+        self.assertEqual(no.status, "infeasible")
+        self.assertIn("step 3 load 12 > 8", no.explain)
+        self.assertIsNone(no.offsets)
+        with self.assertRaises(ValueError):
+            memplan.plan_swaps(p, 8, channels=0)
+        # In-place reuse (keyword) counts once: b over a is 4 bytes, not 8.
+        chain = memplan.Problem([memplan.Buffer("a", 0, 2, 4), memplan.Buffer("b", 1, 3, 4, inplace_of="a")])
+        self.assertEqual(memplan.solve(chain, algo="greedy", capacity=4).peak, 4)
+        self.assertTrue(memplan.plan_swaps(chain, 4, algo="greedy", time_limit=2).found)
+
 
 if __name__ == "__main__":
     result = unittest.main(exit=False, verbosity=2).result

@@ -43,7 +43,11 @@ def signature_names(doc: str):
 def stub_names(fn: ast.FunctionDef):
     args = fn.args.args
     defaults = [False] * (len(args) - len(fn.args.defaults)) + [True] * len(fn.args.defaults)
-    return [(a.arg, d) for a, d in zip(args, defaults)]
+    names = [(a.arg, d) for a, d in zip(args, defaults)]
+    if fn.args.kwonlyargs:  # pybind11 writes keyword-only parameters after a bare "*"
+        names.append(("*", False))
+        names += [(a.arg, d is not None) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults)]
+    return names
 
 
 def run(*args):

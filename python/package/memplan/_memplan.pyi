@@ -1,5 +1,5 @@
 """Type stubs of the C++ extension memplan._memplan (python/memplan_module.cpp,
-graph_bindings.cpp, package_bindings.cpp); re-exported by the package `memplan`.
+graph_bindings.cpp, package_bindings.cpp, spaces_bindings.cpp); re-exported by the package `memplan`.
 python/test_package.py checks that every name and parameter here matches the module."""
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypedDict
 
@@ -19,18 +19,36 @@ class Buffer:
     size: int
     alignment: int
     offset: Optional[int]
+    inplace_of: str
+    spaces: List[str]
+    uses: List[int]
+    evictable: bool
     def __init__(self, id: str, start: int, end: int, size: int, alignment: int = 1,
-                 offset: Optional[int] = None) -> None:
-        """A buffer live during [start, end) (half-open); offset pre-places it."""
+                 offset: Optional[int] = None, *, inplace_of: str = "", spaces: Sequence[str] = ...,
+                 uses: Sequence[int] = ..., evictable: bool = False) -> None:
+        """A buffer live during [start, end) (half-open); offset pre-places it. Keyword-only:
+        inplace_of, spaces (memories, preferred first), uses (steps reading it), evictable."""
+
+class Memory:
+    """A memory buffers may live in: name, capacity (None: unbounded), alignment."""
+    name: str
+    capacity: Optional[int]
+    alignment: int
+    def __init__(self, name: str, capacity: Optional[int] = None, alignment: int = 1) -> None:
+        """Memories are declared fastest first (Problem(memories=...))."""
 
 class Problem:
-    """Buffers to place and an optional capacity."""
+    """Buffers to place, an optional capacity and optional memories."""
     capacity: Optional[int]
-    def __init__(self, buffers: Sequence[Buffer], capacity: Optional[int] = None) -> None:
-        """Checks the buffers (raises InputError on bad ones)."""
+    def __init__(self, buffers: Sequence[Buffer], capacity: Optional[int] = None,
+                 memories: Sequence[Memory] = ...) -> None:
+        """Checks the buffers and memories (raises InputError on bad ones)."""
     @property
     def buffers(self) -> List[Buffer]:
         """The buffers (a copy of the list)."""
+    @property
+    def memories(self) -> List[Memory]:
+        """The declared memories, fastest first (a copy)."""
     def __len__(self) -> int:
         """Number of buffers."""
 
@@ -96,6 +114,52 @@ def validate(problem: Problem, offsets: Sequence[int],
 
 def load(problem: Problem) -> int:
     """LOAD: the largest total size live at one instant (a lower bound on the peak)."""
+
+class MemoriesPlan:
+    """What plan_memories returns: each buffer's memory and offset."""
+    @property
+    def found(self) -> bool: ...
+    @property
+    def space(self) -> List[str]: ...
+    @property
+    def offsets(self) -> List[int]: ...
+    @property
+    def peaks(self) -> Dict[str, int]: ...
+    @property
+    def moves(self) -> int: ...
+    @property
+    def error(self) -> str: ...
+
+class SwapPlan:
+    """What plan_swaps returns: offsets, evictions and their copies."""
+    @property
+    def status(self) -> str: ...
+    @property
+    def found(self) -> bool: ...
+    @property
+    def offsets(self) -> Optional[List[int]]: ...
+    @property
+    def peak(self) -> Optional[int]: ...
+    @property
+    def evictions(self) -> List[Tuple[str, int, int]]: ...
+    @property
+    def transfers(self) -> List[Tuple[str, str, int, int]]: ...
+    @property
+    def bytes_moved(self) -> int: ...
+    @property
+    def stall(self) -> int: ...
+    @property
+    def explain(self) -> str: ...
+
+def plan_memories(problem: Problem, algo: str = "auto", time_limit: float = 10.0, threads: int = 1,
+                  seed: int = 1) -> MemoriesPlan:
+    """Assigns each buffer a memory of problem.memories and plans each memory's offsets."""
+
+def plan_swaps(problem: Problem, capacity: int, algo: str = "auto", time_limit: float = 10.0,
+               bandwidth: int = 0, channels: int = 1, durations: Sequence[int] = ...,
+               split: bool = False, allow_stall: bool = False, exact: bool = False,
+               threads: int = 1, seed: int = 1) -> SwapPlan:
+    """Fits `capacity` by copying evictable buffers out between two uses."""
 
 def algorithms() -> List[Tuple[str, str]]:
     """(name, description) of every registered algorithm."""
