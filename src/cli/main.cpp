@@ -506,10 +506,12 @@ int main(int argc, char** argv) {
   validate_cmd->add_option("--capacity", capacity, "also check against this capacity (bytes, or with a unit: 4MiB)")
       ->transform(bytes_in(0, INT64_MAX, "a capacity in bytes, >= 0"));
   add_lifetimes(validate_cmd);
+  add_model_options(validate_cmd, g_model);  // a model's plan: lowered as `solve` lowered it
 
   auto* stats_cmd = app.add_subcommand("stats", "print instance statistics and the LOAD bound");
   stats_cmd->add_option("input", input, "problem file")->required();
   add_lifetimes(stats_cmd);
+  add_model_options(stats_cmd, g_model);
   double stats_time_limit = 10.0;
   stats_cmd->add_option("--time-limit", stats_time_limit,
                         "seconds for the antichain bound of a partial order (0 = no limit)")

@@ -270,10 +270,11 @@ void add_explain_command(CLI::App& app, ExplainArgs& a) {
   a.cmd->add_option("-a,--algo", a.algo, "solver for the subset search and the best peak");
   a.cmd->add_option("--time-limit", a.time_limit, "seconds for the subset search")->check(CLI::NonNegativeNumber);
   a.cmd->add_option("--lifetimes", a.lifetimes, "CSV lifetime convention")->check(CLI::IsMember({"half-open", "inclusive"}));
+  add_model_options(a.cmd, a.model);
 }
 
 int run_explain(const ExplainArgs& a) {
-  const Loaded l = load_problem_as_given(a.input, a.lifetimes);
+  const Loaded l = load_problem_as_given(a.input, a.lifetimes, a.model);
   SolveOptions o;
   o.time_limit_seconds = a.time_limit;
   o.capacity = a.capacity;

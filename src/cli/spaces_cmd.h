@@ -44,6 +44,7 @@ struct ExplainArgs {
   std::string input, algo = "auto", lifetimes = "half-open";
   std::optional<int64_t> capacity;
   double time_limit = 1.0;
+  ModelOptions model;  // --dim, --input, ... for a model input
 };
 void add_explain_command(CLI::App& app, ExplainArgs& a);
 int run_explain(const ExplainArgs& a);

@@ -235,6 +235,21 @@ TEST(ScheduleCli, AModelWithUnknownSizesSaysHowMuchItsPlanLeavesOut) {
   }
   ASSERT_EQ(run("solve " + model + " --dim N=1", out), 0);
   EXPECT_EQ(field(slurp(out), "peak"), 6 * kUnit) << slurp(out);  // X, C, R: the optimum above
+  const int64_t load = field(slurp(out), "load");
+  // The other commands that read a model take the same options: stats and explain (which
+  // saw only the 3 sized tensors, with no way to bind N).
+  auto stats_load = [](const std::string& text) {  // stats prints one key=value per line
+    const auto at = text.find("\nload=");
+    return at == std::string::npos ? int64_t{-1} : std::stoll(text.substr(at + 6));
+  };
+  ASSERT_EQ(run("stats " + model + " --dim N=1", out), 0) << slurp(out);
+  EXPECT_EQ(stats_load(slurp(out)), load) << slurp(out);
+  ASSERT_EQ(run("stats " + model, out), 0) << slurp(out);
+  EXPECT_LT(stats_load(slurp(out)), load) << slurp(out);
+  EXPECT_GE(stats_load(slurp(out)), 0) << slurp(out);
+  EXPECT_EQ(run("explain " + model + " --dim N=1 --capacity " + std::to_string(load - 1), out), 3 << 8) << slurp(out);
+  EXPECT_NE(slurp(out).find("LOAD " + std::to_string(load) + " > capacity " + std::to_string(load - 1)), std::string::npos)
+      << slurp(out);
 }
 
 }  // namespace
