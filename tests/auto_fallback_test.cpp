@@ -27,6 +27,19 @@ SolverInfo spy(std::atomic<int64_t>& seen) {
           }};
 }
 
+// A member named `greedy` that returns a valid plan with every buffer stacked (far above
+// any other plan).
+SolverInfo stacked_greedy() {
+  return {"greedy", "test: every buffer stacked", [](const Problem& q, const SolveOptions&) {
+            std::vector<int64_t> offsets(q.buffers.size());
+            int64_t top = 0;
+            for (size_t i = 0; i < q.buffers.size(); ++i) offsets[i] = top, top += q.buffers[i].size;
+            SolveResult r;
+            r.solution = Solution{offsets, top};
+            return r;
+          }};
+}
+
 Problem generated(const char* kind, int64_t buffers, uint64_t seed) {
   GenerateOptions g;
   g.kind = kind;
@@ -77,14 +90,7 @@ TEST(AutoFallback, AWorsePlanNeverRaisesTheSharedBound) {
   // search, run after it on one thread, must still see the online plan's peak.
   const Problem p = generated("uniform", 200, 3);
   const int64_t online = online_plan(p).peak;
-  const SolverInfo stacked{"greedy", "test: every buffer stacked", [](const Problem& q, const SolveOptions&) {
-                             std::vector<int64_t> offsets(q.buffers.size());
-                             int64_t top = 0;
-                             for (size_t i = 0; i < q.buffers.size(); ++i) offsets[i] = top, top += q.buffers[i].size;
-                             SolveResult r;
-                             r.solution = Solution{offsets, top};
-                             return r;
-                           }};
+  const SolverInfo stacked = stacked_greedy();
   std::atomic<int64_t> seen{-1};
   const SolverInfo exact = spy(seen);
   auto find = [&](const std::string& name) -> const SolverInfo* {
@@ -147,14 +153,7 @@ TEST(AutoFallback, APlanAboveTheCapacityIsNoPlanNotAWrongOne) {
     EXPECT_TRUE(validate(p, r.solution->offsets, int64_t{1048576}).ok);
     EXPECT_EQ(r.detail.find("rejected_invalid"), std::string::npos) << r.detail;
   }
-  const SolverInfo stacked{"greedy", "test: every buffer stacked", [](const Problem& q, const SolveOptions&) {
-                             std::vector<int64_t> offsets(q.buffers.size());
-                             int64_t top = 0;
-                             for (size_t i = 0; i < q.buffers.size(); ++i) offsets[i] = top, top += q.buffers[i].size;
-                             SolveResult r;
-                             r.solution = Solution{offsets, top};
-                             return r;
-                           }};
+  const SolverInfo stacked = stacked_greedy();
   auto find = [&](const std::string& name) -> const SolverInfo* { return name == "greedy" ? &stacked : nullptr; };
   SolveOptions o;
   o.threads = 1;

@@ -229,7 +229,7 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
     const char* role;          // the name it was looked up by (the detail reports it)
     int64_t iterations = 0;    // > 0: its --iterations (else the caller's)
   };
-  // (Options are made when the member starts; see run_early for one started on a thread.)
+  // (Options are made when the member starts, except for the one started on a thread below.)
   auto run_with = [&](const Member& m, const SolveOptions& o) {
     try {
       shared.offer(p, cap, m.solver->run(p, o), m.role, check_deadline);
