@@ -192,6 +192,14 @@ TEST(GraphFileCli, AModelsTensorsMayLiveInEveryDeclaredMemory) {
   const std::string rows = testing::read_text(plan);
   EXPECT_NE(rows.find(",sram\n"), std::string::npos) << rows;
   EXPECT_NE(rows.find(",dram\n"), std::string::npos) << rows;
+  // The same on two streams (a partial order, no single lowering of the graph).
+  const auto streams = testing::run_cli("solve '" + graph + "' --streams 2 --time-limit 2 --memories sram=" +
+                                            std::to_string(sram) + ",dram -o '" + plan + "'", dir);
+  ASSERT_EQ(streams.code, 0) << streams.out << streams.err;
+  EXPECT_NE(streams.out.find("valid=yes"), std::string::npos) << streams.out;
+  const std::string on_streams = testing::read_text(plan);
+  EXPECT_NE(on_streams.find(",sram\n"), std::string::npos) << on_streams;
+  EXPECT_NE(on_streams.find(",dram\n"), std::string::npos) << on_streams;
 }
 
 TEST(GraphFileCli, AModelsPlanIsValidatedInTheOrderItWasPlannedFor) {

@@ -113,6 +113,7 @@ namespace {
 // A model's graph, scheduled per --schedule and lowered in the chosen order.
 Loaded scheduled_graph(Graph g, const ModelOptions& model, const LowerOptions& lower_options) {
   Loaded l;
+  l.model = true;
   if (auto p = streams_problem(g, model, lower_options)) {  // a partial order: no single order to schedule
     l.problem = std::move(*p);
     return l;

@@ -24,6 +24,7 @@ struct Loaded {
   // A model (.onnx, or a .jsonl graph file): its graph, the order --schedule chose (`problem` is lowered in it) and
   // the lowering's options, so that a solve can also plan the graph order and keep the better.
   std::optional<Graph> graph;
+  bool model = false;  // from a model (.onnx, .jsonl graph), also on several streams (no `graph` then)
   ScheduleResult scheduled;
   LowerOptions lower;
   // JSON input: the document may have memories, swap, durations or a buffer's space fields

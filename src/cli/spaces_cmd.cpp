@@ -129,7 +129,7 @@ void load_spaces(Loaded& l, const std::string& input) {
   // A model's tensors cannot list memories (a problem file's buffers do, and an unlisted one
   // means the first memory): they may live in any declared memory, fastest first. Pinned to
   // the first, `--memories sram=4MiB,dram` on a model spilled nothing: no plan.
-  if (l.graph)
+  if (l.model)
     for (Buffer& b : l.problem.buffers)
       if (b.spaces.empty())
         for (const Memory& m : l.problem.memories) b.spaces.push_back(m.name);
