@@ -61,12 +61,13 @@ Graph build_graph(const std::vector<TensorRow>& tensors, const std::vector<OpRow
 void register_graph_bindings(py::module_& m) {
   m.def("_lower_graph",
         [](const std::vector<TensorRow>& tensors, const std::vector<OpRow>& ops,
-           const std::vector<int32_t>& order, bool include_weights, bool inplace, int64_t alignment) {
+           const std::vector<int32_t>& order, bool include_weights, bool inplace, int64_t alignment, bool uses) {
           Graph g = build_graph(tensors, ops);
           LowerOptions o;
           o.include_weights = include_weights;
           o.inplace = inplace;
           o.alignment = alignment;
+          o.uses = uses;
           LoweredGraph l = lower(g, order, o);
           std::vector<std::string> inplace_of;  // per buffer: the buffer it may reuse, or ""
           for (const Buffer& b : l.problem.buffers) inplace_of.push_back(b.inplace_of);
@@ -81,7 +82,9 @@ void register_graph_bindings(py::module_& m) {
         },
         py::arg("tensors"), py::arg("ops"), py::arg("order") = std::vector<int32_t>{},
         py::arg("include_weights") = false, py::arg("inplace") = true, py::arg("alignment") = 1,
-        "Builds a graph from plain lists and lowers it to a Problem (memplan/graph.h).\n"
+        py::arg("uses") = false,
+        "Builds a graph from plain lists and lowers it to a Problem (memplan/graph.h); uses: each buffer's\n"
+        "uses are the steps producing or reading it (for plan_swaps).\n"
         "tensors: [(name, bytes, kind)] with kind in activation/weight/input/output;\n"
         "ops: [(name, type, inputs, outputs, view_of, may_overwrite, scratch_bytes)] with tensor\n"
         "indices, view_of/may_overwrite per output (input position or -1; [] = none);\n"

@@ -357,6 +357,27 @@ class AliasingTest(unittest.TestCase):
             b = p.problem.buffers[p.buffer_of_tensor[p.graph.tensor_of_name["bw." + gname]]]
             self.assertEqual(b.end, horizon, gname)
 
+    def test_training_swaps_saved_activations_below_the_peak(self):
+        # A training step keeps the forward's activations until the backward reads them:
+        # between those reads they may be copied out. Below the planned peak, swap_plan
+        # fits by evicting some; every eviction lies between two reads of its buffer.
+        model = torch.nn.Sequential(*[m for _ in range(4) for m in (torch.nn.Linear(64, 64), torch.nn.Tanh())])
+        # Activations >> weights; no in-place reuse (a tensor overwritten in place stays put,
+        # and Tanh overwrites its Linear's output here).
+        p = mt.plan(model, (torch.randn(512, 64),), training=True, algo="greedy", time_limit=5, inplace=False)
+        self.assertTrue(p.result.found)
+        cap = p.result.peak * 3 // 4
+        self.assertIsNone(memplan.solve(p.problem, algo="greedy", capacity=cap).peak)  # no plan without swaps
+        s = mt.swap_plan(p, cap, algo="greedy", time_limit=5)
+        self.assertTrue(s.found, s.explain)
+        self.assertLessEqual(s.peak, cap)
+        self.assertGreater(len(s.evictions), 0)
+        lowered = mt.lower(p.graph, order=p.order_indices, uses=True, inplace=False)
+        uses = {b.id: b.uses for b in lowered["problem"].buffers}
+        for who, lo, hi in s.evictions:
+            self.assertFalse(any(lo <= u < hi for u in uses[who]), (who, lo, hi, uses[who]))
+        self.assertEqual(s.offsets is not None and len(s.offsets), len(p.problem))
+
     def test_export_csv_round_trips(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "small.csv")

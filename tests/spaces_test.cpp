@@ -121,6 +121,30 @@ TEST(Swap, AbsencesWidenWhenTheOffsetsNeedIt) {
   EXPECT_GE(r.evictions[0].hi, 6);
 }
 
+TEST(Swap, InfeasibleOnlyWithAProof) {
+  // a and b (4 bytes, read at 0 and 9) must both be away at step 2 (c: 8 bytes, capacity 8);
+  // each copy out takes one step and must run in step 1. On one channel the greedy relief
+  // gets stuck: that is no proof (the least load at step 2, both away, is 8), so the status
+  // is no_plan, not infeasible. On two channels it fits.
+  Problem p;
+  p.buffers = {use_buffer("a", 0, 10, 4, {0, 9}, true), use_buffer("b", 0, 10, 4, {0, 9}, true),
+               use_buffer("c", 2, 3, 8, {2}, false)};
+  SwapOptions so;
+  so.bandwidth = 4;
+  const SwapResult one = plan_swaps(p, 8, "greedy", quick(), so);
+  EXPECT_FALSE(one.solution.has_value());
+  EXPECT_EQ(one.status, Status::kNoPlan) << one.explain;
+  EXPECT_NE(one.explain.find("not proven"), std::string::npos) << one.explain;
+  so.channels = 2;
+  const SwapResult two = plan_swaps(p, 8, "greedy", quick(), so);
+  expect_valid_swap(p, two, 8, so);
+  EXPECT_EQ(two.evictions.size(), 2u);
+  // One byte more of c: even both away, step 2 holds 9 > 8: proven.
+  p.buffers[2].size = 9;
+  const SwapResult proven = plan_swaps(p, 8, "greedy", quick(), so);
+  EXPECT_EQ(proven.status, Status::kInfeasible) << proven.explain;
+}
+
 TEST(Swap, CopiesTooSlowIsInfeasibleWithExplanation) {
   const Problem p = example_81();
   SwapOptions so;

@@ -158,6 +158,10 @@ struct State {
   std::vector<Candidate> cand;
   std::vector<bool> used;
   std::vector<Eviction> ev;
+  std::vector<size_t> ev_of;     // per candidate: its eviction in ev (when used)
+  std::vector<int64_t> load0;    // per step, before any eviction
+  std::vector<Eviction> windows; // every idle window an eviction may use, clashes included
+  std::vector<bool> in_chain;    // per buffer: a member of an in-place chain (never evicted)
 
   State(const Problem& prob, const SwapOptions& opt) : p(prob), o(opt) {
     int64_t t1 = 0;
@@ -178,7 +182,7 @@ struct State {
     for (size_t t = 0; t < load.size(); ++t) load[t] = (t ? load[t - 1] : 0) + delta[t];
     // A chain member keeps its place (an absence is a gap, and gaps do not combine with
     // in-place reuse: constraints.h).
-    std::vector<bool> in_chain(p.buffers.size(), false);
+    in_chain.assign(p.buffers.size(), false);
     if (has_constraints(p)) {
       std::unordered_set<std::string> targets;
       for (const Buffer& b : p.buffers)
@@ -196,12 +200,29 @@ struct State {
         int64_t hi = u[k + 1];
         while (hi > lo && hi + copy_steps_in(b.size, hi, o) > u[k + 1]) --hi;
         if (o.allow_stall ? u[k] + 1 >= u[k + 1] : lo >= hi) continue;
+        if (o.allow_stall) windows.push_back({i, u[k] + 1, u[k + 1]});
+        else windows.push_back({i, lo, hi});
         bool clash = false;  // an existing gap there: leave that stretch alone
         for (const Gap& g : b.gaps) clash |= g.start < u[k + 1] && u[k] < g.end;
         if (!clash) cand.push_back({i, lo, hi, u[k], u[k + 1]});
       }
     }
     used.assign(cand.size(), false);
+    ev_of.assign(cand.size(), 0);
+    load0 = load;
+  }
+  // The least load step t can have: every buffer with an idle window holding t away (a
+  // buffer's windows lie between consecutive uses, so at most one holds t; the windows of
+  // `windows` are the widest any valid eviction may take, whatever the channels). Above the
+  // capacity, no set of evictions fits: a proof. (The greedy relief below can get stuck
+  // above it too, on its own earlier choices or on busy copy channels: no proof then.)
+  int64_t least_load(int64_t t) const {
+    int64_t l = load0[at(t)];
+    for (const Eviction& w : windows)
+      if (w.lo <= t && t < w.hi)
+        for (const Piece& pc : pieces_of(p.buffers[w.buffer]))  // present at t (not in a gap)
+          if (pc.start <= t && t < pc.end) l -= pc.hi - pc.lo;
+    return l;
   }
   size_t at(int64_t t) const { return static_cast<size_t>(t - t0); }
   int64_t size(const Candidate& c) const { return p.buffers[c.buffer].size; }
@@ -235,25 +256,34 @@ struct State {
   }
 
   // One eviction covering step `t` where `over` holds; false when none can.
-  bool evict_at(int64_t t, const std::vector<bool>& over) {
-    if (evict_in(t, over, false)) return true;
-    return o.allow_stall && evict_in(t, over, true);
+  // The eviction made or widened (its index in ev), or -1 when none can.
+  int64_t evict_at(int64_t t, const std::vector<bool>& over) {
+    if (const int64_t k = evict_in(t, over, false); k >= 0) return k;
+    return o.allow_stall ? evict_in(t, over, true) : -1;
   }
   // The window a candidate may use: hidden copies, or (stalled) anything between its uses.
   int64_t lo_of(const Candidate& c, bool stalled) const { return stalled ? c.use_lo + 1 : c.lo_min; }
   int64_t hi_of(const Candidate& c, bool stalled) const { return stalled ? c.use_hi : c.hi_max; }
-  bool evict_in(int64_t t, const std::vector<bool>& over, bool stalled) {
+  // A candidate that can relieve step t: its window holds t and it is not away at t yet
+  // (unused, or used over an absence that a wider one, still inside the window, replaces:
+  // without widening, an absence made for earlier steps ended the relief of a later one,
+  // and that step was reported infeasible).
+  bool can_relieve(size_t ci, int64_t t, bool stalled) const {
+    const Candidate& c = cand[ci];
+    if (t < lo_of(c, stalled) || t >= hi_of(c, stalled)) return false;
+    return !used[ci] || !(ev[ev_of[ci]].lo <= t && t < ev[ev_of[ci]].hi);
+  }
+  int64_t evict_in(int64_t t, const std::vector<bool>& over, bool stalled) {
     bool any = false;
-    for (size_t ci = 0; ci < cand.size() && !any; ++ci)
-      any = !used[ci] && lo_of(cand[ci], stalled) <= t && t < hi_of(cand[ci], stalled);
-    if (!any) return false;
+    for (size_t ci = 0; ci < cand.size() && !any; ++ci) any = can_relieve(ci, t, stalled);
+    if (!any) return -1;
     std::vector<int64_t> prefix(over.size() + 1, 0);
     for (size_t k = 0; k < over.size(); ++k) prefix[k + 1] = prefix[k] + (over[k] ? 1 : 0);
     std::vector<std::pair<int64_t, size_t>> order;  // (-covered bytes, candidate)
     for (size_t ci = 0; ci < cand.size(); ++ci) {
       const Candidate& c = cand[ci];
       const int64_t a = lo_of(c, stalled), z = hi_of(c, stalled);
-      if (used[ci] || t < a || t >= z) continue;
+      if (!can_relieve(ci, t, stalled)) continue;
       order.push_back({-size(c) * (prefix[at(z)] - prefix[at(a)]), ci});
     }
     std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
@@ -268,12 +298,25 @@ struct State {
       int64_t lo = z, hi = a;  // minimal cover of the marked steps
       for (int64_t u = a; u < z; ++u)
         if (over[at(u)]) lo = std::min(lo, u), hi = std::max(hi, u + 1);
+      if (used[ci]) {  // widened: the old absence and the new cover, one absence
+        const Eviction old = ev[ev_of[ci]];
+        lo = std::min(lo, old.lo), hi = std::max(hi, old.hi);
+        apply(ci, old.lo, old.hi, -1);
+        if (!stalled && !slide(c, lo, hi)) {
+          apply(ci, old.lo, old.hi, +1);
+          continue;
+        }
+        apply(ci, lo, hi, +1);
+        ev[ev_of[ci]] = {c.buffer, lo, hi};
+        return static_cast<int64_t>(ev_of[ci]);
+      }
       if (!stalled && !slide(c, lo, hi)) continue;
       apply(ci, lo, hi, +1);
+      ev_of[ci] = ev.size();
       ev.push_back({c.buffer, lo, hi});
-      return true;
+      return static_cast<int64_t>(ev_of[ci]);
     }
-    return false;
+    return -1;
   }
 
   std::vector<bool> overloaded(int64_t cap) const {
@@ -299,7 +342,7 @@ struct State {
     std::vector<bool> over = over_now();
     for (int64_t t = first_over(over); t != INT64_MIN; t = first_over(over, t)) {
       if (deadline.expired()) return {true, INT64_MIN};
-      if (!evict_at(t, over)) {
+      if (evict_at(t, over) < 0) {
         if (!skip_stuck) return {false, t};
         skipped[at(t)] = true;
       }
@@ -484,8 +527,13 @@ std::string no_window_explain(const Problem& p, const State& st, int64_t t, int6
     bool evicted = false;
     for (const Eviction& e : st.ev) evicted |= e.buffer == i && e.lo <= t && t < e.hi;
     if (evicted) continue;
+    const bool window = std::any_of(st.windows.begin(), st.windows.end(),
+                                    [&](const Eviction& w) { return w.buffer == i && w.lo <= t && t < w.hi; });
     s << (named++ ? ", " : " ") << b.id << " (" << b.size << ", "
-      << (!b.evictable ? "not evictable" : "no feasible window here") << ")";
+      << (!b.evictable ? "not evictable"
+          : st.in_chain[i] ? "in an in-place chain: kept in place"
+          : window ? "its window is taken by earlier choices" : "no feasible window here")
+      << ")";
   }
   return s.str();
 }
@@ -518,7 +566,11 @@ SwapResult plan_swaps(const Problem& problem, int64_t cap, const std::string& al
     r.explain = "time limit reached while choosing evictions";
     return r;
   }
-  if (load_driven.stuck != INT64_MIN) {
+  // Stuck at a step: infeasible when even every buffer with a window there away leaves it
+  // above the capacity (least_load); otherwise the greedy relief only got stuck on its own
+  // choices or busy channels, and the rounds below (from no evictions too) try afresh.
+  const bool stuck = load_driven.stuck != INT64_MIN;
+  if (stuck && st->least_load(load_driven.stuck) > cap) {
     r.status = Status::kInfeasible;
     r.explain = no_window_explain(problem, *st, load_driven.stuck, cap);
     r.evictions = st->ev;
@@ -526,6 +578,8 @@ SwapResult plan_swaps(const Problem& problem, int64_t cap, const std::string& al
     r.status = Status::kInfeasible;
     return r;
   }
+  const std::string stuck_explain =
+      stuck ? no_window_explain(problem, *st, load_driven.stuck, cap) + " (evictions chosen so far leave it; not proven)" : "";
   const State after_step2 = *st;  // step 4b starts from here again
   // Steps 3-4: plan offsets; on failure evict where an uncapacitated plan is too high. Half
   // of the time left at most, so that step 4b below keeps the other half (a plan that cannot
@@ -551,13 +605,13 @@ SwapResult plan_swaps(const Problem& problem, int64_t cap, const std::string& al
     const size_t before = st->ev.size();
     for (int64_t t = st->first_over(high); t != INT64_MIN; t = st->first_over(high, t)) {
       if (rounds_end.expired()) break;
-      const size_t k = st->ev.size();
-      if (st->evict_at(t, high)) {
-        for (int64_t u = st->ev[k].lo; u < st->ev[k].hi; ++u) high[st->at(u)] = false;
+      if (const int64_t k = st->evict_at(t, high); k >= 0) {
+        const Eviction& e = st->ev[static_cast<size_t>(k)];
+        for (int64_t u = e.lo; u < e.hi; ++u) high[st->at(u)] = false;
       }
       high[st->at(t)] = false;
     }
-    if (st->ev.size() == before) break;  // nothing left to evict there
+    if (st->ev.size() == before) break;  // nothing new to evict there (§8.4: more bytes each round)
   }
   // Step 4b: fragmentation the rounds above did not absorb. Each round adds a few evictions
   // where the uncapacitated plan stands above the capacity; on training traces of 5,000+
@@ -583,7 +637,8 @@ SwapResult plan_swaps(const Problem& problem, int64_t cap, const std::string& al
     }
   if (!r.solution) {
     r.status = Status::kNoPlan;
-    r.explain = "LOAD fits after " + std::to_string(st->ev.size()) + " evictions but no offset plan fits";
+    r.explain = stuck ? stuck_explain
+                      : "LOAD fits after " + std::to_string(st->ev.size()) + " evictions but no offset plan fits";
     r.evictions = st->ev;
     finish(r, problem, swap);
     r.status = Status::kNoPlan;

@@ -187,7 +187,7 @@ _OpRow = Tuple[str, str, Sequence[int], Sequence[int], Sequence[int], Sequence[i
 
 def _lower_graph(tensors: Sequence[_TensorRow], ops: Sequence[_OpRow],
                  order: Sequence[int] = ..., include_weights: bool = False,
-                 inplace: bool = True, alignment: int = 1) -> Dict[str, Any]:
+                 inplace: bool = True, alignment: int = 1, uses: bool = False) -> Dict[str, Any]:
     """Builds a graph from plain lists and lowers it to a Problem."""
 
 def _graph_order(tensors: Sequence[_TensorRow], ops: Sequence[_OpRow]) -> List[int]:

@@ -414,6 +414,8 @@ class TorchPlan:
     buffer_of_tensor: List[int]
     tensor_of_buffer: List[int]
     order: List[str] = field(default_factory=list)  # the execution order planned (operator names)
+    order_indices: List[int] = field(default_factory=list)  # the same, as operator indices
+    lowering: Dict[str, Any] = field(default_factory=dict)  # include_weights, inplace, alignment
 
     @property
     def graph_modules(self):
@@ -443,10 +445,11 @@ def _live_at_load(problem) -> Tuple[int, int, List[str]]:
 
 
 def lower(graph: TorchGraph, include_weights: bool = False, inplace: bool = True, alignment: int = 1,
-          order: Sequence[int] = ()):
+          order: Sequence[int] = (), uses: bool = False):
     """Lowers a TorchGraph to a Problem (memplan._lower_graph) under `order` (operator
-    indices; empty = graph order); returns its dict (problem, buffer_of_tensor, ...)."""
-    return _mp._lower_graph(graph.tensors, graph.ops, list(order), include_weights, inplace, alignment)
+    indices; empty = graph order); returns its dict (problem, buffer_of_tensor, ...). uses:
+    each buffer's uses are the steps producing or reading it (for swapping)."""
+    return _mp._lower_graph(graph.tensors, graph.ops, list(order), include_weights, inplace, alignment, uses)
 
 
 SCHEDULES = ("graph", "memory", "exact")
@@ -538,7 +541,28 @@ def plan_graph(graph: TorchGraph, algo: str = "auto", time_limit: float = 10, in
     }
     names = [graph.ops[o][0] for o in order]
     return TorchPlan(offsets, summary, r.status, problem, r, graph,
-                     lowered["buffer_of_tensor"], lowered["tensor_of_buffer"], names)
+                     lowered["buffer_of_tensor"], lowered["tensor_of_buffer"], names, list(order),
+                     {"include_weights": include_weights, "inplace": inplace, "alignment": alignment})
+
+
+def swap_plan(plan: TorchPlan, capacity: int, algo: str = "auto", time_limit: float = 10,
+              bandwidth: int = 0, channels: int = 1, allow_stall: bool = False, threads: int = 1,
+              seed: int = 1):
+    """Fits `capacity` by swapping tensors out between the steps that read them (a training
+    step's saved activations between their forward and backward uses), in the order `plan`
+    was planned: memplan.plan_swaps on its buffers with those steps as uses, every buffer
+    with two or more of them evictable (in-place chains keep their place). Returns a
+    memplan.SwapPlan (offsets per buffer of plan.problem, evictions and transfers by buffer
+    id, or why not); checked independently before it is returned. A tensor an elementwise op
+    overwrote in place stays (an absence does not join in-place reuse): plan with
+    inplace=False to let every tensor be swapped."""
+    lowered = lower(plan.graph, order=plan.order_indices, uses=True, **plan.lowering)
+    buffers = lowered["problem"].buffers
+    for b in buffers:
+        b.evictable = len(b.uses) >= 2
+    return _mp.plan_swaps(_mp.Problem(buffers), capacity, algo=algo, time_limit=time_limit,
+                          bandwidth=bandwidth, channels=channels, allow_stall=allow_stall,
+                          threads=threads, seed=seed)
 
 
 def build_graph(module, example_inputs, training: bool = False, tracer: str = "auto") -> TorchGraph:
