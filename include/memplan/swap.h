@@ -107,6 +107,10 @@ int64_t stall_of(const Problem& p, const std::vector<Eviction>& evictions, const
 // the others keep the same offset (a gap), as in pinned mode.
 bool splittable(const Problem& p, size_t i);
 
+// Plans swaps to fit `capacity` (steps of the research note §6; README "Swapping"). Status
+// kInfeasible only with a proof: some step's load, with every buffer that has an idle window
+// there away, is above the capacity (in-place chain members are never evicted and count).
+// Otherwise, when no plan is found, kNoPlan and `explain` says where it stopped.
 SwapResult plan_swaps(const Problem& problem, int64_t capacity, const std::string& algo,
                       const SolveOptions& options, const SwapOptions& swap);
 
