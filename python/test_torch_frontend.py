@@ -362,9 +362,9 @@ class AliasingTest(unittest.TestCase):
         # between those reads they may be copied out. Below the planned peak, swap_plan
         # fits by evicting some; every eviction lies between two reads of its buffer.
         model = torch.nn.Sequential(*[m for _ in range(4) for m in (torch.nn.Linear(64, 64), torch.nn.Tanh())])
-        # Activations >> weights; no in-place reuse (a tensor overwritten in place stays put,
-        # and Tanh overwrites its Linear's output here).
-        p = mt.plan(model, (torch.randn(512, 64),), training=True, algo="greedy", time_limit=5, inplace=False)
+        # Activations >> weights; each Tanh overwrites its Linear's output in place (the chain
+        # may go away while only one of its members is live).
+        p = mt.plan(model, (torch.randn(512, 64),), training=True, algo="greedy", time_limit=5)
         self.assertTrue(p.result.found)
         cap = p.result.peak * 3 // 4
         self.assertIsNone(memplan.solve(p.problem, algo="greedy", capacity=cap).peak)  # no plan without swaps
@@ -372,7 +372,7 @@ class AliasingTest(unittest.TestCase):
         self.assertTrue(s.found, s.explain)
         self.assertLessEqual(s.peak, cap)
         self.assertGreater(len(s.evictions), 0)
-        lowered = mt.lower(p.graph, order=p.order_indices, uses=True, inplace=False)
+        lowered = mt.lower(p.graph, order=p.order_indices, uses=True)
         uses = {b.id: b.uses for b in lowered["problem"].buffers}
         for who, lo, hi in s.evictions:
             self.assertFalse(any(lo <= u < hi for u in uses[who]), (who, lo, hi, uses[who]))

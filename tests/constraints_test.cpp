@@ -2,6 +2,7 @@
 
 #include "memplan/bounds.h"
 #include "memplan/constraints.h"
+#include "memplan/io.h"
 #include "memplan/solver.h"
 #include "memplan/validate.h"
 #include "testing.h"
@@ -83,6 +84,29 @@ TEST(Groups, MembersAreBackToBackInOrder) {
     EXPECT_TRUE(validate(p, o).ok) << algo;
   }
   EXPECT_FALSE(validate(p, {0, 16, 200, 300}).ok);  // p not right after q
+}
+
+TEST(InPlace, AnAbsenceOfAMemberFreesTheChainsPlace) {
+  // b reuses a in place and is away over [4, 6) (a gap without a window, as swapping makes):
+  // the chain's footprint is 0 there, so c fits in its place at capacity 8. A gap with a
+  // window is still refused in a chain (its footprint would not be a prefix).
+  Problem p;
+  p.buffers = {buf("a", 0, 3, 8), buf("b", 2, 8, 8), buf("c", 4, 6, 8)};
+  p.buffers[1].inplace_of = "a";
+  p.buffers[1].gaps = {Gap{4, 6, false, 0, 0}};
+  const Lowering l = lower_constraints(p);
+  ASSERT_EQ(l.problem.buffers.size(), 2u);
+  EXPECT_EQ(format_gaps(l.problem.buffers[0].gaps), "4-6");
+  for (const char* algo : {"greedy", "exact"}) {
+    SolveOptions o;
+    o.capacity = 8;
+    const SolveResult r = solve(p, algo, o);
+    ASSERT_TRUE(r.solution) << algo;
+    EXPECT_TRUE(validate(p, r.solution->offsets, int64_t{8}).ok) << algo;
+    EXPECT_EQ(r.solution->offsets[0], r.solution->offsets[1]) << algo;
+  }
+  p.buffers[1].gaps = {Gap{4, 6, true, 0, 4}};
+  EXPECT_THROW(lower_constraints(p), std::invalid_argument);
 }
 
 TEST(Groups, RejectsUnalignableMembersAndHonoursFixedOffsets) {

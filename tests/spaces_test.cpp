@@ -84,8 +84,8 @@ TEST(Swap, SingleEvictionFixesThePeak) {
 
 // An in-place chain occupies one place (its largest live member): a [0,2) and b [1,4) over
 // it are 4 bytes, not 8, at step 1. Counted apart, step 1 (10 > 6 with x evicted or not)
-// was reported infeasible; merged, only step 3 is over (8 > 6) and evicting x fixes it. b
-// is marked evictable but, a chain member, keeps its place (a gap cannot join in-place).
+// was reported infeasible; merged, only step 3 is over (8 > 6) and evicting x fixes it. (b
+// is evictable too, but its one idle step, 2, is not over.)
 Problem inplace_over_swap() {
   Problem p;
   p.buffers = {use_buffer("a", 0, 2, 4, {0, 1}, false), use_buffer("b", 1, 4, 4, {1, 3}, true),
@@ -106,6 +106,27 @@ TEST(Swap, AnInPlaceChainCountsOnce) {
   const Explanation e = explain(p, 6, "greedy", quick());
   EXPECT_EQ(e.worst_load, 8);
   EXPECT_EQ(e.worst_time, 3);
+}
+
+TEST(Swap, AnInPlaceMemberGoesAwayWhileItsChainMatesAreDead) {
+  // b took a's place in place at step 1 and is read again at 7; c needs the room at 3-4.
+  // b may be away over [2, 7) (a is dead there): the chain's absence.
+  Problem p;
+  p.buffers = {use_buffer("a", 0, 2, 8, {0, 1}, true), use_buffer("b", 1, 8, 8, {1, 7}, true),
+               use_buffer("c", 3, 5, 8, {3, 4}, false)};
+  p.buffers[1].inplace_of = "a";
+  const SwapResult r = plan_swaps(p, 8, "greedy", quick(), SwapOptions{});
+  expect_valid_swap(p, r, 8, SwapOptions{});
+  ASSERT_EQ(r.evictions.size(), 1u) << r.explain;
+  EXPECT_EQ(p.buffers[r.evictions[0].buffer].id, "b");
+  EXPECT_LE(r.evictions[0].lo, 3);
+  EXPECT_GE(r.evictions[0].hi, 5);
+  // Still a chain where both are live: a read at 0 and 5, b from 1 (a mate live over the
+  // whole stretch): neither may go, and step 3 is over with no proof either way.
+  p.buffers[0] = use_buffer("a", 0, 6, 8, {0, 5}, true);
+  const SwapResult both = plan_swaps(p, 8, "greedy", quick(), SwapOptions{});
+  EXPECT_FALSE(both.solution.has_value());
+  EXPECT_NE(both.status, Status::kInfeasible) << both.explain;
 }
 
 TEST(Swap, AbsencesWidenWhenTheOffsetsNeedIt) {

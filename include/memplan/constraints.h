@@ -3,8 +3,9 @@
 //
 // Lowering (done by memplan::solve automatically):
 // - an in-place chain a <- b <- c (b.inplace_of = a, c.inplace_of = b) becomes one buffer
-//   at one offset whose footprint at each instant is [0, largest live member size): gaps
-//   with windows describe the stair shape exactly;
+//   at one offset whose footprint at each instant is [0, largest present member size) (a
+//   member is absent in its gaps, which have no window): gaps with windows describe the
+//   stair shape exactly;
 // - a contiguous group becomes one buffer of the members' total size over the union of their
 //   lifetimes (conservative: a member's bytes stay reserved while another member lives).
 // Plans for the lowered problem lift back by offset deltas. Because lowering forces the
@@ -33,8 +34,9 @@ struct Lowering {
 
 // Throws InputError for inconsistent constraints (unknown in-place target, two buffers
 // reusing the same one, cycles, a group member that cannot be aligned, disagreeing fixed
-// offsets, gaps combined with in-place). With a deadline it is polled throughout (O(n) hash
-// index, O(n log n) group sorts): once it has passed, the result has complete = false.
+// offsets, gaps with windows combined with in-place). With a deadline it is polled
+// throughout (O(n) hash index, O(n log n) group sorts): once it has passed, the result has
+// complete = false.
 Lowering lower_constraints(const Problem& p, const Deadline* deadline = nullptr);
 std::vector<int64_t> lift_offsets(const Lowering& l, const std::vector<int64_t>& lowered);
 

@@ -15,7 +15,8 @@ namespace {
 [[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument(msg); }
 
 // One buffer with the exact footprint of in-place members sharing an offset: at each instant
-// it occupies [0, largest live member size).
+// it occupies [0, largest present member size) (a member is absent in its gaps: none of them
+// has a window, inplace_chains).
 Buffer merge_chain(const Problem& p, const std::vector<int32_t>& members) {
   const Buffer& head = p.buffers[members.front()];
   Buffer m;
@@ -38,15 +39,20 @@ Buffer merge_chain(const Problem& p, const std::vector<int32_t>& members) {
   }
   if (members.size() == 1) return p.buffers[members.front()];
   std::vector<int64_t> cuts;
-  for (int32_t i : members) cuts.push_back(p.buffers[i].start), cuts.push_back(p.buffers[i].end);
+  for (int32_t i : members) {
+    cuts.push_back(p.buffers[i].start), cuts.push_back(p.buffers[i].end);
+    for (const Gap& g : p.buffers[i].gaps) cuts.push_back(g.start), cuts.push_back(g.end);
+  }
   std::sort(cuts.begin(), cuts.end());
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  auto present = [&](const Buffer& b, int64_t t) {
+    if (t < b.start || t >= b.end) return false;
+    return std::none_of(b.gaps.begin(), b.gaps.end(), [t](const Gap& g) { return g.start <= t && t < g.end; });
+  };
   for (size_t k = 0; k + 1 < cuts.size(); ++k) {
     int64_t width = 0;
-    for (int32_t i : members) {
-      const Buffer& b = p.buffers[i];
-      if (b.start <= cuts[k] && cuts[k] < b.end) width = std::max(width, b.size);
-    }
+    for (int32_t i : members)
+      if (present(p.buffers[i], cuts[k])) width = std::max(width, p.buffers[i].size);
     if (width == m.size) continue;
     Gap g{cuts[k], cuts[k + 1], width > 0, 0, width};
     if (!m.gaps.empty() && m.gaps.back().end == g.start && m.gaps.back().has_window == g.has_window &&
@@ -81,8 +87,13 @@ std::vector<std::vector<int32_t>> inplace_chains(const Problem& p, Poll& poll, b
     if (succ[a] >= 0)
       fail("buffer '" + b.id + "': '" + b.inplace_of + "' is already reused in place by '" +
            p.buffers[succ[a]].id + "'");
-    if (!b.gaps.empty() || !p.buffers[a].gaps.empty())
-      fail("buffer '" + b.id + "': gaps cannot be combined with in-place reuse");
+    // Absences (gaps without a window, as swapping makes) merge into the chain's footprint;
+    // a window would make it other than a prefix [0, w) of the shared offset.
+    auto windowed = [](const Buffer& x) {
+      return std::any_of(x.gaps.begin(), x.gaps.end(), [](const Gap& g) { return g.has_window; });
+    };
+    if (windowed(b) || windowed(p.buffers[a]))
+      fail("buffer '" + b.id + "': gaps with windows cannot be combined with in-place reuse");
     if (!b.group.empty() || !p.buffers[a].group.empty())
       fail("buffer '" + b.id + "': contiguous groups cannot be combined with in-place reuse");
     pred[i] = a;

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <tuple>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "memplan/constraints.h"
 #include "memplan/explain.h"
@@ -161,7 +162,8 @@ struct State {
   std::vector<size_t> ev_of;     // per candidate: its eviction in ev (when used)
   std::vector<int64_t> load0;    // per step, before any eviction
   std::vector<Eviction> windows; // every idle window an eviction may use, clashes included
-  std::vector<bool> in_chain;    // per buffer: a member of an in-place chain (never evicted)
+  std::vector<int64_t> chain;    // per buffer: its in-place chain's head, or -1
+  std::unordered_map<int64_t, std::vector<size_t>> mates;  // chain head -> its members
 
   State(const Problem& prob, const SwapOptions& opt) : p(prob), o(opt) {
     int64_t t1 = 0;
@@ -180,21 +182,42 @@ struct State {
         delta[at(pc.end)] -= pc.hi - pc.lo;
       }
     for (size_t t = 0; t < load.size(); ++t) load[t] = (t ? load[t - 1] : 0) + delta[t];
-    // A chain member keeps its place (an absence is a gap, and gaps do not combine with
-    // in-place reuse: constraints.h).
-    in_chain.assign(p.buffers.size(), false);
+    // In-place chains (constraints.h): a member may be away only over stretches where no
+    // other member of its chain is live, its absence then the chain's (the chain's footprint
+    // is its largest present member; the handoff step is a use of both anyway).
+    chain.assign(p.buffers.size(), -1);
     if (has_constraints(p)) {
-      std::unordered_set<std::string> targets;
-      for (const Buffer& b : p.buffers)
-        if (!b.inplace_of.empty()) targets.insert(b.inplace_of);
+      std::unordered_map<std::string, size_t> index;
+      for (size_t i = 0; i < p.buffers.size(); ++i) index.emplace(p.buffers[i].id, i);
+      std::vector<int64_t> pred(p.buffers.size(), -1);
       for (size_t i = 0; i < p.buffers.size(); ++i)
-        in_chain[i] = !p.buffers[i].inplace_of.empty() || targets.count(p.buffers[i].id) > 0;
+        if (const auto it = index.find(p.buffers[i].inplace_of); !p.buffers[i].inplace_of.empty() && it != index.end())
+          pred[i] = static_cast<int64_t>(it->second);
+      std::vector<bool> reused(p.buffers.size(), false);
+      for (int64_t q : pred)
+        if (q >= 0) reused[static_cast<size_t>(q)] = true;
+      for (size_t i = 0; i < p.buffers.size(); ++i) {
+        if (pred[i] < 0 && !reused[i]) continue;  // not in a chain
+        int64_t head = static_cast<int64_t>(i);
+        for (size_t steps = 0; pred[static_cast<size_t>(head)] >= 0 && steps < p.buffers.size(); ++steps)
+          head = pred[static_cast<size_t>(head)];
+        chain[i] = head;
+      }
     }
+    for (size_t i = 0; i < chain.size(); ++i)
+      if (chain[i] >= 0) mates[chain[i]].push_back(i);
+    auto alone = [&](size_t i, int64_t from, int64_t to) {  // no chain mate live in [from, to)
+      if (chain[i] < 0) return true;
+      for (size_t j : mates.at(chain[i]))
+        if (j != i && p.buffers[j].start < to && from < p.buffers[j].end) return false;
+      return true;
+    };
     for (size_t i = 0; i < p.buffers.size(); ++i) {
       const Buffer& b = p.buffers[i];
-      if (!b.evictable || in_chain[i]) continue;
+      if (!b.evictable) continue;
       const std::vector<int64_t> u = uses_of(b);
       for (size_t k = 0; k + 1 < u.size(); ++k) {
+        if (!alone(i, u[k] + 1, u[k + 1])) continue;
         int64_t lo = u[k] + 1;
         while (lo < u[k + 1] && lo - copy_steps_out(b.size, lo, o) <= u[k]) ++lo;
         int64_t hi = u[k + 1];
@@ -216,7 +239,13 @@ struct State {
   // `windows` are the widest any valid eviction may take, whatever the channels). Above the
   // capacity, no set of evictions fits: a proof. (The greedy relief below can get stuck
   // above it too, on its own earlier choices or on busy copy channels: no proof then.)
-  int64_t least_load(int64_t t) const {
+  // nullopt where two members of a chain are live (their shared footprint is not a sum).
+  std::optional<int64_t> least_load(int64_t t) const {
+    for (const auto& [head, members] : mates) {
+      int live = 0;
+      for (size_t j : members) live += p.buffers[j].start <= t && t < p.buffers[j].end;
+      if (live > 1) return std::nullopt;
+    }
     int64_t l = load0[at(t)];
     for (const Eviction& w : windows)
       if (w.lo <= t && t < w.hi)
@@ -531,7 +560,7 @@ std::string no_window_explain(const Problem& p, const State& st, int64_t t, int6
                                     [&](const Eviction& w) { return w.buffer == i && w.lo <= t && t < w.hi; });
     s << (named++ ? ", " : " ") << b.id << " (" << b.size << ", "
       << (!b.evictable ? "not evictable"
-          : st.in_chain[i] ? "in an in-place chain: kept in place"
+          : st.chain[i] >= 0 && !window ? "shares its place in place with a live buffer"
           : window ? "its window is taken by earlier choices" : "no feasible window here")
       << ")";
   }
@@ -570,7 +599,7 @@ SwapResult plan_swaps(const Problem& problem, int64_t cap, const std::string& al
   // above the capacity (least_load); otherwise the greedy relief only got stuck on its own
   // choices or busy channels, and the rounds below (from no evictions too) try afresh.
   const bool stuck = load_driven.stuck != INT64_MIN;
-  if (stuck && st->least_load(load_driven.stuck) > cap) {
+  if (const auto least = stuck ? st->least_load(load_driven.stuck) : std::nullopt; least && *least > cap) {
     r.status = Status::kInfeasible;
     r.explain = no_window_explain(problem, *st, load_driven.stuck, cap);
     r.evictions = st->ev;

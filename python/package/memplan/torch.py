@@ -553,9 +553,8 @@ def swap_plan(plan: TorchPlan, capacity: int, algo: str = "auto", time_limit: fl
     was planned: memplan.plan_swaps on its buffers with those steps as uses, every buffer
     with two or more of them evictable (in-place chains keep their place). Returns a
     memplan.SwapPlan (offsets per buffer of plan.problem, evictions and transfers by buffer
-    id, or why not); checked independently before it is returned. A tensor an elementwise op
-    overwrote in place stays (an absence does not join in-place reuse): plan with
-    inplace=False to let every tensor be swapped."""
+    id, or why not); checked independently before it is returned. A tensor reused in place
+    may be away only while no other tensor of its in-place chain is live."""
     lowered = lower(plan.graph, order=plan.order_indices, uses=True, **plan.lowering)
     buffers = lowered["problem"].buffers
     for b in buffers:
