@@ -60,17 +60,6 @@ Memory make_memory(std::string name, std::optional<int64_t> capacity, int64_t al
   return m;
 }
 
-// Python-side options get the same treatment as the CLI's: a clear ValueError, never a
-// silent "no limit" or a crash.
-void check_run_options(double time_limit, int threads, int64_t iterations) {
-  if (!(time_limit >= 0) || time_limit > 1e6)  // also catches nan
-    throw InputError("time_limit: must be a number of seconds in [0, 1e6] (0 = no limit), got " +
-                     std::to_string(time_limit));
-  if (threads < 0) throw InputError("threads: must be >= 0 (0 = all cores), got " + std::to_string(threads));
-  if (iterations < 0)
-    throw InputError("iterations: must be >= 0 (0 = the solver's default), got " + std::to_string(iterations));
-}
-
 Problem make_problem(std::vector<Buffer> buffers, std::optional<int64_t> capacity, std::vector<Memory> memories) {
   Problem p;
   p.buffers = std::move(buffers);
@@ -82,6 +71,17 @@ Problem make_problem(std::vector<Buffer> buffers, std::optional<int64_t> capacit
 }
 
 }  // namespace
+
+// Python-side options get the same treatment as the CLI's: a clear ValueError, never a
+// silent "no limit" or a crash.
+void check_run_options(double time_limit, int threads, int64_t iterations) {
+  if (!(time_limit >= 0) || time_limit > 1e6)  // also catches nan
+    throw InputError("time_limit: must be a number of seconds in [0, 1e6] (0 = no limit), got " +
+                     std::to_string(time_limit));
+  if (threads < 0) throw InputError("threads: must be >= 0 (0 = all cores), got " + std::to_string(threads));
+  if (iterations < 0)
+    throw InputError("iterations: must be >= 0 (0 = the solver's default), got " + std::to_string(iterations));
+}
 
 // Built as memplan._memplan; python/memplan/__init__.py re-exports it as `memplan`.
 PYBIND11_MODULE(_memplan, m) {

@@ -23,6 +23,8 @@
 namespace py = pybind11;
 using namespace memplan;
 
+void check_run_options(double time_limit, int threads, int64_t iterations);  // memplan_module.cpp
+
 namespace {
 
 struct MemoriesPlan {
@@ -48,10 +50,7 @@ struct SwapPlan {
 };
 
 SolveOptions run_options(const std::string& algo, double time_limit, int threads, uint64_t seed) {
-  if (!(time_limit >= 0) || time_limit > 1e6)
-    throw InputError("time_limit: must be a number of seconds in [0, 1e6] (0 = no limit), got " +
-                     std::to_string(time_limit));
-  if (threads < 0) throw InputError("threads: must be >= 0 (0 = all cores), got " + std::to_string(threads));
+  check_run_options(time_limit, threads, 0);
   if (!find_solver(algo)) throw InputError("unknown algorithm '" + algo + "' (see algorithms())");
   SolveOptions o;
   o.time_limit_seconds = time_limit;
