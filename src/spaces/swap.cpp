@@ -217,7 +217,6 @@ struct State {
       if (!b.evictable) continue;
       const std::vector<int64_t> u = uses_of(b);
       for (size_t k = 0; k + 1 < u.size(); ++k) {
-        if (!alone(i, u[k] + 1, u[k + 1])) continue;
         int64_t lo = u[k] + 1;
         while (lo < u[k + 1] && lo - copy_steps_out(b.size, lo, o) <= u[k]) ++lo;
         int64_t hi = u[k + 1];
@@ -225,6 +224,10 @@ struct State {
         if (o.allow_stall ? u[k] + 1 >= u[k + 1] : lo >= hi) continue;
         if (o.allow_stall) windows.push_back({i, u[k] + 1, u[k + 1]});
         else windows.push_back({i, lo, hi});
+        // (The window counts for least_load even where a chain mate lives in the stretch: an
+        // absence around a step where the member is alone would be valid; the planner keeps
+        // to stretches without a live mate.)
+        if (!alone(i, u[k] + 1, u[k + 1])) continue;
         bool clash = false;  // an existing gap there: leave that stretch alone
         for (const Gap& g : b.gaps) clash |= g.start < u[k + 1] && u[k] < g.end;
         if (!clash) cand.push_back({i, lo, hi, u[k], u[k + 1]});
@@ -284,8 +287,8 @@ struct State {
     return INT64_MIN;
   }
 
-  // One eviction covering step `t` where `over` holds; false when none can.
-  // The eviction made or widened (its index in ev), or -1 when none can.
+  // One eviction covering step `t` where `over` holds: the eviction made or widened (its
+  // index in ev), or -1 when none can.
   int64_t evict_at(int64_t t, const std::vector<bool>& over) {
     if (const int64_t k = evict_in(t, over, false); k >= 0) return k;
     return o.allow_stall ? evict_in(t, over, true) : -1;
@@ -558,10 +561,15 @@ std::string no_window_explain(const Problem& p, const State& st, int64_t t, int6
     if (evicted) continue;
     const bool window = std::any_of(st.windows.begin(), st.windows.end(),
                                     [&](const Eviction& w) { return w.buffer == i && w.lo <= t && t < w.hi; });
+    const bool candidate = std::any_of(st.cand.begin(), st.cand.end(), [&](const Candidate& c) {
+      return c.buffer == i && st.lo_of(c, st.o.allow_stall) <= t && t < st.hi_of(c, st.o.allow_stall);
+    });
     s << (named++ ? ", " : " ") << b.id << " (" << b.size << ", "
       << (!b.evictable ? "not evictable"
-          : st.chain[i] >= 0 && !window ? "shares its place in place with a live buffer"
-          : window ? "its window is taken by earlier choices" : "no feasible window here")
+          : candidate  ? "its window is taken by earlier choices"
+          : window     ? (st.chain[i] >= 0 ? "an in-place chain mate is live in that idle stretch"
+                                           : "a gap of its own in that idle stretch")
+                       : "no feasible window here")
       << ")";
   }
   return s.str();
