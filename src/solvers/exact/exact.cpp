@@ -676,7 +676,9 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
       std::vector<Target> targets;
       // No plan known yet (a portfolio member that started first): the bound alone, by the
       // first strategy, so that the ladder starts soon after the first plan arrives.
-      if (ub == INT64_MAX) targets.push_back({lb, 2 * budget, true, true});
+      // (Twice the budget saturates: after enough trivial rounds the budget is INT64_MAX.)
+      const int64_t twice = sat_mul(budget, 2);
+      if (ub == INT64_MAX) targets.push_back({lb, twice, true, true});
       auto add = [&](int64_t target, int64_t b) {
         if (target >= lb && target < ub &&
             std::none_of(targets.begin(), targets.end(), [&](const Target& t) { return t.capacity == target; }))
@@ -692,14 +694,14 @@ SolveResult run_exact(const Problem& p, const SolveOptions& opt, bool windows, i
       // is refuted (raised), the instance is no longer perfect at it and the rungs return.
       // (README "The bound alone on perfect packings": held-out aligned 400 8/10 -> 10/10.)
       const bool bound_only = perfect_at(*in, lb);
-      if (ub < INT64_MAX) add(lb, 2 * budget);
+      if (ub < INT64_MAX) add(lb, twice);
       if (bound_only && cells_at_perfect)
         for (Target& t : targets) t.cells_only = true;
       if (ub < INT64_MAX && !bound_only) {
         for (int64_t part : {8, 4, 2}) add(round_up(lb + gap / part, g), budget);
         for (int k = 5; k >= 0; --k) {
           if (g > (gap >> k)) continue;  // g << k > gap, without overflowing
-          add(ub - (g << k), k == 0 ? 2 * budget : k == 1 ? budget : budget >> std::min(k - 1, 62));
+          add(ub - (g << k), k == 0 ? twice : k == 1 ? budget : budget >> std::min(k - 1, 62));
         }
       }
       if (targets.empty() || deadline.expired()) break;
