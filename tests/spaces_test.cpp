@@ -121,6 +121,17 @@ TEST(Swap, AnInPlaceMemberGoesAwayWhileItsChainMatesAreDead) {
   EXPECT_EQ(p.buffers[r.evictions[0].buffer].id, "b");
   EXPECT_LE(r.evictions[0].lo, 3);
   EXPECT_GE(r.evictions[0].hi, 5);
+  // The chain's head may go too, back for the step where b takes its place in place: the
+  // copy in lands at step 5, before a is read there and b written over it.
+  Problem head;
+  head.buffers = {use_buffer("a", 0, 6, 8, {0, 5}, true), use_buffer("b", 5, 8, 8, {5, 7}, false),
+                  use_buffer("c", 2, 5, 8, {2, 4}, false)};  // a away over [2, 5)
+  head.buffers[1].inplace_of = "a";
+  const SwapResult h = plan_swaps(head, 8, "greedy", quick(), SwapOptions{});
+  expect_valid_swap(head, h, 8, SwapOptions{});
+  ASSERT_EQ(h.evictions.size(), 1u) << h.explain;
+  EXPECT_EQ(head.buffers[h.evictions[0].buffer].id, "a");
+  EXPECT_EQ(h.evictions[0].hi, 5);
   // Still a chain where both are live: a read at 0 and 5, b from 1 (a mate live over the
   // whole stretch): neither may go, and step 3 is over with no proof either way.
   p.buffers[0] = use_buffer("a", 0, 6, 8, {0, 5}, true);

@@ -35,9 +35,10 @@ std::string execute_swaps(const Problem& original, const SwapResult& plan) {
   // The events of each step, in the order they happen within it (only steps with events
   // are visited: lifetimes may span far more steps than there are buffers).
   // (kReadInPlace: the use of a buffer by the operator that overwrites it in place, at its
-  // successor's first step: read before that successor's bytes are written. Chain members
-  // are never evicted, so no copy of theirs comes in that step.)
-  enum Kind { kCopiedOut, kGone, kReadInPlace, kProduced, kCopiedIn, kUsed };
+  // successor's first step: read before that successor's bytes are written, and after a
+  // copy of its own coming back that step. Copies in land before anything is produced: in
+  // a valid plan nothing produced at that step shares their bytes but an in-place successor.)
+  enum Kind { kCopiedOut, kGone, kCopiedIn, kReadInPlace, kProduced, kUsed };
   struct Event {
     int64_t t;
     Kind kind;
