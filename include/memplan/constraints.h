@@ -41,11 +41,13 @@ Lowering lower_constraints(const Problem& p, const Deadline* deadline = nullptr)
 std::vector<int64_t> lift_offsets(const Lowering& l, const std::vector<int64_t>& lowered);
 
 // What occupies memory over time under in-place reuse: each in-place chain merged into one
-// buffer (at each instant [0, largest live member size), as lower_constraints merges it),
-// every other buffer as it is. Load profiles (explain.h) and the swap planner read it: the
-// members of a chain counted apart made a step look overloaded that is not (an in-place ReLU
-// over its input counted twice). Throws as lower_constraints does on bad in-place links.
-std::vector<Buffer> inplace_merged(const Problem& p);
+// buffer (at each instant [0, largest present member size), as lower_constraints merges
+// it), every other buffer as it is. Load profiles (explain.h) and the swap planner read it:
+// the members of a chain counted apart made a step look overloaded that is not (an in-place
+// ReLU over its input counted twice). `chains`, when given, gets the chains the merged
+// buffers come from (buffer indices head to tail, one per merged buffer). Throws as
+// lower_constraints does on bad in-place links.
+std::vector<Buffer> inplace_merged(const Problem& p, std::vector<std::vector<int32_t>>* chains = nullptr);
 
 // A lower bound on the peak of any valid plan under the constraints: LOAD after merging
 // in-place chains (members sharing an address occupy only the largest live one).

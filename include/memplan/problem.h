@@ -107,6 +107,10 @@ struct Piece {
 // Pieces with an empty window are dropped.
 std::vector<Piece> pieces_of(const Buffer& b);
 
+// True when some of b's bytes are in memory at instant t (inside its lifetime, not in a gap
+// without a window or with an empty one).
+bool present_at(const Buffer& b, int64_t t);
+
 // max(offset + size) over all buffers (0 for none). Offsets must match the problem.
 int64_t peak_of(const Problem& p, const std::vector<int64_t>& offsets);
 

@@ -109,7 +109,8 @@ bool splittable(const Problem& p, size_t i);
 
 // Plans swaps to fit `capacity` (steps of the research note §6; README "Swapping"). Status
 // kInfeasible only with a proof: some step's load, with every buffer that has an idle window
-// there away, is above the capacity (in-place chain members are never evicted and count).
+// there away, is above the capacity (none is claimed at a step where two members of an
+// in-place chain are live: their footprint is shared, not a sum).
 // Otherwise, when no plan is found, kNoPlan and `explain` says where it stopped.
 SwapResult plan_swaps(const Problem& problem, int64_t capacity, const std::string& algo,
                       const SolveOptions& options, const SwapOptions& swap);

@@ -134,8 +134,9 @@ void load_spaces(Loaded& l, const std::string& input) {
       if (b.spaces.empty())
         for (const Memory& m : l.problem.memories) b.spaces.push_back(m.name);
   // With --swap a model's tensors may be swapped out between the steps that touch them (its
-  // lowering in the same order, with those steps as uses); in-place chains keep their place
-  // (swap.cpp). A problem file marks its evictable buffers itself.
+  // lowering in the same order, with those steps as uses); a member of an in-place chain
+  // only while no chain mate is live (swap.cpp). A problem file marks its evictable buffers
+  // itself.
   if (l.graph && spaces_args().swap) {
     LowerOptions lo = l.lower;
     lo.uses = true;

@@ -45,14 +45,10 @@ Buffer merge_chain(const Problem& p, const std::vector<int32_t>& members) {
   }
   std::sort(cuts.begin(), cuts.end());
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-  auto present = [&](const Buffer& b, int64_t t) {
-    if (t < b.start || t >= b.end) return false;
-    return std::none_of(b.gaps.begin(), b.gaps.end(), [t](const Gap& g) { return g.start <= t && t < g.end; });
-  };
   for (size_t k = 0; k + 1 < cuts.size(); ++k) {
     int64_t width = 0;
     for (int32_t i : members)
-      if (present(p.buffers[i], cuts[k])) width = std::max(width, p.buffers[i].size);
+      if (present_at(p.buffers[i], cuts[k])) width = std::max(width, p.buffers[i].size);
     if (width == m.size) continue;
     Gap g{cuts[k], cuts[k + 1], width > 0, 0, width};
     if (!m.gaps.empty() && m.gaps.back().end == g.start && m.gaps.back().has_window == g.has_window &&
@@ -192,11 +188,13 @@ std::vector<int64_t> lift_offsets(const Lowering& l, const std::vector<int64_t>&
   return out;
 }
 
-std::vector<Buffer> inplace_merged(const Problem& p) {
+std::vector<Buffer> inplace_merged(const Problem& p, std::vector<std::vector<int32_t>>* chains) {
   Poll never(nullptr);
   bool stopped = false;
+  std::vector<std::vector<int32_t>> found = inplace_chains(p, never, stopped);
   std::vector<Buffer> out;
-  for (const auto& chain : inplace_chains(p, never, stopped)) out.push_back(merge_chain(p, chain));
+  for (const auto& chain : found) out.push_back(merge_chain(p, chain));
+  if (chains) *chains = std::move(found);
   return out;
 }
 

@@ -17,6 +17,12 @@ std::vector<Piece> pieces_of(const Buffer& b) {
   return out;
 }
 
+bool present_at(const Buffer& b, int64_t t) {
+  for (const Piece& pc : pieces_of(b))
+    if (pc.start <= t && t < pc.end && pc.hi > pc.lo) return true;
+  return false;
+}
+
 int64_t peak_of(const Problem& p, const std::vector<int64_t>& offsets) {
   int64_t peak = 0;
   for (size_t i = 0; i < p.buffers.size() && i < offsets.size(); ++i)

@@ -11,8 +11,9 @@ namespace memplan {
 
 LoadProfile load_profile(const Problem& p) {
   std::map<int64_t, int64_t> delta;  // time -> change of live bytes
-  const std::vector<Buffer> merged = has_constraints(p) ? inplace_merged(p) : std::vector<Buffer>{};
-  for (const Buffer& b : has_constraints(p) ? merged : p.buffers)
+  const bool chains = has_constraints(p);
+  const std::vector<Buffer> merged = chains ? inplace_merged(p) : std::vector<Buffer>{};
+  for (const Buffer& b : chains ? merged : p.buffers)
     for (const Piece& pc : pieces_of(b)) {
       delta[pc.start] += pc.hi - pc.lo;
       delta[pc.end] -= pc.hi - pc.lo;
@@ -28,12 +29,6 @@ LoadProfile load_profile(const Problem& p) {
 }
 
 namespace {
-
-bool present_at(const Buffer& b, int64_t t) {
-  for (const Piece& pc : pieces_of(b))
-    if (pc.start <= t && t < pc.end && pc.hi > pc.lo) return true;
-  return false;
-}
 
 // True when the subset does not fit (proof or no plan found); `proven` is cleared when the
 // solver only failed to find a plan.

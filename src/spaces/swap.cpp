@@ -176,7 +176,8 @@ struct State {
     // apart, an in-place ReLU over its input made a step look overloaded, and that step no
     // eviction relieves was reported infeasible at a capacity where plain solve fits.
     std::vector<int64_t> delta(load.size() + 1, 0);
-    for (const Buffer& b : inplace_merged(p))
+    std::vector<std::vector<int32_t>> chains;
+    for (const Buffer& b : inplace_merged(p, &chains))
       for (const Piece& pc : pieces_of(b)) {
         delta[at(pc.start)] += pc.hi - pc.lo;
         delta[at(pc.end)] -= pc.hi - pc.lo;
@@ -186,26 +187,9 @@ struct State {
     // other member of its chain is live, its absence then the chain's (the chain's footprint
     // is its largest present member; the handoff step is a use of both anyway).
     chain.assign(p.buffers.size(), -1);
-    if (has_constraints(p)) {
-      std::unordered_map<std::string, size_t> index;
-      for (size_t i = 0; i < p.buffers.size(); ++i) index.emplace(p.buffers[i].id, i);
-      std::vector<int64_t> pred(p.buffers.size(), -1);
-      for (size_t i = 0; i < p.buffers.size(); ++i)
-        if (const auto it = index.find(p.buffers[i].inplace_of); !p.buffers[i].inplace_of.empty() && it != index.end())
-          pred[i] = static_cast<int64_t>(it->second);
-      std::vector<bool> reused(p.buffers.size(), false);
-      for (int64_t q : pred)
-        if (q >= 0) reused[static_cast<size_t>(q)] = true;
-      for (size_t i = 0; i < p.buffers.size(); ++i) {
-        if (pred[i] < 0 && !reused[i]) continue;  // not in a chain
-        int64_t head = static_cast<int64_t>(i);
-        for (size_t steps = 0; pred[static_cast<size_t>(head)] >= 0 && steps < p.buffers.size(); ++steps)
-          head = pred[static_cast<size_t>(head)];
-        chain[i] = head;
-      }
-    }
-    for (size_t i = 0; i < chain.size(); ++i)
-      if (chain[i] >= 0) mates[chain[i]].push_back(i);
+    for (const std::vector<int32_t>& members : chains)
+      if (members.size() > 1)
+        for (int32_t i : members) chain[static_cast<size_t>(i)] = members.front(), mates[members.front()].push_back(static_cast<size_t>(i));
     auto alone = [&](size_t i, int64_t from, int64_t to) {  // no chain mate live in [from, to)
       if (chain[i] < 0) return true;
       for (size_t j : mates.at(chain[i]))
@@ -553,9 +537,7 @@ std::string no_window_explain(const Problem& p, const State& st, int64_t t, int6
   int named = 0;
   for (size_t i = 0; i < p.buffers.size() && named < 20; ++i) {
     const Buffer& b = p.buffers[i];
-    bool present = false;
-    for (const Piece& pc : pieces_of(b)) present |= pc.start <= t && t < pc.end && pc.hi > pc.lo;
-    if (!present) continue;
+    if (!present_at(b, t)) continue;
     bool evicted = false;
     for (const Eviction& e : st.ev) evicted |= e.buffer == i && e.lo <= t && t < e.hi;
     if (evicted) continue;
