@@ -664,7 +664,7 @@ TEST(SpacesCli, SwapMemoriesExplainAndBadInput) {
   const Bad bad[] = {
       {"id,lower,upper,size,space\np,0,4,4,sram\nq,0,4,4,flash\n", "sram=4,dram", ":3: field 'space': unknown memory 'flash'"},
       {"id,lower,upper,size,space\np,0,4,4,|\n", "sram=4,dram", ":2: field 'space': buffer 'p' is allowed in no declared memory"},
-      {"id,lower,upper,size\np,0,4,4\n", "sram=0,dram", "memory 'sram': field 'capacity': 0 must be > 0"},
+      {"id,lower,upper,size\np,0,4,4\n", "sram=0,dram", "--memories: memory 'sram': field 'capacity': 0 must be > 0"},
       {"id,lower,upper,size,uses,evictable\np,0,4,4,,0\nq,3,4,4,,1\n", "", ":3: field 'evictable': buffer 'q' has a single use"},
       {"id,lower,upper,size,uses,evictable\np,0,4,4,0 7,1\n", "", ":2: field 'uses': 7 is outside the lifetime"},
       // Lifetimes in nanoseconds: swapping goes step by step (it failed to allocate: std::bad_alloc).
@@ -930,13 +930,78 @@ TEST(SpacesCli, SwapPlanKeepsColumnsAndSplitRows) {
   EXPECT_NE(r.out.find("swap_to=dram evicted=1 bytes_moved=8 stall=0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("valid=yes"), std::string::npos) << r.out;
   plan = testing::read_text(dir.file("m.csv"));
-  EXPECT_NE(plan.find("a,0,10,4,0 9,1,sram,w,2-7,0"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("a,0,10,4,0 9,1,sram,w,2-7,2-7,0"), std::string::npos) << plan;  // evictions, gaps
   EXPECT_EQ(testing::read_text(dir.file("t.csv")), "buffer,direction,start,end\na,out,1,2\na,in,7,8\n");
   r = testing::run_cli("solve '" + mem + "' -a greedy --memories sram=6,dram --swap --swap-to sram", dir);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.err.find("'to' must name a declared memory other than the first"), std::string::npos) << r.err;
 }
 
+
+// ---- validate: plans with memories and absences, as solve writes them ------------------------
+
+// `memplan validate` checked only offsets: a valid swap plan was "invalid" (its absences were
+// not read, so the evicted buffer overlapped the one reusing its bytes), and a plan with
+// memories could not be checked at all (no --memories, and `-o plan.json` wrote CSV).
+TEST(SpacesCli, ValidateChecksPlansWithMemoriesAndAbsences) {
+  testing::TempDir dir;
+  const std::string in = dir.file("swap.csv");
+  testing::write_text(in, "id,lower,upper,size,uses,evictable\na,0,10,4,0 9,1\nb,2,4,4,,0\nc,5,7,4,,0\n");
+  const std::string plan = dir.file("p.csv"), tr = dir.file("t.csv"), json = dir.file("p.json");
+  auto r = testing::run_cli("solve '" + in + "' -a greedy --capacity 6 --swap --bandwidth 4 -o '" + plan +
+                                "' --transfers '" + tr + "'", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = testing::run_cli("validate '" + in + "' '" + plan + "' --capacity 6", dir);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("valid=yes buffers=3 peak=4 evicted=1 copies=unchecked"), std::string::npos) << r.out;
+  r = testing::run_cli("validate '" + in + "' '" + plan + "' --capacity 6 --transfers '" + tr + "' --bandwidth 4", dir);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("copies=checked"), std::string::npos) << r.out;
+  r = testing::run_cli("validate '" + in + "' '" + plan + "' --capacity 6 --transfers '" + tr + "' --bandwidth 1", dir);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("error: buffer a evicted [2,7): copy out too short for 4 bytes"), std::string::npos) << r.out;
+  // An absence over a use, and one the file cannot spell.
+  std::string text = testing::read_text(plan);
+  const std::string bad = dir.file("bad.csv");
+  testing::write_text(bad, text.replace(text.find("2-7"), 3, "0-7"));
+  r = testing::run_cli("validate '" + in + "' '" + bad + "'", dir);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("error: buffer a evicted [0,7): use at 0 inside the absence"), std::string::npos) << r.out;
+  testing::write_text(bad, text.replace(text.find("0-7"), 3, "2-x"));
+  r = testing::run_cli("validate '" + in + "' '" + bad + "'", dir);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.err.find("bad.csv:2: column 'evictions': 'x' is not an integer"), std::string::npos) << r.err;
+  // The same plan as JSON.
+  r = testing::run_cli("solve '" + in + "' -a greedy --capacity 6 --swap --bandwidth 4 -o '" + json + "'", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = testing::run_cli("validate '" + in + "' '" + json + "' --capacity 6", dir);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("valid=yes buffers=3 peak=4 evicted=1"), std::string::npos) << r.out;
+
+  // Several memories: CSV and JSON plans, checked against the memories they name.
+  const std::string mem = dir.file("mem.csv");
+  testing::write_text(mem, "id,lower,upper,size,space\np,0,4,4,sram|dram\nq,0,4,4,sram|dram\nr,0,4,4,dram\n");
+  for (const std::string& out : {dir.file("m.csv"), dir.file("m.json")}) {
+    r = testing::run_cli("solve '" + mem + "' -a greedy --memories sram=4,dram -o '" + out + "'", dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    if (out.ends_with(".json")) EXPECT_EQ(testing::read_text(out).rfind("{", 0), 0u) << "JSON, not CSV";
+    r = testing::run_cli("validate '" + mem + "' '" + out + "' --memories sram=4,dram", dir);
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("valid=yes buffers=3 peak=8 spaces=2 peak_sram=4 peak_dram=8"), std::string::npos) << r.out;
+    r = testing::run_cli("validate '" + mem + "' '" + out + "' --memories sram=3,dram", dir);
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find("above capacity 3"), std::string::npos) << r.out;
+    r = testing::run_cli("validate '" + mem + "' '" + out + "'", dir);
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.err.find("use --memories"), std::string::npos) << r.err;  // the problem names memories too
+  }
+  // r may live in dram only.
+  text = testing::read_text(dir.file("m.csv"));
+  testing::write_text(bad, text.replace(text.find("r,0,4,4,dram"), 12, "r,0,4,4,sram"));
+  r = testing::run_cli("validate '" + mem + "' '" + bad + "' --memories sram=8,dram", dir);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("buffer r: memory 'sram' is not allowed for it"), std::string::npos) << r.out;
+}
 
 // ---- Several memories with swapping: evict from SRAM to DRAM -------------------------------
 

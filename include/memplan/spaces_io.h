@@ -40,6 +40,25 @@ std::vector<Memory> parse_memories(const std::string& spec, const std::string& w
 // unknown memory 'x'").
 void check_spaces(const Problem& p, const std::string& name, const std::function<std::string(size_t)>& where = {});
 
+// What a plan file says beyond offsets: each buffer's chosen memory (CSV column `space`,
+// JSON field "space") and its absences (CSV column `evictions`, "lo-hi" pairs separated by
+// spaces; JSON field "evictions", an array of [lo, hi]), as solve writes them. `space` is
+// empty when the plan has no such column or field; evictions are in buffer order.
+struct PlanColumns {
+  std::vector<std::string> space;
+  std::vector<Eviction> evictions;
+  bool has_evictions = false;  // the plan has the column or field (even if none is evicted)
+};
+// From a plan CSV, its rows mapped onto `problem` by id (as read_solution_csv maps them).
+// Throws InputError naming the file, line and column.
+PlanColumns read_plan_columns_csv(std::istream& in, const std::string& name, const Problem& problem);
+PlanColumns read_plan_columns_csv_file(const std::string& path, const Problem& problem);
+
+// A transfer schedule as solve --transfers writes it (CSV buffer,direction,start,end;
+// direction out or in), buffers mapped onto `problem` by id. Throws InputError naming the
+// file, line and column.
+std::vector<Transfer> read_transfers_csv_file(const std::string& path, const Problem& problem);
+
 }  // namespace memplan
 
 namespace memplan {
@@ -51,6 +70,13 @@ namespace memplan {
 // In library memplan_json. Throws InputError naming the file and field.
 std::vector<std::string> read_json_spaces(const std::string& path, Problem& p, SwapOptions* swap = nullptr,
                                           bool* swap_on = nullptr);
+// A plan as JSON: problem_to_json with offsets, each buffer with its "space" (when
+// columns.space is given) and "evictions" ([[lo, hi], ...], when columns.has_evictions;
+// columns.evictions index p's buffers).
+std::string plan_to_json(const Problem& p, const std::vector<int64_t>& offsets, const PlanColumns& columns,
+                         const std::map<std::string, std::string>& extra = {});
+// read_plan_columns_csv for a JSON plan (plan_to_json's "space" and "evictions").
+PlanColumns read_plan_columns_json_file(const std::string& path, const Problem& problem);
 // problem_to_json (io_json.h) plus the "swap" object and "durations" that read_json_spaces reads.
 std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offsets, const SwapOptions& swap,
                             const std::map<std::string, std::string>& extra = {});

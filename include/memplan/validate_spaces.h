@@ -36,6 +36,13 @@ Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets,
                           const std::vector<Eviction>& evictions, const std::vector<Transfer>& transfers,
                           const SwapOptions& swap);
 
+// The plan's footprint with absences, for a plan whose transfer schedule is not at hand (a
+// plan file): validate_swaps without its copy rules. Every eviction is of an evictable
+// buffer, between two uses, apart from its other gaps; the offsets with the absences as gaps
+// form a valid plan within `capacity` (split evictions as in validate_swaps).
+Validation validate_absences(const Problem& p, const std::vector<int64_t>& offsets, int64_t capacity,
+                             const std::vector<Eviction>& evictions);
+
 // Several memories with swapping (memories.h plan_spaces_swap, pinned mode). Valid iff every
 // evicted buffer sits in the first memory, the evictions and transfers form a valid swap plan
 // (validate_swaps) of the first memory's buffers under its capacity, and validate_spaces
@@ -47,5 +54,12 @@ Validation validate_spaces_swaps(const Problem& p, const std::vector<std::string
                                  const std::vector<Transfer>& transfers, const std::vector<int64_t>& copy_offsets,
                                  const std::string& to, const SwapOptions& swap,
                                  std::vector<int64_t>* peaks = nullptr);
+
+// validate_spaces_swaps without the transfers and the copies (a plan file): the evicted
+// buffers in the first memory, validate_absences there, validate_spaces with the absences as
+// gaps.
+Validation validate_spaces_absences(const Problem& p, const std::vector<std::string>& space,
+                                    const std::vector<int64_t>& offsets, const std::vector<Eviction>& evictions,
+                                    std::vector<int64_t>* peaks = nullptr);
 
 }  // namespace memplan

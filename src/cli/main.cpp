@@ -269,6 +269,8 @@ int cmd_validate(const std::string& input, const std::string& solution,
     return has_extension(solution, ".json") ? read_json_solution_file(solution, p) : read_solution_csv_file(solution, p);
   };
   std::vector<int64_t> offsets = offsets_for(l.problem);
+  // A plan with memories or absences (solve --memories / --swap): their own checks.
+  if (const int rc = validate_plan_columns(l, input, solution, capacity, offsets); rc >= 0) return rc;
   Validation v = validate(l.problem, offsets, capacity);
   // A model's plan holds for the order solve kept (`kept=`): its schedule's, or the graph
   // order when that plan's peak was lower. Checked in the schedule's order, then in graph
@@ -518,6 +520,7 @@ int main(int argc, char** argv) {
       ->transform(bytes_in(0, INT64_MAX, "a capacity in bytes, >= 0"));
   add_lifetimes(validate_cmd);
   add_model_options(validate_cmd, g_model);  // a model's plan: lowered as `solve` lowered it
+  add_validate_spaces_options(validate_cmd);
 
   auto* stats_cmd = app.add_subcommand("stats", "print instance statistics and the LOAD bound");
   stats_cmd->add_option("input", input, "problem file")->required();

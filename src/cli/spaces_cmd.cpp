@@ -30,13 +30,14 @@ std::string seconds_since(std::chrono::steady_clock::time_point t0) {
   return buf;
 }
 
+using Column = std::pair<std::string, std::vector<std::string>>;  // name, a value per planned buffer
+
 // The plan as CSV: every column of the input kept (as `solve -o` does), rows of `planned`
-// (whose buffer k comes from input row origin[k]), plus a column `extra` (e.g. `space`, the
-// chosen memory, or `evictions`, "lo-hi" list) when given. A planned buffer from a split
-// gets its piece's uses and evictable=0. An input column of the same name is overwritten.
+// (whose buffer k comes from input row origin[k]), plus the columns `extras` (`space`, the
+// chosen memory; `evictions`, "lo-hi" list). A planned buffer from a split gets its piece's
+// uses and evictable=0. An input column of the same name is overwritten.
 std::string plan_csv(const Loaded& l, const Problem& planned, const std::vector<size_t>& origin,
-                     const std::vector<int64_t>& offsets, const std::string& extra,
-                     const std::vector<std::string>& values) {
+                     const std::vector<int64_t>& offsets, const std::vector<Column>& extras) {
   std::ostringstream out;
   if (!l.table) {
     write_csv(out, planned, &offsets);
@@ -48,17 +49,19 @@ std::string plan_csv(const Loaded& l, const Problem& planned, const std::vector<
     for (const std::string& c : t.columns)
       if (!known_column(c)) unknown.push_back(c);
     const size_t k = unknown.size();
-    if (!extra.empty() && std::find(unknown.begin(), unknown.end(), extra) == unknown.end()) {
-      t.columns.push_back(extra);
-      unknown.push_back(extra);
-    }
+    for (const auto& [name, values] : extras)
+      if (std::find(unknown.begin(), unknown.end(), name) == unknown.end()) {
+        t.columns.push_back(name);
+        unknown.push_back(name);
+      }
     std::vector<std::string> fields;
     for (size_t r = 0; r < planned.buffers.size(); ++r) {
       const size_t row = origin[r];
       for (size_t c = 0; c < unknown.size(); ++c) {
         std::string v = c < k && k * (row + 1) <= l.table->unknown_fields.size() ? l.table->unknown_fields[row * k + c] : "";
         const Buffer& b = planned.buffers[r];
-        if (unknown[c] == extra) v = values[r];
+        const auto extra = std::find_if(extras.begin(), extras.end(), [&](const Column& x) { return x.first == unknown[c]; });
+        if (extra != extras.end()) v = extra->second[r];
         else if (unknown[c] == "uses" && b.id != l.problem.buffers[row].id) {
           v.clear();
           for (int64_t u : b.uses) v += (v.empty() ? "" : " ") + std::to_string(u);
@@ -72,11 +75,23 @@ std::string plan_csv(const Loaded& l, const Problem& planned, const std::vector<
     write_csv(out, t, planned, &offsets);
     return out.str();
   }
-  if (extra.empty()) return out.str();
+  if (extras.empty()) return out.str();
   std::istringstream in(out.str());
   std::string line, res;
-  for (size_t row = 0; std::getline(in, line); ++row) res += line + "," + (row == 0 ? extra : values[row - 1]) + "\n";
+  for (size_t row = 0; std::getline(in, line); ++row) {
+    res += line;
+    for (const auto& [name, values] : extras) res += "," + (row == 0 ? name : values[row - 1]);
+    res += "\n";
+  }
   return res;
+}
+
+// Per planned buffer, its absences as the `evictions` column lists them ("lo-hi lo-hi").
+std::vector<std::string> evictions_column(size_t buffers, const std::vector<Eviction>& evictions) {
+  std::vector<std::string> ev(buffers);
+  for (const Eviction& e : evictions)
+    ev[e.buffer] += (ev[e.buffer].empty() ? "" : " ") + std::to_string(e.lo) + "-" + std::to_string(e.hi);
+  return ev;
 }
 
 std::string transfers_csv(const Problem& p, const std::vector<Transfer>& transfers) {
@@ -153,6 +168,82 @@ void load_spaces(Loaded& l, const std::string& input) {
     if (d <= 0) throw InputError("--durations: every step needs a positive duration, got " + std::to_string(d));
 }
 
+namespace {
+
+// The JSON input's swap settings, overridden by the flags.
+SwapOptions swap_options() {
+  const SpacesArgs& a = spaces_args();
+  SwapOptions so = a.file;
+  if (a.bandwidth) so.bandwidth = *a.bandwidth;
+  if (a.channels) so.channels = *a.channels;
+  if (!a.durations.empty()) so.durations = a.durations;
+  if (!a.mode.empty()) so.split = a.mode == "split";
+  if (!a.to.empty()) so.to = a.to;
+  so.allow_stall |= a.allow_stall;
+  so.exact = a.swap_exact;
+  return so;
+}
+
+}  // namespace
+
+void add_validate_spaces_options(CLI::App* c) {
+  SpacesArgs& a = spaces_args();
+  c->add_option("--memories", a.memories, "the memories the plan's 'space' column names: NAME[=CAPACITY[:ALIGNMENT]],...");
+  c->add_option("--transfers", a.transfers, "the transfer schedule solve --transfers wrote: check the copies too");
+  c->add_option("--bandwidth", a.bandwidth, "with --transfers: copy bandwidth, bytes per time unit (0 = instantaneous)")
+      ->check(CLI::NonNegativeNumber);
+  c->add_option("--copy-channels", a.channels, "with --transfers: copies running at once")->check(CLI::PositiveNumber);
+  c->add_option("--durations", a.durations, "with --transfers: time units per step (comma separated; 1 beyond)")
+      ->delimiter(',');
+  c->add_flag("--allow-stall", a.allow_stall, "with --transfers: copies need not be hidden");
+}
+
+int validate_plan_columns(Loaded& l, const std::string& input, const std::string& plan,
+                          std::optional<int64_t> capacity, const std::vector<int64_t>& offsets) {
+  const PlanColumns c = has_extension(plan, ".json") ? read_plan_columns_json_file(plan, l.problem)
+                                                     : read_plan_columns_csv_file(plan, l.problem);
+  SpacesArgs& a = spaces_args();
+  if (c.space.empty() && !c.has_evictions) {
+    if (!a.memories.empty()) throw InputError(plan + ": --memories given, but the plan has no 'space' column or field");
+    if (!a.transfers.empty()) throw InputError(plan + ": --transfers given, but the plan has no 'evictions' column or field");
+    return -1;
+  }
+  a.swap = c.has_evictions;  // a model's tensors: the uses that absences must avoid (load_spaces)
+  load_spaces(l, input);
+  const Problem& p = l.problem;
+  if (!c.space.empty() && p.memories.empty())
+    throw InputError(plan + ": the plan places buffers in memories ('space'): declare them with --memories or the "
+                     "problem's \"memories\"");
+  if (!a.transfers.empty() && !c.space.empty())
+    throw InputError("--transfers: with several memories the copies are checked by solve only (their offsets are not in the plan)");
+  std::vector<int64_t> peaks;
+  Validation v;
+  std::string copies;
+  if (!c.space.empty()) {
+    v = c.has_evictions ? validate_spaces_absences(p, c.space, offsets, c.evictions, &peaks)
+                        : validate_spaces(p, c.space, offsets, &peaks);
+    if (c.has_evictions) copies = " copies=unchecked";
+  } else {
+    const int64_t cap = capacity ? *capacity : p.capacity.value_or(INT64_MAX);
+    if (!a.transfers.empty()) {
+      v = validate_swaps(p, offsets, cap, c.evictions, read_transfers_csv_file(a.transfers, p), swap_options());
+      copies = " copies=checked";
+    } else {
+      v = validate_absences(p, offsets, cap, c.evictions);
+      copies = " copies=unchecked";
+    }
+  }
+  std::cout << "valid=" << (v.ok ? "yes" : "no") << " buffers=" << p.buffers.size() << " peak=" << v.peak;
+  if (!c.space.empty()) {
+    std::cout << " spaces=" << p.memories.size();
+    for (size_t m = 0; m < p.memories.size() && m < peaks.size(); ++m) std::cout << " peak_" << p.memories[m].name << "=" << peaks[m];
+  }
+  if (c.has_evictions) std::cout << " evicted=" << c.evictions.size() << copies;
+  std::cout << std::endl;
+  for (const std::string& e : v.errors) std::cout << "error: " << e << "\n";
+  return v.ok ? kExitOk : kExitInvalid;
+}
+
 int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, const SolveOptions& opt,
                  const std::string& output) {
   const SpacesArgs& a = spaces_args();
@@ -163,14 +254,7 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
   const auto t0 = std::chrono::steady_clock::now();
   std::ostringstream line;
   line << "algo=" << algo << " buffers=" << p.buffers.size();
-  SwapOptions so = a.file;  // the JSON input's settings; flags override them
-  if (a.bandwidth) so.bandwidth = *a.bandwidth;
-  if (a.channels) so.channels = *a.channels;
-  if (!a.durations.empty()) so.durations = a.durations;
-  if (!a.mode.empty()) so.split = a.mode == "split";
-  if (!a.to.empty()) so.to = a.to;
-  so.allow_stall |= a.allow_stall;
-  so.exact = a.swap_exact;
+  const SwapOptions so = swap_options();
   if (many) {
     if (swap && !p.memories[0].capacity) {
       std::cerr << "memplan: error: --swap with memories needs a capacity on the first memory ('" << p.memories[0].name
@@ -210,7 +294,14 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
       for (const Eviction& e : r.evictions) planned.buffers[e.buffer].gaps.push_back({e.lo, e.hi, false, 0, 0});
       for (Buffer& b : planned.buffers)
         std::sort(b.gaps.begin(), b.gaps.end(), [](const Gap& x, const Gap& y) { return x.start < y.start; });
-      write_file_atomic(output, plan_csv(l, planned, identity(p.buffers.size()), r.offsets, "space", names));
+      PlanColumns columns{names, r.evictions, swap};
+      if (has_extension(output, ".json")) {
+        write_file_atomic(output, plan_to_json(planned, r.offsets, columns, {{"algo", algo}}));
+      } else {
+        std::vector<Column> extras = {{"space", names}};
+        if (swap) extras.push_back({"evictions", evictions_column(p.buffers.size(), r.evictions)});
+        write_file_atomic(output, plan_csv(l, planned, identity(p.buffers.size()), r.offsets, extras));
+      }
     }
     if (!a.transfers.empty()) write_file_atomic(a.transfers, transfers_csv(p, r.transfers));
     return kExitOk;
@@ -248,16 +339,18 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
       std::cerr << "memplan: transfer " << p.buffers[x.buffer].id << " " << (x.out ? "out" : "in") << " ["
                 << x.start << "," << x.end << ")\n";
   if (!output.empty()) {
-    std::vector<std::string> ev(r.problem.buffers.size());  // per planned buffer: "lo-hi ..."
+    PlanColumns planned;  // the evictions by planned buffer (in split mode, the piece before each)
+    planned.has_evictions = true;
     for (const Eviction& e : r.evictions)
       for (size_t k = 0; k < r.problem.buffers.size(); ++k)
         if (r.origin[k] == e.buffer && (r.problem.buffers[k].end == e.lo || !so.split || e.back < 0))
-          ev[k] += (ev[k].empty() ? "" : " ") + std::to_string(e.lo) + "-" + std::to_string(e.hi);
+          planned.evictions.push_back({k, e.lo, e.hi, e.back});
     if (has_extension(output, ".json"))
-      write_file_atomic(output, problem_to_json(r.problem, &r.solution->offsets,
-                                                {{"algo", algo}, {"bytes_moved", std::to_string(r.bytes_moved)}}));
+      write_file_atomic(output, plan_to_json(r.problem, r.solution->offsets, planned,
+                                             {{"algo", algo}, {"bytes_moved", std::to_string(r.bytes_moved)}}));
     else
-      write_file_atomic(output, plan_csv(l, r.problem, r.origin, r.solution->offsets, "evictions", ev));
+      write_file_atomic(output, plan_csv(l, r.problem, r.origin, r.solution->offsets,
+                                         {{"evictions", evictions_column(r.problem.buffers.size(), planned.evictions)}}));
   }
   return kExitOk;
 }

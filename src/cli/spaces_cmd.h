@@ -34,6 +34,15 @@ void add_spaces_options(CLI::App* solve_cmd);
 // Reads the space columns/fields of the input and --memories; checks them (InputError).
 void load_spaces(Loaded& l, const std::string& input);
 
+// validate's options for plans with memories or absences (--memories, --transfers and the
+// copy settings).
+void add_validate_spaces_options(CLI::App* validate_cmd);
+// validate of a plan whose file has a `space` or `evictions` column (JSON field): checks it
+// with validate_spaces / validate_absences / validate_swaps (with --transfers) and prints the
+// verdict; returns the exit code, or -1 when the plan has neither.
+int validate_plan_columns(Loaded& l, const std::string& input, const std::string& plan,
+                          std::optional<int64_t> capacity, const std::vector<int64_t>& offsets);
+
 // solve with several memories or --swap; returns -1 when neither applies.
 int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, const SolveOptions& opt,
                  const std::string& output);

@@ -9,9 +9,9 @@ namespace memplan {
 
 namespace {
 
-void fail(Validation& v, const std::string& msg) {
+void fail(Validation& v, const std::string& msg) {  // the same error once (two checks may find it)
   v.ok = false;
-  if (v.errors.size() < 10) v.errors.push_back(msg);
+  if (v.errors.size() < 10 && std::find(v.errors.begin(), v.errors.end(), msg) == v.errors.end()) v.errors.push_back(msg);
 }
 
 }  // namespace
@@ -67,10 +67,15 @@ Validation validate_spaces(const Problem& p, const std::vector<std::string>& spa
   return v;
 }
 
-Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets, int64_t capacity,
-                          const std::vector<Eviction>& evictions, const std::vector<Transfer>& transfers,
-                          const SwapOptions& swap) {
+namespace {
+
+// validate_swaps, and without `transfers` (nullptr) validate_absences: the copy rules skipped.
+Validation swaps_checked(const Problem& p, const std::vector<int64_t>& offsets, int64_t capacity,
+                         const std::vector<Eviction>& evictions, const std::vector<Transfer>* copies,
+                         const SwapOptions& swap) {
   Validation v;
+  const std::vector<Transfer> none;
+  const std::vector<Transfer>& transfers = copies ? *copies : none;
   auto dur = [&](int64_t t) {
     return t >= 0 && t < static_cast<int64_t>(swap.durations.size()) ? swap.durations[static_cast<size_t>(t)] : int64_t{1};
   };
@@ -104,6 +109,7 @@ Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets,
     std::sort(q.buffers[e.buffer].gaps.begin(), q.buffers[e.buffer].gaps.end(),
               [](const Gap& x, const Gap& y) { return x.start < y.start; });
     // Its two copies.
+    if (!copies) continue;
     bool got_out = false, got_in = false;
     for (auto it = pending.begin(); it != pending.end();) {
       const auto [buf, out, s, t] = *it;
@@ -176,16 +182,20 @@ Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets,
   return v;
 }
 
-Validation validate_spaces_swaps(const Problem& p, const std::vector<std::string>& space,
-                                 const std::vector<int64_t>& offsets, const std::vector<Eviction>& evictions,
-                                 const std::vector<Transfer>& transfers, const std::vector<int64_t>& copy_offsets,
-                                 const std::string& to, const SwapOptions& swap, std::vector<int64_t>* peaks) {
+// validate_spaces_swaps, and without `copies` (nullptr) validate_spaces_absences: no
+// transfers, no copies in `to`.
+Validation spaces_swaps_checked(const Problem& p, const std::vector<std::string>& space,
+                                const std::vector<int64_t>& offsets, const std::vector<Eviction>& evictions,
+                                const std::vector<Transfer>* copies, const std::vector<int64_t>& copy_offsets,
+                                const std::string& to, const SwapOptions& swap, std::vector<int64_t>* peaks) {
   Validation v;
   if (p.memories.empty() || space.size() != p.buffers.size() || offsets.size() != p.buffers.size() ||
-      copy_offsets.size() != evictions.size()) {
+      (copies && copy_offsets.size() != evictions.size())) {
     fail(v, "expected memories, one memory and offset per buffer, one copy offset per eviction");
     return v;
   }
+  const std::vector<Transfer> none;
+  const std::vector<Transfer>& transfers = copies ? *copies : none;
   // The first memory on its own: the swap rules and its capacity.
   const std::string& fast = p.memories[0].name;
   Problem first;
@@ -214,7 +224,8 @@ Validation validate_spaces_swaps(const Problem& p, const std::vector<std::string
     tr.push_back({at[x.buffer], x.out, x.start, x.end});
   }
   const int64_t cap = p.memories[0].capacity.value_or(INT64_MAX);
-  for (const std::string& e : validate_swaps(first, first_offs, cap, ev, tr, swap).errors) fail(v, "memory " + fast + ": " + e);
+  for (const std::string& e : swaps_checked(first, first_offs, cap, ev, copies ? &tr : nullptr, swap).errors)
+    fail(v, "memory " + fast + ": " + e);
   // Every memory, with the absences as gaps and the copies as buffers of `to`.
   Problem all = p;
   std::vector<std::string> sp = space;
@@ -225,6 +236,7 @@ Validation validate_spaces_swaps(const Problem& p, const std::vector<std::string
     if (e.back >= 0 && e.back != offsets[e.buffer]) fail(v, "buffer " + b.id + ": split evictions need one memory");
     b.gaps.push_back({e.lo, e.hi, false, 0, 0});
     std::sort(b.gaps.begin(), b.gaps.end(), [](const Gap& x, const Gap& y) { return x.start < y.start; });
+    if (!copies) continue;
     Buffer c;
     c.id = p.buffers[e.buffer].id + "@copy" + std::to_string(k);
     c.size = b.size;
@@ -242,6 +254,32 @@ Validation validate_spaces_swaps(const Problem& p, const std::vector<std::string
   for (const std::string& e : w.errors) fail(v, e);
   v.peak = w.peak;
   return v;
+}
+
+}  // namespace
+
+Validation validate_swaps(const Problem& p, const std::vector<int64_t>& offsets, int64_t capacity,
+                          const std::vector<Eviction>& evictions, const std::vector<Transfer>& transfers,
+                          const SwapOptions& swap) {
+  return swaps_checked(p, offsets, capacity, evictions, &transfers, swap);
+}
+
+Validation validate_absences(const Problem& p, const std::vector<int64_t>& offsets, int64_t capacity,
+                             const std::vector<Eviction>& evictions) {
+  return swaps_checked(p, offsets, capacity, evictions, nullptr, SwapOptions{});
+}
+
+Validation validate_spaces_swaps(const Problem& p, const std::vector<std::string>& space,
+                                 const std::vector<int64_t>& offsets, const std::vector<Eviction>& evictions,
+                                 const std::vector<Transfer>& transfers, const std::vector<int64_t>& copy_offsets,
+                                 const std::string& to, const SwapOptions& swap, std::vector<int64_t>* peaks) {
+  return spaces_swaps_checked(p, space, offsets, evictions, &transfers, copy_offsets, to, swap, peaks);
+}
+
+Validation validate_spaces_absences(const Problem& p, const std::vector<std::string>& space,
+                                    const std::vector<int64_t>& offsets, const std::vector<Eviction>& evictions,
+                                    std::vector<int64_t>* peaks) {
+  return spaces_swaps_checked(p, space, offsets, evictions, nullptr, {}, "", SwapOptions{}, peaks);
 }
 
 }  // namespace memplan

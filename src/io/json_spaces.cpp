@@ -3,6 +3,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <unordered_map>
+
+#include "io/check.h"
 
 #include "memplan/io_json.h"
 #include "memplan/spaces_io.h"
@@ -121,6 +124,64 @@ std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offset
   doc["swap"] = s;
   if (!swap.durations.empty()) doc["durations"] = swap.durations;
   return doc.dump(1) + "\n";
+}
+
+std::string plan_to_json(const Problem& p, const std::vector<int64_t>& offsets, const PlanColumns& columns,
+                         const std::map<std::string, std::string>& extra) {
+  using nlohmann::json;
+  json doc = json::parse(problem_to_json(p, &offsets, extra));
+  json& buffers = doc["buffers"];
+  for (size_t i = 0; i < columns.space.size() && i < buffers.size(); ++i) buffers[i]["space"] = columns.space[i];
+  if (columns.has_evictions)
+    for (const Eviction& e : columns.evictions) buffers[e.buffer]["evictions"].push_back({e.lo, e.hi});
+  return doc.dump(1) + "\n";
+}
+
+PlanColumns read_plan_columns_json_file(const std::string& path, const Problem& problem) {
+  using nlohmann::json;
+  std::ifstream in = open_input(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json doc;
+  try {
+    doc = json::parse(ss.str());
+  } catch (const json::parse_error& e) {
+    throw InputError(path + ": invalid JSON: " + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("buffers") || !doc["buffers"].is_array())
+    throw InputError(path + ": expected an object with a 'buffers' array");
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < problem.buffers.size(); ++i) index.emplace(problem.buffers[i].id, i);
+  PlanColumns out;
+  const json& buffers = doc["buffers"];
+  for (size_t k = 0; k < buffers.size(); ++k) {
+    const json& jb = buffers[k];
+    const std::string where = json_buffer_location(path, k);
+    if (!jb.is_object() || !jb.contains("id")) throw InputError(where + ": expected an object with an 'id'");
+    const std::string id = jb["id"].is_string() ? jb["id"].get<std::string>() : jb["id"].dump();
+    const auto it = index.find(id);
+    if (it == index.end()) throw InputError(where + ": field 'id': buffer '" + id + "' is not in the problem");
+    if (jb.contains("space")) {
+      if (!jb["space"].is_string()) throw InputError(where + ": field 'space' must be a memory's name");
+      out.space.resize(problem.buffers.size());
+      out.space[it->second] = jb["space"].get<std::string>();
+    }
+    if (!jb.contains("evictions")) continue;
+    out.has_evictions = true;
+    const json& ev = jb["evictions"];
+    if (!ev.is_array()) throw InputError(where + ": field 'evictions' must be an array of [lo, hi]");
+    for (size_t e = 0; e < ev.size(); ++e) {
+      const std::string field = "evictions[" + std::to_string(e) + "]";
+      if (!ev[e].is_array() || ev[e].size() != 2 || !ev[e][0].is_number_integer() || !ev[e][1].is_number_integer())
+        throw InputError(where + ": field '" + field + "' must be [lo, hi] (integers)");
+      out.evictions.push_back({it->second, ev[e][0].get<int64_t>(), ev[e][1].get<int64_t>()});
+    }
+  }
+  if (!out.space.empty())
+    for (size_t i = 0; i < problem.buffers.size(); ++i)
+      if (out.space[i].empty())
+        throw InputError(path + ": buffers: buffer '" + problem.buffers[i].id + "' has no field 'space'");
+  return out;
 }
 
 }  // namespace memplan

@@ -85,6 +85,24 @@ void read_space_columns(const CsvTable& table, std::vector<Buffer>& buffers, con
   }
 }
 
+namespace {
+
+// The memories' own rules, each error naming `where` (the file, or --memories) and the field.
+void check_memories(const std::vector<Memory>& memories, const std::string& where, std::set<std::string>& names) {
+  for (const Memory& m : memories) {
+    const std::string w = where + ": memory '" + m.name + "'";
+    if (m.name.empty() || m.name.find('|') != std::string::npos)
+      throw InputError(where + ": field 'memories': empty or invalid memory name '" + m.name + "'");
+    if (!names.insert(m.name).second) throw InputError(w + ": field 'name': declared twice");
+    if (m.capacity && *m.capacity <= 0)
+      throw InputError(w + ": field 'capacity': " + std::to_string(*m.capacity) + " must be > 0");
+    if (m.alignment <= 0 || (m.alignment & (m.alignment - 1)) != 0)
+      throw InputError(w + ": field 'alignment': " + std::to_string(m.alignment) + " is not a power of two");
+  }
+}
+
+}  // namespace
+
 std::vector<Memory> parse_memories(const std::string& spec, const std::string& where) {
   std::vector<Memory> out;
   for (const std::string& item : split(spec, ',')) {
@@ -99,21 +117,14 @@ std::vector<Memory> parse_memories(const std::string& spec, const std::string& w
     }
     out.push_back(m);
   }
+  std::set<std::string> names;
+  check_memories(out, where, names);  // so that an error names the option, not the input file
   return out;
 }
 
 void check_spaces(const Problem& p, const std::string& name, const std::function<std::string(size_t)>& where) {
   std::set<std::string> names;
-  for (const Memory& m : p.memories) {
-    const std::string w = name + ": memory '" + m.name + "'";
-    if (m.name.empty() || m.name.find('|') != std::string::npos)
-      throw InputError(name + ": field 'memories': empty or invalid memory name '" + m.name + "'");
-    if (!names.insert(m.name).second) throw InputError(w + ": field 'name': declared twice");
-    if (m.capacity && *m.capacity <= 0)
-      throw InputError(w + ": field 'capacity': " + std::to_string(*m.capacity) + " must be > 0");
-    if (m.alignment <= 0 || (m.alignment & (m.alignment - 1)) != 0)
-      throw InputError(w + ": field 'alignment': " + std::to_string(m.alignment) + " is not a power of two");
-  }
+  check_memories(p.memories, name, names);
   for (size_t i = 0; i < p.buffers.size(); ++i) {
     const Buffer& b = p.buffers[i];
     // Only an error spells out where (not a string per buffer on every run).
