@@ -20,6 +20,7 @@
 //     planned buffers had deallocs.
 #include "Passes.h"
 
+#include <cmath>
 #include <string>
 
 #include "Bridge.h"
@@ -28,6 +29,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -113,8 +115,13 @@ std::string collectAliases(Candidate& c) {
         return "escapes: passed into '" + user->getName().getStringRef().str() + "'";
       if (isa<memref::DimOp>(user)) continue;
       const std::string name = user->getName().getStringRef().str();
+      // A result may hold the buffer's address when it is a memref or tensor, or a type of
+      // another dialect (a pointer, say); a builtin scalar, vector or complex is a value.
+      // (The test was on the dialect's namespace, which "builtin" has: every scalar result,
+      // memref.load's included, counted as an alias, and after linalg was lowered to loops
+      // no alloc was planned.)
       for (Type t : user->getResultTypes())
-        if ((isa<ShapedType>(t) && !isa<VectorType>(t)) || !t.getDialect().getNamespace().empty())
+        if ((isa<ShapedType>(t) && !isa<VectorType>(t)) || !isa<BuiltinDialect>(t.getDialect()))
           return "escapes: aliased by the result of '" + name + "'";
       auto effects = dyn_cast<MemoryEffectOpInterface>(user);
       if (!effects) return "escapes: used by '" + name + "' (unknown memory effects)";
@@ -187,6 +194,18 @@ void ArenaPass::runOnOperation() {
   if (!isPowerOfTwo(alignment)) {
     emitError(func.getLoc()) << "memplan-arena: alignment=" << static_cast<int64_t>(alignment)
                              << " is not a power of two";
+    return signalPassFailure();
+  }
+  // As the CLI refuses them: a negative or NaN limit is not "no limit", a negative capacity
+  // not "none" (0 means none, as the option says).
+  if (!(timeLimit >= 0) || !std::isfinite(static_cast<double>(timeLimit))) {
+    emitError(func.getLoc()) << "memplan-arena: time-limit=" << static_cast<double>(timeLimit)
+                             << " must be a finite number of seconds >= 0 (0: no limit)";
+    return signalPassFailure();
+  }
+  if (capacity < 0) {
+    emitError(func.getLoc()) << "memplan-arena: capacity=" << static_cast<int64_t>(capacity)
+                             << " must be >= 0 bytes (0: unlimited)";
     return signalPassFailure();
   }
   const DataLayout layout = DataLayout::closest(func);
