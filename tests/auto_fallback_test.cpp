@@ -200,5 +200,28 @@ TEST(AutoFallback, UnderConflictsTheOnlinePlanStartsBeforeTheGraphIsBuilt) {
   }
 }
 
+TEST(AutoFallback, UnderConflictsALimitThatLeavesNoMemberTimeStillGivesTheStackedPlan) {
+  // Under explicit conflicts the plan of last resort is a member's: a limit that the
+  // conflicts' derivation (in the reader) had nearly used up left auto no plan at all, while
+  // `exact` and `greedy` gave their stacked plans (20,000 buffers on 8 streams at
+  // --time-limit 0.5: the bound's sweep ran out of time). A limit already passed when auto
+  // starts stands for it here; members that give nothing stand for members out of time.
+  const Problem p = generated("streams", 5000, 2);  // enough for the bound's sweep to poll the clock
+  ASSERT_FALSE(p.conflicts.empty());
+  const SolverInfo nothing{"x", "test: no plan", [](const Problem&, const SolveOptions&) { return SolveResult{}; },
+                           Supports{.explicit_conflicts = true}};
+  for (double limit : {1e-9, 5.0}) {
+    SolveOptions o;
+    o.time_limit_seconds = limit;
+    const SolveResult r = run_portfolio(p, o, [&](const std::string&) { return &nothing; });
+    ASSERT_TRUE(r.solution) << limit << " s: " << r.detail;
+    EXPECT_NE(r.detail.find("winner=stacked"), std::string::npos) << r.detail;
+    if (limit < 1) EXPECT_NE(r.detail.find("reason=time_limit_in_bound"), std::string::npos) << r.detail;
+    EXPECT_TRUE(validate(p, r.solution->offsets).ok);
+    o.capacity = r.solution->peak - 1;  // a stacked plan above the capacity is no plan
+    EXPECT_FALSE(run_portfolio(p, o, [&](const std::string&) { return &nothing; }).solution) << limit;
+  }
+}
+
 }  // namespace
 }  // namespace memplan

@@ -26,6 +26,7 @@
 #include "memplan/validate.h"
 #include "portfolio/portfolio.h"
 #include "solvers/families.h"
+#include "solvers/greedy/graph_fit.h"
 
 namespace memplan {
 namespace {
@@ -138,12 +139,24 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   // solve() has just run it on this problem (bound_has_load) and the online plan's check
   // below times the checks instead.
   const Deadline clock = deadline.clock_only();
+  const auto cap = capacity_of(p, opt);
   const bool sweep = !opt.bound_has_load || !p.conflicts.empty();
   shared.lower = sweep ? lower_bound_of(p, &clock) : 0;
+  // Under explicit conflicts, when nothing else could be had: every buffer at its own bytes
+  // (stacked_plan, O(n), valid under any relation). On intervals the online plan below is
+  // the plan of last resort; under conflicts it is a member, and a limit that the
+  // conflicts' derivation had nearly used up left no plan at all where `exact` and `greedy`
+  // gave this one (20,000 buffers on 8 streams at --time-limit 0.5: the bound's sweep ran
+  // out of time).
+  auto stacked = [&]() -> std::optional<Solution> {
+    if (p.conflicts.empty()) return std::nullopt;
+    Solution s = stacked_plan(p);
+    if (cap && s.peak > *cap) return std::nullopt;
+    return s;
+  };
   if (shared.lower < 0) {
-    SolveResult r;
-    r.status = Status::kNoPlan;
-    r.detail = "reason=time_limit_in_bound";
+    SolveResult r = result_from_plan(p, opt, stacked());
+    r.detail = std::string("reason=time_limit_in_bound") + (r.solution ? " winner=stacked" : "");
     return r;
   }
   // The driver's bound (SolveOptions::proven_lower_bound: under a partial order the
@@ -155,7 +168,6 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   // 1.3-2.7 times the LOAD sweep (1M buffers, `scripts/overrun.sh large`, first table), so 4
   // times the sweep just timed, or 1.5 times the online plan's check timed below.
   double check_seconds = sweep ? 4 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() : 0;
-  const auto cap = capacity_of(p, opt);
   // The plan of last resort first, in O(n log n): a limit too short for any member still
   // returns it. It is not shared with the members (a poor first plan would only draw the
   // exact search's ladder away from the bound); the result is the better of it and theirs.
@@ -377,6 +389,7 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   const bool use_fallback = fallback && (!shared.best || fallback->peak <= shared.best->peak);
   if (use_fallback)
     shared.best = std::move(fallback), shared.best_check = fallback_check, shared.winner = "online-best-fit";
+  if (!shared.best && (shared.best = stacked())) shared.winner = "stacked";  // no member had the time
   SolveResult r = result_from_plan(p, opt, shared.best);
   if (r.solution) r.check = shared.best_check;
   r.lower_bound = shared.lower;
