@@ -24,7 +24,8 @@ void add_model_options(CLI::App* cmd, ModelOptions& m) {
                   "models (.onnx, .jsonl graph): execution order: graph (the model's), memory (heuristics + local search, default) or "
                   "exact (dynamic program where it finishes); solve also plans the graph order and keeps the "
                   "lower peak")
-      ->check(CLI::IsMember({"graph", "memory", "exact"}));
+      ->check(CLI::IsMember({"graph", "memory", "exact"}))
+      ->each([&m](const std::string&) { m.schedule_given = true; });
   cmd->add_option("--streams", m.streams,
                   "ONNX: run on N parallel streams (independent branches round-robin; a node's "
                   "int attribute 'memplan_stream' is kept); buffers conflict unless one is dead before the other "
@@ -36,6 +37,11 @@ std::optional<Problem> streams_problem(Graph& g, const ModelOptions& model, cons
   int32_t streams = model.streams;
   for (const Operator& op : g.ops) streams = std::max(streams, op.stream + 1);
   if (streams <= 0) return std::nullopt;
+  // Every interleaving of the streams is planned (a partial order): there is no one order
+  // to schedule, and --schedule was silently ignored.
+  if (model.schedule_given)
+    throw InputError("--schedule needs one stream: the model runs on " + std::to_string(streams) +
+                     " streams (--streams or its nodes' 'memplan_stream'), where every interleaving is planned");
   assign_streams(g, streams);
   return lower_streams(g, streams, {}, lower).problem;
 }

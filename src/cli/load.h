@@ -43,6 +43,7 @@ struct ModelOptions {
   bool strict = false;
   bool no_alias = false;            // every tensor its own buffer (no views, no in-place)
   std::string schedule = "memory";  // execution order: graph, memory or exact (schedule.h)
+  bool schedule_given = false;      // --schedule on the command line (refused with streams)
   double schedule_time_limit = 10.0;  // seconds for choosing the order (<= 0: none)
   uint64_t schedule_seed = 1;         // the local search's seed
   int32_t streams = 0;  // > 0: run on this many streams (graph_streams.h), branches round-robin

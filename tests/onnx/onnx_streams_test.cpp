@@ -121,6 +121,12 @@ TEST(OnnxStreams, CliSolveAndOnnx) {
   EXPECT_EQ(p.clock_dim, 2);
   EXPECT_TRUE(conflict_by_id(p, "A1", "A2"));
   EXPECT_NE(run("onnx " + plain + " --streams 2 --summary").rfind("rc=0 ", 0), 0u);  // refused, exit 2
+  // --schedule has no single order to choose on several streams: refused (it was ignored).
+  for (const std::string& cmd : {"solve " + plain + " --streams 2 --schedule exact", "onnx " + meta + " --schedule graph"}) {
+    const std::string out = run(cmd);
+    EXPECT_NE(out.rfind("rc=0 ", 0), 0u) << cmd << ": " << out;
+    EXPECT_NE(out.find("--schedule needs one stream"), std::string::npos) << out;
+  }
 }
 
 }  // namespace
