@@ -105,6 +105,26 @@ std::vector<Case> cases() {
        "column 'gaps'"},
       {"gap_window_beyond_size", Kind::kCsv, "id,lower,upper,size,gaps\na,0,9,8,1-4@0:9\n", ":2",
        "column 'gaps'"},
+      // In-place and group relations name the row too (they named only the file).
+      {"inplace_unknown_target", Kind::kCsv, "id,lower,upper,size,inplace\na,0,2,10,\nb,1,3,10,zz\n", ":3",
+       "column 'inplace': buffer 'b': inplace_of 'zz' is not a buffer"},
+      {"inplace_cycle", Kind::kCsv, "id,lower,upper,size,inplace\na,0,2,10,b\nb,1,3,10,a\n", ":2",
+       "column 'inplace': buffer 'a': in-place reuse forms a cycle"},
+      // Two members at one index: the layout would silently follow the input order.
+      {"group_same_index", Kind::kCsv, "id,lower,upper,size,group\na,0,2,10,g:0\nb,1,3,10,g:0\n", ":3",
+       "column 'group': group 'g': members 'a' and 'b' have the same index 0"},
+      {"json_group_same_index", Kind::kJson,
+       R"({"buffers": [{"id": "a", "lower": 0, "upper": 4, "size": 8, "group": "g", "group_index": -1},
+                       {"id": "b", "lower": 0, "upper": 4, "size": 8, "group": "g", "group_index": -1}]})",
+       ": buffer #1 'b'", "group: group 'g': members 'a' and 'b' have the same index -1"},
+      // A deadlock between streams names the row's id (it said "buffer 0" and "'after' events").
+      {"streams_deadlock", Kind::kCsv, "id,stream,lower,upper,size,deps,reads\nx,0,0,2,4,y,\ny,1,0,3,2,x,\n", ":2",
+       "column 'deps': buffer 'x': its dependencies form a cycle across the streams"},
+      // A control character in an id (a NUL was written raw into the plan, and cut messages).
+      {"id_control_character", Kind::kCsv, std::string("id,lower,upper,size\na\x01" "b,0,2,10\n"), ":2",
+       "column 'id': id contains the control character 0x01"},
+      {"json_id_nul", Kind::kJson, R"({"buffers": [{"id": "a\u0000b", "lower": 0, "upper": 4, "size": 8}]})",
+       ": buffer #0 'a\\x00b'", "id contains the control character 0x00"},
       {"plc_empty", Kind::kPlc, "", ": empty file", ""},
       {"plc_truncated", Kind::kPlc, plc({{1, 0, 5, 8, 0, 0, 0, 8}}) + std::string(10, '\0'),
        ": record 2", "truncated"},
@@ -123,6 +143,16 @@ std::vector<Case> cases() {
       {"json_missing_size", Kind::kJson, R"({"buffers": [{"id": "a", "lower": 0, "upper": 4}]})",
        ": buffers[0]", "'size'"},
       {"json_syntax", Kind::kJson, R"({"buffers": [)", ": invalid JSON", "line 1"},
+      // A repeated key: nlohmann keeps the last one, so {"size": 8, "size": 16} was read as 16.
+      {"json_repeated_field", Kind::kJson,
+       R"({"buffers": [{"id": "a", "lower": 0, "upper": 4, "size": 8}, {"id": "b", "lower": 0, "upper": 4, "size": 8, "size": 16}]})",
+       ": field 'buffers[1].size'", "is given twice"},
+      {"json_repeated_top_field", Kind::kJson,
+       R"({"capacity": 8, "buffers": [{"id": "a", "lower": 0, "upper": 4, "size": 8}], "capacity": 4})", ": field 'capacity'",
+       "is given twice"},
+      {"json_repeated_gap_field", Kind::kJson,
+       R"({"buffers": [{"id": "a", "lower": 0, "upper": 9, "size": 8, "gaps": [{"lower": 1, "upper": 2, "upper": 3}]}]})",
+       ": field 'buffers[0].gaps[0].upper'", "is given twice"},
       // An empty group name (as in CSV): it would be written back without its group_index.
       {"json_empty_group", Kind::kJson,
        R"({"buffers": [{"id": "a", "lower": 0, "upper": 4, "size": 8, "group": "", "group_index": 1}]})", ": buffers[0]",

@@ -15,6 +15,9 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "memplan/problem.h"
@@ -32,9 +35,18 @@ struct Lowering {
   bool complete = true;        // false: the deadline passed first; the rest is unusable
 };
 
-// Throws InputError for inconsistent constraints (unknown in-place target, two buffers
-// reusing the same one, cycles, a group member that cannot be aligned, disagreeing fixed
-// offsets, gaps with windows combined with in-place). With a deadline it is polled
+// What lower_constraints throws: the buffer (index into the problem) and its field
+// ("inplace" or "group") at fault, so that a reader can name the line.
+struct ConstraintError : std::invalid_argument {
+  ConstraintError(size_t buffer_index, std::string field_name, const std::string& what)
+      : std::invalid_argument(what), buffer(buffer_index), field(std::move(field_name)) {}
+  size_t buffer;
+  std::string field;
+};
+
+// Throws ConstraintError for inconsistent constraints (unknown in-place target, two buffers
+// reusing the same one, cycles, a group member that cannot be aligned, two members of a
+// group at one index, disagreeing fixed offsets, gaps with windows combined with in-place). With a deadline it is polled
 // throughout (O(n) hash index, O(n log n) group sorts): once it has passed, the result has
 // complete = false.
 Lowering lower_constraints(const Problem& p, const Deadline* deadline = nullptr);

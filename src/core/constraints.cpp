@@ -12,7 +12,9 @@
 namespace memplan {
 namespace {
 
-[[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument(msg); }
+[[noreturn]] void fail(size_t buffer, const char* field, const std::string& msg) {
+  throw ConstraintError(buffer, field, msg);
+}
 
 // One buffer with the exact footprint of in-place members sharing an offset: at each instant
 // it occupies [0, largest present member size) (a member is absent in its gaps: none of them
@@ -32,7 +34,7 @@ Buffer merge_chain(const Problem& p, const std::vector<int32_t>& members) {
     m.alignment = std::max(m.alignment, b.alignment);
     if (b.offset) {
       if (m.offset && *m.offset != *b.offset)
-        fail("in-place chain of '" + head.id + "': fixed offsets " + std::to_string(*m.offset) +
+        fail(static_cast<size_t>(i), "offset", "in-place chain of '" + head.id + "': fixed offsets " + std::to_string(*m.offset) +
              " and " + std::to_string(*b.offset) + " disagree");
       m.offset = b.offset;
     }
@@ -77,11 +79,11 @@ std::vector<std::vector<int32_t>> inplace_chains(const Problem& p, Poll& poll, b
     const Buffer& b = p.buffers[i];
     if (b.inplace_of.empty()) continue;
     auto it = index.find(b.inplace_of);
-    if (it == index.end()) fail("buffer '" + b.id + "': inplace_of '" + b.inplace_of + "' is not a buffer");
+    if (it == index.end()) fail(static_cast<size_t>(i), "inplace", "buffer '" + b.id + "': inplace_of '" + b.inplace_of + "' is not a buffer");
     const int32_t a = it->second;
-    if (a == i) fail("buffer '" + b.id + "': inplace_of names itself");
+    if (a == i) fail(static_cast<size_t>(i), "inplace", "buffer '" + b.id + "': inplace_of names itself");
     if (succ[a] >= 0)
-      fail("buffer '" + b.id + "': '" + b.inplace_of + "' is already reused in place by '" +
+      fail(static_cast<size_t>(i), "inplace", "buffer '" + b.id + "': '" + b.inplace_of + "' is already reused in place by '" +
            p.buffers[succ[a]].id + "'");
     // Absences (gaps without a window, as swapping makes) merge into the chain's footprint;
     // a window would make it other than a prefix [0, w) of the shared offset.
@@ -89,9 +91,9 @@ std::vector<std::vector<int32_t>> inplace_chains(const Problem& p, Poll& poll, b
       return std::any_of(x.gaps.begin(), x.gaps.end(), [](const Gap& g) { return g.has_window; });
     };
     if (windowed(b) || windowed(p.buffers[a]))
-      fail("buffer '" + b.id + "': gaps with windows cannot be combined with in-place reuse");
+      fail(static_cast<size_t>(i), "inplace", "buffer '" + b.id + "': gaps with windows cannot be combined with in-place reuse");
     if (!b.group.empty() || !p.buffers[a].group.empty())
-      fail("buffer '" + b.id + "': contiguous groups cannot be combined with in-place reuse");
+      fail(static_cast<size_t>(i), "inplace", "buffer '" + b.id + "': contiguous groups cannot be combined with in-place reuse");
     pred[i] = a;
     succ[a] = i;
   }
@@ -105,7 +107,7 @@ std::vector<std::vector<int32_t>> inplace_chains(const Problem& p, Poll& poll, b
     chains.push_back(std::move(chain));
   }
   for (int32_t i = 0; i < n; ++i)
-    if (!seen[i]) fail("buffer '" + p.buffers[i].id + "': in-place reuse forms a cycle");
+    if (!seen[i]) fail(static_cast<size_t>(i), "inplace", "buffer '" + p.buffers[i].id + "': in-place reuse forms a cycle");
   stopped = false;
   return chains;
 }
@@ -148,6 +150,11 @@ Lowering lower_constraints(const Problem& p, const Deadline* deadline) {
     std::stable_sort(members.begin(), members.end(), [&](int32_t a, int32_t b) {
       return p.buffers[a].group_index < p.buffers[b].group_index;
     });
+    for (size_t k = 1; k < members.size(); ++k)  // the layout order would be the input's: refused
+      if (p.buffers[members[k]].group_index == p.buffers[members[k - 1]].group_index)
+        fail(static_cast<size_t>(members[k]), "group", "group '" + name + "': members '" + p.buffers[members[k - 1]].id + "' and '" +
+                                      p.buffers[members[k]].id + "' have the same index " +
+                                      std::to_string(p.buffers[members[k]].group_index));
     Buffer g;
     g.id = "group:" + name;
     g.start = p.buffers[members[0]].start;
@@ -157,11 +164,11 @@ Lowering lower_constraints(const Problem& p, const Deadline* deadline) {
     for (int32_t i : members) {
       const Buffer& b = p.buffers[i];
       if (prefix % b.alignment != 0)
-        fail("group '" + name + "': member '" + b.id + "' sits " + std::to_string(prefix) +
+        fail(static_cast<size_t>(i), "group", "group '" + name + "': member '" + b.id + "' sits " + std::to_string(prefix) +
              " bytes into the group, not a multiple of its alignment " + std::to_string(b.alignment));
       if (b.offset) {
         if (*b.offset < prefix || (base && *base != *b.offset - prefix))
-          fail("group '" + name + "': fixed offset of '" + b.id + "' contradicts the group layout");
+          fail(static_cast<size_t>(i), "group", "group '" + name + "': fixed offset of '" + b.id + "' contradicts the group layout");
         base = *b.offset - prefix;
       }
       g.start = std::min(g.start, b.start);

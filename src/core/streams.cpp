@@ -98,8 +98,8 @@ std::vector<int64_t> birth_clocks(const std::vector<StreamBuffer>& bufs, int32_t
     for (int32_t i = 0; i < n; ++i)
       if (!bufs[i].after.empty() && indeg[joins[bufs[i].stream][bufs[i].lower]] > 0)
         throw std::invalid_argument("buffer " + std::to_string(i) +
-                                    ": its 'after' events form a cycle (the streams would deadlock)");
-  if (done < m) throw std::invalid_argument("the 'after' events form a cycle (the streams would deadlock)");
+                                    ": its dependencies form a cycle across the streams (they would deadlock)");
+  if (done < m) throw std::invalid_argument("the dependencies form a cycle across the streams (they would deadlock)");
   std::vector<int64_t> clock(static_cast<size_t>(n) * S, 0);
   for (int32_t i = 0; i < n; ++i) {
     int64_t* c = &clock[i * S];
@@ -304,7 +304,7 @@ Problem problem_from_streams(const std::vector<StreamBuffer>& bufs, const std::v
         clock += stop - next[s], left -= stop - next[s];
         next[s] = stop, moved = true;
       }
-    if (!moved) throw std::invalid_argument("the 'after' events form a cycle (the streams would deadlock)");
+    if (!moved) throw std::invalid_argument("the dependencies form a cycle across the streams (they would deadlock)");
   }
   auto time = [&](size_t s, int64_t op) {  // the stretch holding op, then op's place in it
     const std::vector<Stretch>& run = stretches[s];

@@ -7,6 +7,7 @@
 #include "memplan/constraints.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -21,6 +22,13 @@ std::optional<FieldIssue> buffer_issue(const Buffer& b) {
   if (b.id.empty()) return FieldIssue{"id", "empty id"};
   if (b.id.find_first_of("\n\r") != std::string::npos)
     return FieldIssue{"id", "id '" + b.id + "' contains a line break"};
+  // Other control characters (a NUL from JSON's \u0000 was written raw into the plan CSV).
+  for (const char c : b.id)
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      return FieldIssue{"id", "id contains the control character " + std::string(hex)};
+    }
   if (b.start < 0) return FieldIssue{"lower", "negative start " + s(b.start)};
   if (b.end <= b.start)
     return FieldIssue{"upper", "lifetime [" + s(b.start) + ", " + s(b.end) +
@@ -96,7 +104,20 @@ void check_problem(const Problem& p, const std::string& name, const Deadline* de
   Poll poll(deadline);
   // solve() runs this on every call, so it stays cheap on 10^6 buffers: messages are built
   // only on error, and duplicate ids are found without a hash table (first_duplicate_id).
-  auto who = [&](size_t i) { return name + ": buffer #" + std::to_string(i) + " '" + p.buffers[i].id + "': "; };
+  auto who = [&](size_t i) {
+    std::string id;  // control characters as \xNN (a NUL cut the message short)
+    for (const char c : p.buffers[i].id) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u >= 0x20 && u != 0x7f) {
+        id += c;
+        continue;
+      }
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned>(u));
+      id += hex;
+    }
+    return name + ": buffer #" + std::to_string(i) + " '" + id + "': ";
+  };
   TotalGuard total;
   for (size_t i = 0; i < p.buffers.size(); ++i) {
     if (poll()) return;
@@ -111,8 +132,8 @@ void check_problem(const Problem& p, const std::string& name, const Deadline* de
   if (has_constraints(p)) {
     try {
       lower_constraints(p, deadline);  // stopped: the caller sees the deadline passed
-    } catch (const std::invalid_argument& e) {
-      throw InputError(name + ": " + e.what());
+    } catch (const ConstraintError& e) {
+      throw InputError(who(e.buffer) + e.field + ": " + e.what());
     }
   }
   if (p.clock_dim != 0 || !p.clock_lower.empty() || !p.clock_upper.empty()) {

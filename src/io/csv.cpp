@@ -374,8 +374,9 @@ CsvTable read_csv(std::istream& in, const std::string& name, Lifetimes lifetimes
   if (has_constraints(table.problem)) {
     try {
       lower_constraints(table.problem);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(name + ": " + e.what());
+    } catch (const ConstraintError& e) {  // row i is line i + 2
+      const int col = where[e.field == "group" ? kGroup : e.field == "offset" ? kOffset : kInplace];
+      Loc{name, e.buffer + 2}.fail(col >= 0 ? table.columns[col] : e.field, e.what());
     }
   }
   // Every rule of check_problem was applied line by line above (buffer_issue, unique ids,

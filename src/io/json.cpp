@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -286,7 +287,73 @@ Problem parse_problem(const std::string& text, const std::string& name, const Js
 }
 }  // namespace
 
+// nlohmann keeps the last of a repeated key ({"size": 10, "size": 20} read as 20, silently):
+// a SAX pass over the text finds the first one and names where it is. Only on documents the
+// plain reader did not take (which stops at a repeated buffer field).
+class RepeatedKeys : public nlohmann::json_sax<json> {
+ public:
+  std::string found;  // "buffers[1].size", empty: none
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(false); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    Frame& f = frames_.back();
+    if (std::find(f.keys.begin(), f.keys.end(), k) != f.keys.end()) {
+      for (const Frame& g : frames_)
+        if (!g.label.empty()) found += (g.label[0] == '[' || found.empty() ? "" : ".") + g.label;
+      found += (found.empty() ? "" : ".") + k;
+      return false;
+    }
+    f.keys.push_back(k);
+    f.pending = k;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  struct Frame {
+    bool array = false;
+    int64_t next = 0;
+    std::string label;               // how the parent names it: a key or "[i]"
+    std::vector<std::string> keys;   // an object's keys so far
+    std::string pending;             // the key whose value comes next
+  };
+  std::string child_label() {
+    if (frames_.empty()) return "";
+    Frame& p = frames_.back();
+    return p.array ? "[" + std::to_string(p.next++) + "]" : p.pending;
+  }
+  bool value() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().next;
+    return true;
+  }
+  bool open(bool array) {
+    Frame f;
+    f.array = array;
+    f.label = child_label();
+    frames_.push_back(std::move(f));
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+  std::vector<Frame> frames_;
+};
+
 Problem parse_json_as_value(const std::string& text, const std::string& name, const JsonReadOptions& opt) {
+  RepeatedKeys repeated;
+  json::sax_parse(text, &repeated);  // a syntax error is reported below, by the reader
+  if (!repeated.found.empty()) throw InputError(name + ": field '" + repeated.found + "' is given twice");
   try {
     return parse_problem(text, name, opt);
   } catch (const json::exception& e) {  // a safety net: the reader checks types first

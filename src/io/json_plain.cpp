@@ -66,6 +66,7 @@ class PlainSax : public nlohmann::json_sax<json> {
       depth_ = 3;
       b_ = Buffer{};
       has_ = 0;
+      buffer_keys_ = 0;
       return true;
     }
     return false;
@@ -104,6 +105,11 @@ class PlainSax : public nlohmann::json_sax<json> {
     if (skip_ > 0) return true;
     const KeyField* e = depth_ == 1 ? find_key(kTopKeys, k) : depth_ == 3 ? find_key(kBufferKeys, k) : nullptr;
     if (!e) return false;  // unknown here (an error unless lenient), or read only by the json-value reader
+    // A repeated key (skipped ones too): an error, which the json-value reader reports.
+    uint32_t& seen = depth_ == 3 ? buffer_keys_ : top_keys_;
+    const uint32_t key_bit = uint32_t{1} << (depth_ == 3 ? e - kBufferKeys : e - kTopKeys);
+    if (seen & key_bit) return false;
+    seen |= key_bit;
     field_ = e->field;
     out_.space_fields |= e->space;
     return true;
@@ -127,8 +133,8 @@ class PlainSax : public nlohmann::json_sax<json> {
     if (--skip_ == 0) field_ = Field::kNone;
     return true;
   }
-  // A scalar value of the field the last key named. A repeated key overwrites: the last
-  // one counts, as in a json object.
+  // A scalar value of the field the last key named. (A repeated buffer field sends the
+  // document to the json-value reader, which refuses it.)
   bool scalar(Kind kind, int64_t v = 0, uint64_t big = 0, std::string* s = nullptr) {
     if (skip_ > 0) return true;
     const Field f = field_;
@@ -180,6 +186,7 @@ class PlainSax : public nlohmann::json_sax<json> {
   bool buffers_ = false, done_ = false;
   Buffer b_;
   uint32_t has_ = 0;  // the fields b_ has had
+  uint32_t buffer_keys_ = 0, top_keys_ = 0;  // the keys (by place in kBufferKeys, kTopKeys) seen
 };
 
 }  // namespace

@@ -122,9 +122,9 @@ void apply_partial_order(Problem& p, const std::vector<OrderRow>& rows, const st
         // "buffer <index>: ..." names a row; otherwise the whole file.
         const std::string what = e.what();
         size_t idx = 0;
-        if (what.rfind("buffer ", 0) == 0 && std::from_chars(what.data() + 7, what.data() + what.size(), idx).ec == std::errc() &&
-            idx < n)
-          fail(rows[idx], "deps", what);
+        const auto [end, ec] = std::from_chars(what.data() + 7, what.data() + what.size(), idx);
+        if (what.rfind("buffer ", 0) == 0 && ec == std::errc() && idx < n)  // the index as the row's id
+          fail(rows[idx], "deps", "buffer '" + p.buffers[idx].id + "'" + std::string(end, what.data() + what.size()));
         throw InputError(name + ": " + field_word + " 'deps': " + what);
       }
     }
