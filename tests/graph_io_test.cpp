@@ -331,7 +331,13 @@ TEST(GraphFileCli, BadGraphFileExits2WithoutOutput) {
   }
   EXPECT_FALSE(testing::exists(plan));
   EXPECT_FALSE(testing::exists(order));
-  EXPECT_EQ(testing::run_cli("generate --kind dag -n 0 -o '" + plan + "'", dir).code, 2);
+  const std::string empty = dir.file("empty.jsonl");
+  EXPECT_EQ(testing::run_cli("generate --kind dag -n 0 -o '" + empty + "'", dir).code, 2);
+  EXPECT_FALSE(testing::exists(empty));
+  // A graph under a .csv name was read back as CSV ("missing required column"): refused.
+  const auto r = testing::run_cli("generate --kind dag -n 40 -o '" + plan + "'", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--kind dag writes a memplan graph (JSON Lines): name the file .jsonl"), std::string::npos) << r.err;
   EXPECT_FALSE(testing::exists(plan));
 }
 

@@ -608,6 +608,11 @@ int main(int argc, char** argv) {
       std::ostringstream out;
       bool graph_kind = false;
       for (const auto& kind : graph_generator_kinds()) graph_kind |= kind.first == gen.kind;
+      // A graph read back by extension (.jsonl): under another name it was JSON Lines in a
+      // file every command then read as CSV ("missing required column").
+      if (graph_kind && !output.empty() && !has_extension(output, ".jsonl"))
+        throw InputError("-o " + output + ": --kind " + gen.kind +
+                         " writes a memplan graph (JSON Lines): name the file .jsonl, as solve and schedule read it");
       if (graph_kind) write_graph_jsonl(out, generate_graph(gen.kind, gen.buffers, gen.seed));
       else if (has_extension(output, ".json")) out << problem_to_json(generate(gen), nullptr);
       else write_csv(out, generate(gen), nullptr);
