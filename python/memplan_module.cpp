@@ -30,7 +30,7 @@ std::pair<Problem, std::vector<std::string>> onnx_problem_scheduled(const std::s
                                                                     const OnnxImportOptions& o,
                                                                     const std::string& mode);
 py::dict scheduled_plan_dict(const Graph& g, const ScheduledPlan& p);
-ScheduleOptions schedule_options(const std::string& mode, double time_limit, uint64_t seed, const LowerOptions& lower);
+ScheduleOptions schedule_options(const std::string& mode, double time_limit, int64_t seed, const LowerOptions& lower);
 #endif
 
 namespace {
@@ -74,6 +74,12 @@ Problem make_problem(std::vector<Buffer> buffers, std::optional<int64_t> capacit
 
 // Python-side options get the same treatment as the CLI's: a clear ValueError, never a
 // silent "no limit" or a crash.
+// A seed from Python: a negative one raised pybind11's TypeError (an unsigned parameter).
+uint64_t seed_of(int64_t seed) {
+  if (seed < 0) throw InputError("seed: must be >= 0, got " + std::to_string(seed));
+  return static_cast<uint64_t>(seed);
+}
+
 void check_run_options(double time_limit, int threads, int64_t iterations) {
   if (!(time_limit >= 0) || time_limit > 1e6)  // also catches nan
     throw InputError("time_limit: must be a number of seconds in [0, 1e6] (0 = no limit), got " +
@@ -169,12 +175,12 @@ PYBIND11_MODULE(_memplan, m) {
       }, py::arg("path"), py::arg("inclusive") = false, "Reads a MiniMalloc-format CSV problem.");
 
   m.def("solve", [](const Problem& p, const std::string& algo, std::optional<int64_t> capacity,
-                    double time_limit, uint64_t seed, int threads, int64_t iterations) {
+                    double time_limit, int64_t seed, int threads, int64_t iterations) {
         check_run_options(time_limit, threads, iterations);
         SolveOptions o;
         o.capacity = capacity;
         o.time_limit_seconds = time_limit;
-        o.seed = seed;
+        o.seed = seed_of(seed);
         o.threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         o.iterations = iterations;
         py::gil_scoped_release release;

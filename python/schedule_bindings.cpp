@@ -17,6 +17,7 @@
 
 namespace py = pybind11;
 using namespace memplan;
+uint64_t seed_of(int64_t seed);  // memplan_module.cpp (ValueError for a negative seed)
 
 using TensorRow = std::tuple<std::string, int64_t, std::string>;
 using OpRow = std::tuple<std::string, std::string, std::vector<int32_t>, std::vector<int32_t>,
@@ -69,11 +70,11 @@ py::dict scheduled_plan_dict(const Graph& g, const ScheduledPlan& p) {
   return d;
 }
 
-ScheduleOptions schedule_options(const std::string& mode, double time_limit, uint64_t seed, const LowerOptions& lower) {
+ScheduleOptions schedule_options(const std::string& mode, double time_limit, int64_t seed, const LowerOptions& lower) {
   ScheduleOptions o;
   o.mode = parse_schedule_mode(mode);
   o.time_limit = time_limit;
-  o.seed = seed;
+  o.seed = seed_of(seed);
   o.lower = lower;
   return o;
 }
@@ -101,7 +102,7 @@ std::pair<Problem, std::vector<std::string>> onnx_problem_scheduled(const std::s
 void register_schedule_bindings(py::module_& m) {
   m.def("_schedule_graph",
         [](const std::vector<TensorRow>& tensors, const std::vector<OpRow>& ops, const std::string& mode,
-           double time_limit, uint64_t seed, bool include_weights, bool inplace, int64_t alignment) {
+           double time_limit, int64_t seed, bool include_weights, bool inplace, int64_t alignment) {
           const Graph g = build_graph(tensors, ops);
           LowerOptions lo;
           lo.include_weights = include_weights;
@@ -126,7 +127,7 @@ void register_schedule_bindings(py::module_& m) {
   m.def("onnx_schedule",
         [](const std::string& path, const std::map<std::string, int64_t>& dims,
            const std::map<std::string, std::vector<int64_t>>& inputs, bool strict, const std::string& mode,
-           double time_limit, uint64_t seed) {
+           double time_limit, int64_t seed) {
           OnnxImportOptions o;
           o.dims = dims;
           o.inputs = inputs;

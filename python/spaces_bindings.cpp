@@ -24,6 +24,7 @@ namespace py = pybind11;
 using namespace memplan;
 
 void check_run_options(double time_limit, int threads, int64_t iterations);  // memplan_module.cpp
+uint64_t seed_of(int64_t seed);  // memplan_module.cpp
 
 namespace {
 
@@ -49,13 +50,13 @@ struct SwapPlan {
   std::string explain;
 };
 
-SolveOptions run_options(const std::string& algo, double time_limit, int threads, uint64_t seed) {
+SolveOptions run_options(const std::string& algo, double time_limit, int threads, int64_t seed) {
   check_run_options(time_limit, threads, 0);
   if (!find_solver(algo)) throw InputError("unknown algorithm '" + algo + "' (see algorithms())");
   SolveOptions o;
   o.time_limit_seconds = time_limit;
   o.threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  o.seed = seed;
+  o.seed = seed_of(seed);
   return o;
 }
 
@@ -66,7 +67,7 @@ void raise_if_invalid(const Validation& v, const char* what) {
                              (v.errors.empty() ? "?" : v.errors.front()));
 }
 
-MemoriesPlan plan_memories_py(const Problem& p, const std::string& algo, double time_limit, int threads, uint64_t seed) {
+MemoriesPlan plan_memories_py(const Problem& p, const std::string& algo, double time_limit, int threads, int64_t seed) {
   check_problem(p, "<python>");
   check_spaces(p, "<python>");
   if (p.memories.empty()) throw InputError("plan_memories: the problem declares no memories (Problem(memories=...))");
@@ -93,7 +94,7 @@ MemoriesPlan plan_memories_py(const Problem& p, const std::string& algo, double 
 
 SwapPlan plan_swaps_py(const Problem& p, int64_t capacity, const std::string& algo, double time_limit, int64_t bandwidth,
                        int channels, const std::vector<int64_t>& durations, bool split, bool allow_stall, bool exact,
-                       int threads, uint64_t seed) {
+                       int threads, int64_t seed) {
   check_problem(p, "<python>");
   if (capacity < 0) throw InputError("capacity: must be >= 0, got " + std::to_string(capacity));
   if (bandwidth < 0) throw InputError("bandwidth: must be >= 0 (0 = instantaneous copies), got " + std::to_string(bandwidth));

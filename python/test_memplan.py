@@ -111,7 +111,7 @@ class BindingsTest(unittest.TestCase):
                 memplan.solve(p, algo=algo, time_limit=0.2, threads=2)
             p.capacity = None
             for kwargs in ({"time_limit": float("nan")}, {"time_limit": -1.0},
-                           {"threads": -5}, {"iterations": -1}, {"capacity": -8}):
+                           {"threads": -5}, {"iterations": -1}, {"capacity": -8}, {"seed": -1}):
                 args = {"algo": algo, "time_limit": 0.2, "threads": 2, **kwargs}
                 with self.assertRaises(ValueError, msg=f"{algo} {kwargs}"):
                     memplan.solve(p, **args)
@@ -189,6 +189,8 @@ class BindingsTest(unittest.TestCase):
         self.assertIsNone(no.offsets)
         with self.assertRaises(ValueError):
             memplan.plan_swaps(p, 8, channels=0)
+        with self.assertRaises(ValueError):  # a negative seed (it was pybind11's TypeError)
+            memplan.plan_swaps(p, 8, seed=-1)
         # In-place reuse (keyword) counts once: b over a is 4 bytes, not 8.
         chain = memplan.Problem([memplan.Buffer("a", 0, 2, 4), memplan.Buffer("b", 1, 3, 4, inplace_of="a")])
         self.assertEqual(memplan.solve(chain, algo="greedy", capacity=4).peak, 4)

@@ -98,7 +98,8 @@ MEMPLAN_C_API void memplan_problem_destroy(memplan_problem* problem);
 
 /* Appends a buffer live during [start, end) of `size` bytes whose offset must be a multiple of
  * `alignment` (a power of two; 1 = none). Checked at once: id non-empty, unique and free of
- * ',' and line breaks; 0 <= start < end; size > 0; sizes summed stay below 2^61. On success
+ * line breaks and other control characters (a ',' is fine: CSV output quotes it);
+ * 0 <= start < end; size > 0; sizes summed stay below 2^61. On success
  * *out_index (if not NULL) receives the buffer's index, which is its place in offset arrays. */
 MEMPLAN_C_API memplan_error memplan_problem_add_buffer(memplan_problem* problem, const char* id,
                                                        int64_t start, int64_t end, int64_t size,
