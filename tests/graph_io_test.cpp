@@ -200,6 +200,10 @@ TEST(GraphFileCli, AModelsTensorsMayLiveInEveryDeclaredMemory) {
   const std::string on_streams = testing::read_text(plan);
   EXPECT_NE(on_streams.find(",sram\n"), std::string::npos) << on_streams;
   EXPECT_NE(on_streams.find(",dram\n"), std::string::npos) << on_streams;
+  // Swapping on several streams: refused (nothing was evictable there, and it said infeasible).
+  const auto swap = testing::run_cli("solve '" + graph + "' --streams 2 --swap --capacity " + std::to_string(sram), dir);
+  EXPECT_EQ(swap.code, 2) << swap.out;
+  EXPECT_NE(swap.err.find("--swap needs one stream"), std::string::npos) << swap.err;
 }
 
 TEST(GraphFileCli, AModelsPlanIsValidatedInTheOrderItWasPlannedFor) {

@@ -152,6 +152,11 @@ void load_spaces(Loaded& l, const std::string& input) {
   // lowering in the same order, with those steps as uses); a member of an in-place chain
   // only while no chain mate is live (swap.cpp). A problem file marks its evictable buffers
   // itself.
+  // On several streams the steps of one stream are not a time axis the absences could use
+  // (every interleaving is planned): nothing was evictable, and the status said infeasible.
+  if (l.model && !l.graph && spaces_args().swap)
+    throw InputError("--swap needs one stream: on several streams (--streams or the nodes' 'memplan_stream') the "
+                     "model's tensors have no single order of uses to be swapped out between");
   if (l.graph && spaces_args().swap) {
     LowerOptions lo = l.lower;
     lo.uses = true;
