@@ -13,6 +13,10 @@ std::optional<GapRelaxation> relax_gaps(const Problem& p) {
   g.relaxed = p;
   g.relaxed.buffers.clear();
   g.relaxed.memories.clear();
+  // Clocks describe the original rows (the time axis [start, end) is what is searched).
+  g.relaxed.clock_dim = 0;
+  g.relaxed.clock_lower.clear();
+  g.relaxed.clock_upper.clear();
   for (const Buffer& b : p.buffers) {
     g.first.push_back(static_cast<int32_t>(g.relaxed.buffers.size()));
     if (b.gaps.empty()) {
