@@ -617,12 +617,30 @@ TEST(Explain, InfeasibleSubsetWhenLoadFits) {
   ASSERT_TRUE(e.best_peak);
   EXPECT_EQ(*e.best_peak, 4);  // b above a
   EXPECT_TRUE(e.core_minimal);
+  EXPECT_TRUE(e.core_proven);  // exact refuted the core itself
   std::vector<std::string> ids;
   for (size_t i : e.core) ids.push_back(p.buffers[i].id);
   EXPECT_EQ(ids, (std::vector<std::string>{"b", "a"}));
   const std::string rep = e.report(p);
   EXPECT_NE(rep.find("best peak without a capacity: 4"), std::string::npos) << rep;
   EXPECT_NE(rep.find("b (2), a (1)"), std::string::npos) << rep;
+}
+
+TEST(Explain, AHeuristicsFailureIsNoProof) {
+  // first-fit finds no plan at 16, exact does (16 = LOAD): the subset first-fit leaves is
+  // "unsolved", not a proven infeasible one (the filter started out proven and only an
+  // unproven deletion cleared it; here every deletion lets the rest fit).
+  Problem p;
+  p.buffers = {make_buffer("b0", 3, 6, 4), make_buffer("b1", 2, 4, 8), make_buffer("b2", 1, 3, 8),
+               make_buffer("b3", 4, 5, 5)};
+  ASSERT_TRUE(solve(p, "exact", [] { SolveOptions o = quick(); o.capacity = 16; return o; }()).solution);
+  const Explanation e = explain(p, 16, "first-fit", quick(2));
+  EXPECT_FALSE(e.load_exceeds);
+  EXPECT_EQ(e.core.size(), 4u);
+  EXPECT_FALSE(e.core_proven);
+  EXPECT_NE(e.summary(p).find(":unproven"), std::string::npos) << e.summary(p);
+  // With exact at 15 (< LOAD) nothing to filter; at an infeasible capacity above LOAD the
+  // core is proven (Explain.InfeasibleSubsetWhenLoadFits).
 }
 
 // ---- CLI: solve --swap / --memories, explain, bad input ------------------------------------

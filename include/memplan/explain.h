@@ -31,7 +31,7 @@ struct Explanation {
   std::vector<size_t> live;    // buffers present at worst_time, size descending (ties: index)
   // Case (2).
   std::vector<size_t> core;    // a subset that does not fit the capacity on its own
-  bool core_proven = false;    // every "does not fit" along the filter was a solver proof
+  bool core_proven = false;    // the core itself was proven not to fit (by the check that made it the core)
   bool core_minimal = false;   // the filter tried every buffer before the time limit
   std::optional<int64_t> best_peak;  // the solver's peak without a capacity
 

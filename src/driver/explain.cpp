@@ -107,7 +107,12 @@ Explanation explain(const Problem& problem, int64_t capacity, const SolverInfo& 
   std::vector<size_t> core(problem.buffers.size());
   for (size_t i = 0; i < core.size(); ++i) core[i] = i;
   std::sort(core.begin(), core.end(), [&](size_t a, size_t b) { return by_size(b, a); });
-  e.core_proven = true;
+  // The core is proven infeasible when the check that made it the core (its last successful
+  // deletion) was a proof. The whole set's own failure is the caller's and is not known
+  // here: without a successful deletion it is checked at the end. (It started out "proven"
+  // and only an unproven deletion cleared it: a heuristic's failure on the whole set, e.g.
+  // first-fit at a capacity exact fits, was reported as a proven infeasible subset.)
+  bool checked = false;
   e.core_minimal = true;
   for (size_t k = 0; k < core.size();) {
     const double left = deadline.remaining_seconds();
@@ -126,10 +131,16 @@ Explanation explain(const Problem& problem, int64_t capacity, const SolverInfo& 
     const double slice = std::min(left, std::max(0.01, left / static_cast<double>(core.size() - k)));
     if (!rest.empty() && does_not_fit(problem, rest, capacity, algo, options, slice, &proven)) {
       core = std::move(rest);
-      if (!proven) e.core_proven = false;
+      checked = true;
+      e.core_proven = proven;
     } else {
       ++k;
     }
+  }
+  if (!checked && !core.empty()) {
+    bool proven = true;
+    const bool fails = does_not_fit(problem, core, capacity, algo, options, deadline.remaining_seconds(), &proven);
+    e.core_proven = fails && proven;
   }
   std::sort(core.begin(), core.end(), by_size);
   e.core = core;
