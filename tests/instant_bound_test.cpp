@@ -330,6 +330,10 @@ TEST(InstantBound, CliReproducesARefutation) {
       "bound '" + dir.file("p.csv") + "' --cutting-planes --capacity " + std::to_string(ib.bound + 1000), dir);
   EXPECT_EQ(high.code, 3) << high.out << high.err;
   EXPECT_NE(high.out.find("status=fits"), std::string::npos) << high.out;
+  // ... nor is the start a bound: the line gives LOAD's (it gave the start).
+  EXPECT_NE(high.out.find("lower_bound=" + std::to_string(lower_bound_of(read_csv_file(dir.file("p.csv")).problem)) + " "),
+            std::string::npos)
+      << high.out;
   const testing::CliRun bad = testing::run_cli(
       "bound '" + dir.file("p.csv") + "' --instants 3,,4 --capacity 3 -o '" + dir.file("bad.csv") + "'", dir);
   EXPECT_EQ(bad.code, 2);

@@ -85,8 +85,13 @@ int run_cutting_planes(const BoundArgs& a, const Problem& p) {
   });
   // A plan at the bound is optimal when the bound is proven: some capacity was refuted, or
   // the start was at most LOAD (lower_bound_of).
-  const bool proven = !b.refutations.empty() || start <= lower_bound_of(p);
-  std::cout << "start=" << start << " lower_bound=" << b.bound << " granule=" << peak_granule(p)
+  const int64_t load = lower_bound_of(p);
+  const bool proven = !b.refutations.empty() || start <= load;
+  // Only a refuted capacity (plus a granule) or LOAD bounds the optimum from below: a start
+  // above LOAD that nothing refuted is not a bound (`--capacity 100` printed lower_bound=100
+  // on a problem whose optimum is 12).
+  const int64_t bound = b.refutations.empty() ? std::min(b.bound, load) : b.bound;
+  std::cout << "start=" << start << " lower_bound=" << bound << " granule=" << peak_granule(p)
             << " decisions=" << b.decisions << " refuted=" << b.refutations.size()
             << " instants=" << b.instants.size() << " status="
             << (b.plan ? proven ? "optimal" : "fits" : b.undecided ? "undecided" : deadline.expired() ? "time_limit" : "stopped")
