@@ -154,6 +154,18 @@ TEST(ExactWindow, NothingWhenTheWindowDoesNotFit) {
 namespace memplan {
 namespace {
 
+TEST(ExactWindow, UnderAGenerousCapacityThePlanStaysLow) {
+  // The bands were stacked from capacity - their total: one 10-byte buffer (a band of its
+  // own window) at --capacity 100 went to offset 90, peak 100.
+  Problem p;
+  p.buffers = {testing::make_buffer("h", 0, 2, 10), testing::make_buffer("a", 0, 4, 10), testing::make_buffer("b", 2, 4, 5)};
+  SolveOptions o;
+  o.capacity = 100;
+  const SolveResult r = solve(p, "peak-window", o);
+  ASSERT_TRUE(r.solution) << r.detail;
+  EXPECT_EQ(r.solution->peak, compute_load(p)) << r.detail;
+}
+
 TEST(ExactWindow, SolverGivesValidPlans) {
   std::mt19937_64 rng(17);
   int at_load = 0;

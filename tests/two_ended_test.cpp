@@ -49,6 +49,36 @@ TEST(TwoEnded, TooSmallCapacityGivesNoPlan) {
   EXPECT_FALSE(r.solution);
 }
 
+TEST(TwoEnded, NoRoomAboveTheLowEndIsNoPlanNotBadInput) {
+  // The low end takes the whole capacity (330) and the high end's top is the capacity
+  // rounded down to its alignment (328): the room left was -4, passed to solve() as a
+  // capacity, which refused it as bad input (exit 2 from the CLI, for every solver).
+  Problem p;
+  p.buffers = {buf("l", 0, 1, 330), buf("h", 1, 2, 4, true)};
+  p.buffers[1].alignment = 4;
+  SolveOptions o;
+  o.capacity = 330;
+  for (const char* algo : {"auto", "greedy", "exact"}) {
+    const SolveResult r = solve(p, algo, o);
+    EXPECT_FALSE(r.solution) << algo;
+    EXPECT_EQ(r.status, Status::kNoPlan) << algo << " " << r.detail;
+  }
+}
+
+TEST(TwoEnded, TheLowEndIsPlannedLowNotJustUnderTheCapacity) {
+  // peak-window decides at the capacity it is given: given the whole capacity, the low end
+  // stacked its buffer at the top (offset 10 of 20) and left the high end no room.
+  Problem p;
+  p.buffers = {buf("l", 0, 2, 10), buf("h", 0, 2, 10, true)};
+  SolveOptions o;
+  o.capacity = 20;
+  for (const char* algo : {"peak-window", "first-fit", "exact"}) {
+    const SolveResult r = solve(p, algo, o);
+    ASSERT_TRUE(r.solution) << algo << " " << r.detail;
+    EXPECT_EQ(r.solution->offsets, (std::vector<int64_t>{0, 10})) << algo;
+  }
+}
+
 TEST(TwoEnded, RandomInstancesWithAlignmentGapsAndFixedOffsetsValidate) {
   std::mt19937_64 rng(8);
   for (int trial = 0; trial < 400; ++trial) {

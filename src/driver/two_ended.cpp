@@ -67,16 +67,31 @@ SolveResult solve_two_ended(const Problem& p, const SolverInfo& algo, const Solv
   SolveOptions half = options;
   half.time_limit_seconds = options.time_limit_seconds > 0 ? options.time_limit_seconds / 2 : 0;
   half.explain = false;  // the caller explains the whole problem
-  SolveResult lo = solve(low, algo, half);
+  // The low end's peak as low as the solver gets it, not any plan under the capacity: what
+  // it leaves is the high end's room (a decision at the capacity may stack up to it:
+  // peak-window put its bands at the top, and the high end then had no room).
+  SolveOptions low_options = half;
+  low_options.capacity.reset();
+  low.capacity.reset();
+  SolveResult lo = solve(low, algo, low_options);
   SolveResult r;
   r.iterations = lo.iterations;
   r.nodes = lo.nodes;
-  if (!lo.solution) {
-    r.status = lo.status == Status::kInfeasible ? Status::kInfeasible : Status::kNoPlan;
-    r.detail = "reason=low_end_" + std::string(to_string(lo.status));
+  if (!lo.solution || (cap && lo.solution->peak > *cap)) {
+    const bool proven = cap && lo.lower_bound > *cap;  // the low end alone does not fit
+    r.status = proven ? Status::kInfeasible : Status::kNoPlan;
+    if (proven) r.lower_bound = lo.lower_bound;
+    r.detail = "reason=low_end_" + std::string(lo.solution ? "above_capacity" : to_string(lo.status));
     return r;
   }
-  if (cap) half.capacity = *cap / high_align * high_align - align_up(lo.solution->peak, high_align);
+  if (cap) {
+    half.capacity = *cap / high_align * high_align - align_up(lo.solution->peak, high_align);
+    if (*half.capacity < 0) {  // no room left above the low end (a capacity < 0 is bad input to solve)
+      r.status = Status::kNoPlan;
+      r.detail = "reason=high_end_no_room";
+      return r;
+    }
+  }
   SolveResult hi = solve(high, algo, half);
   r.iterations += hi.iterations;
   r.nodes = sat_add(r.nodes, hi.nodes);

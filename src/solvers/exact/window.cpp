@@ -88,19 +88,35 @@ std::optional<std::vector<int64_t>> window_plan(const Problem& p, const Instance
   size_t k = 0;
   for (int32_t i : inside)
     if (!std::binary_search(bands.begin(), bands.end(), i)) preset[i] = (*sub)[k++];  // bands: ascending
+  // The bands are stacked right on the window's packing, and (when that is lower) from
+  // target - band_total as before; the lower plan is kept. Stacked only from there, under a
+  // capacity well above the load the plan's peak was the capacity (one 10-byte buffer at
+  // --capacity 100: offset 90). At a target the peak section totals (LOAD), both starts are
+  // the same and there is one pass.
+  int64_t packed = 0;
+  for (size_t j = 0; j < window.buffers.size(); ++j) packed = std::max(packed, sat_add((*sub)[j], window.buffers[j].size));
   PlacementEngine engine(p, &deadline);
-  for (const std::vector<int32_t>& stack : band_stacks(in, bands)) {
-    if (deadline.expired()) return std::nullopt;
-    int64_t top = below;
-    for (int32_t i : stack) {
-      top = align_up(top, in.align[i]);
-      preset[i] = top;
-      top = sat_add(top, in.size[i]);
+  std::optional<std::vector<int64_t>> best;
+  int64_t best_peak = INT64_MAX;
+  for (int pass = 0; pass < (packed < below ? 2 : 1); ++pass) {
+    const int64_t start = pass == 0 ? packed : below;
+    for (const std::vector<int32_t>& stack : band_stacks(in, bands)) {
+      if (deadline.expired()) return best;
+      int64_t top = start;
+      for (int32_t i : stack) {
+        top = align_up(top, in.align[i]);
+        preset[i] = top;
+        top = sat_add(top, in.size[i]);
+      }
+      if (top > target) continue;  // alignment of the bands
+      if (auto offsets = fit_around(engine, preset, target, deadline)) {
+        const int64_t peak = peak_of(p, *offsets);
+        if (peak < best_peak) best = std::move(offsets), best_peak = peak;
+        break;
+      }
     }
-    if (top > target) continue;  // alignment of the bands
-    if (auto offsets = fit_around(engine, preset, target, deadline)) return offsets;
   }
-  return std::nullopt;
+  return best;
 }
 
 }  // namespace memplan::exact
