@@ -664,6 +664,9 @@ TEST(SpacesCli, SwapMemoriesExplainAndBadInput) {
   r = testing::run_cli("explain '" + swap_csv + "' --capacity 6", dir);
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(r.out.find("overloaded instants (2 runs): [2,4) [5,7)"), std::string::npos) << r.out;
+  r = testing::run_cli("explain '" + swap_csv + "' --capacity 6 --time-limit nan", dir);  // was "no limit"
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.err.find("--time-limit: 'nan' is not a number of seconds"), std::string::npos) << r.err;
 
   const std::string mem_csv = dir.file("mem.csv");
   testing::write_text(mem_csv, "id,lower,upper,size,space,accesses\np,0,4,4,sram|dram,10\nq,0,4,4,sram|dram,1\n");

@@ -367,7 +367,8 @@ void add_explain_command(CLI::App& app, ExplainArgs& a) {
       ->required()
       ->transform(bytes_in(0, INT64_MAX, "a capacity in bytes, >= 0"));
   a.cmd->add_option("-a,--algo", a.algo, "solver for the subset search and the best peak");
-  a.cmd->add_option("--time-limit", a.time_limit, "seconds for the subset search")->check(CLI::NonNegativeNumber);
+  a.cmd->add_option("--time-limit", a.time_limit, "seconds in all: the plan, then the subset search (0 = no limit)")
+      ->check(seconds_option());
   a.cmd->add_option("--lifetimes", a.lifetimes, "CSV lifetime convention")->check(CLI::IsMember({"half-open", "inclusive"}));
   add_model_options(a.cmd, a.model);
 }
@@ -381,12 +382,18 @@ int run_explain(const ExplainArgs& a) {
   const LoadProfile lp = load_profile(l.problem);
   const int64_t load = lp.load.empty() ? 0 : *std::max_element(lp.load.begin(), lp.load.end());
   if (load <= *a.capacity) {
-    o.explain = false;  // explained below with the whole time limit
+    o.explain = false;  // explained below, in the time the plan's search leaves
+    const auto t0 = std::chrono::steady_clock::now();
     const SolveResult r = solve(l.problem, a.algo, o);
     if (r.solution) {
       std::cout << "fits: peak " << r.solution->peak << " <= capacity " << *a.capacity << "\n";
       return kExitOk;
     }
+    // One limit for the whole command (it took twice the limit: the search, then the
+    // explanation with the limit again).
+    if (a.time_limit > 0)
+      o.time_limit_seconds =
+          std::max(0.001, a.time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   const Explanation e = explain(l.problem, *a.capacity, a.algo, o);
   std::cout << e.report(l.problem, SIZE_MAX) << "explain=" << e.summary(l.problem) << "\n";
