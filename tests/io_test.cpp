@@ -563,6 +563,24 @@ TEST(AtomicWrite, SpecialFilesAreWrittenInPlaceNotReplaced) {
   }
 }
 
+// A symlink is written through: renamed over, the link became a regular file and its
+// target kept the old contents (and `-o /dev/stdout`, a link to /proc/self/fd/1, with
+// stdout redirected to a file replaced /dev/stdout itself).
+TEST(AtomicWrite, SymlinksAreWrittenThroughNotReplaced) {
+  const testing::TempDir dir;
+  std::filesystem::create_directory(dir.file("real"));
+  for (int both = 0; both < 2; ++both) {
+    const std::string target = dir.file("real/plan" + std::to_string(both) + ".csv");
+    const std::string link = dir.file("plan" + std::to_string(both) + ".csv");
+    testing::write_text(target, "old\n");
+    std::filesystem::create_symlink(target, link);
+    if (both) write_files_atomic({{dir.file("other.csv"), std::string("x\n")}, {link, std::string("new\n")}});
+    else write_file_atomic(link, "new\n");
+    EXPECT_TRUE(std::filesystem::is_symlink(link)) << "the link was replaced by a regular file";
+    EXPECT_EQ(testing::read_text(target), "new\n");
+  }
+}
+
 // The plan reader takes a row whose id is the problem's at the same rank without a lookup,
 // and every other row by id: both give the same offsets, and duplicates are caught either way.
 TEST(Solution, RowsInTheProblemsOrderOrShuffledReadTheSame) {

@@ -559,6 +559,10 @@ namespace {
 // /dev/null read other programs' output from).
 bool special_file(const std::string& path) {
   std::error_code ec;
+  // A symlink is written through, in place: renamed over, the link itself was replaced by
+  // a regular file (its target kept its old contents), and `-o /dev/stdout` with stdout
+  // redirected to a file replaced the /dev/stdout link of every process in the container.
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec))) return true;
   const auto st = std::filesystem::status(path, ec);
   return !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
          !std::filesystem::is_directory(st);
