@@ -202,6 +202,33 @@ TEST(Lns, KeepsPreplacedBuffersAndStopsAtTheLowerBound) {
   EXPECT_LT(r.iterations, 50);
 }
 
+TEST(Lns, TheStartPlanReachesTheLoweredProblemAndEachEnd) {
+  // The driver lowers in-place chains and groups, and splits a two-ended pool: the start
+  // plan (SolveOptions::initial) was passed unchanged, had the wrong length there, and lns
+  // silently started from exact instead (start=exact(initial_unusable)).
+  Problem p;
+  p.buffers = {testing::make_buffer("x", 0, 5, 100), testing::make_buffer("y", 5, 9, 100),
+               testing::make_buffer("g0", 3, 6, 16), testing::make_buffer("g1", 3, 7, 24)};
+  p.buffers[1].inplace_of = "x";
+  p.buffers[2].group = p.buffers[3].group = "G";
+  p.buffers[2].group_index = 0, p.buffers[3].group_index = 1;
+  const std::vector<int64_t> start = {0, 0, 100, 116};  // x and y share; the group above
+  ASSERT_TRUE(validate(p, start).ok);
+  SolveResult r = solve(p, "lns", lns_options(start, 3, 1));
+  ASSERT_TRUE(r.solution);
+  EXPECT_NE(r.detail.find("start=initial start_peak=140"), std::string::npos) << r.detail;
+  // Two ends under a capacity: each end starts from its part of the plan.
+  Problem q;
+  q.buffers = {testing::make_buffer("l", 0, 4, 10), testing::make_buffer("m", 2, 6, 10), testing::make_buffer("h", 0, 6, 8)};
+  q.buffers[2].from_top = true;
+  q.capacity = 40;
+  const std::vector<int64_t> split = {0, 10, 32};
+  ASSERT_TRUE(validate(q, split, 40).ok);
+  r = solve(q, "lns", lns_options(split, 3, 1));
+  ASSERT_TRUE(r.solution) << r.detail;
+  EXPECT_TRUE(validate(q, r.solution->offsets, 40).ok);
+}
+
 TEST(Lns, CliInitialPlanMustBeValid) {
   testing::TempDir dir;
   const std::string problem = dir.file("p.csv"), good = dir.file("good.csv"), bad = dir.file("bad.csv"),
@@ -219,6 +246,11 @@ TEST(Lns, CliInitialPlanMustBeValid) {
   EXPECT_NE(refused.err.find("bad.csv"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("not a valid plan"), std::string::npos) << refused.err;
   EXPECT_FALSE(testing::exists(out + "2"));
+  EXPECT_EQ(ok.err.find("warning"), std::string::npos) << ok.err;
+  // Any other algorithm ignores the start plan: said, not silent.
+  const auto other = testing::run_cli("solve '" + problem + "' -a greedy --initial '" + good + "'", dir);
+  EXPECT_EQ(other.code, 0) << other.err;
+  EXPECT_NE(other.err.find("warning: --initial is read by lns only; -a greedy ignores it"), std::string::npos) << other.err;
 }
 
 }  // namespace

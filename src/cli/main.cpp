@@ -174,6 +174,8 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     const Validation v = validate(l.problem, *offsets);
     if (!v.ok) throw InputError(initial + ": not a valid plan of " + input + ": " + v.errors.front());
     opt.initial = std::move(offsets);
+    if (algo != "lns")  // SolveOptions::initial: only lns starts from it
+      std::cerr << "memplan: warning: --initial is read by lns only; -a " << algo << " ignores it\n";
   }
   if (const int code = solve_spaces(l, input, algo, opt, output); code >= 0) return code;
   const auto t0 = std::chrono::steady_clock::now();

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -28,7 +29,18 @@ SolveResult solve_lowered(const SolverInfo& info, const Problem& problem, const 
     r.detail = "reason=time_limit_in_lowering";
     return r;
   }
-  SolveResult r = info.run(lowered.problem, options);
+  // A start plan (SolveOptions::initial) in the lowered problem's terms: each lowered buffer
+  // at its members' offset less their delta (lift_offsets backwards). Passed as it was, it
+  // had the wrong length and lns dropped it (start=exact(initial_unusable)); a plan whose
+  // in-place members sit apart maps to one lns finds invalid and drops, as before.
+  SolveOptions o = options;
+  if (options.initial && options.initial->size() == problem.buffers.size()) {
+    auto lowered_initial = std::make_shared<std::vector<int64_t>>(lowered.problem.buffers.size(), 0);
+    for (size_t i = 0; i < problem.buffers.size(); ++i)
+      (*lowered_initial)[lowered.rep[i]] = (*options.initial)[i] - lowered.delta[i];
+    o.initial = std::move(lowered_initial);
+  }
+  SolveResult r = info.run(lowered.problem, o);
   if (r.solution) r.solution->offsets = lift_offsets(lowered, r.solution->offsets);
   r.lower_bound = 0;
   if (r.status == Status::kInfeasible) r.status = Status::kNoPlan;

@@ -1,6 +1,7 @@
 // Two-ended pools (two_ended.h): the driver plans each end as its own problem.
 #include "memplan/two_ended.h"
 
+#include <memory>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_set>
@@ -66,12 +67,28 @@ SolveResult solve_two_ended(const Problem& p, const SolverInfo& algo, const Solv
       (p.buffers[a].from_top ? high : low).conflicts.emplace_back(end_index[a], end_index[b]);
   SolveOptions half = options;
   half.time_limit_seconds = options.time_limit_seconds > 0 ? options.time_limit_seconds / 2 : 0;
+  // A start plan (SolveOptions::initial) split into the ends: the low buffers' offsets as
+  // they are, the high ones mirrored from the top (known only under a capacity).
+  std::shared_ptr<const std::vector<int64_t>> low_initial, high_initial;
+  if (options.initial && options.initial->size() == p.buffers.size()) {
+    auto l = std::make_shared<std::vector<int64_t>>();
+    for (size_t i : low_of) l->push_back((*options.initial)[i]);
+    low_initial = std::move(l);
+    if (cap) {
+      auto h = std::make_shared<std::vector<int64_t>>();
+      for (size_t k = 0; k < high_of.size(); ++k)
+        h->push_back(*cap / high_align * high_align - (*options.initial)[high_of[k]] - high.buffers[k].size);
+      high_initial = std::move(h);
+    }
+  }
+  half.initial = high_initial;
   half.explain = false;  // the caller explains the whole problem
   // The low end's peak as low as the solver gets it, not any plan under the capacity: what
   // it leaves is the high end's room (a decision at the capacity may stack up to it:
   // peak-window put its bands at the top, and the high end then had no room).
   SolveOptions low_options = half;
   low_options.capacity.reset();
+  low_options.initial = low_initial;
   low.capacity.reset();
   SolveResult lo = solve(low, algo, low_options);
   SolveResult r;
