@@ -80,9 +80,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
       plan = solve(low.problem, "first-fit", so);
     } catch (const InputError&) {
-      // Documented: a tensor name with a line break cannot be an id (check.h). Nothing else.
+      // Documented: a tensor name with a line break or another control character (a tab
+      // aside) cannot be an id (check.h). Nothing else.
       for (const Buffer& b : low.problem.buffers)
-        if (b.id.find_first_of("\n\r") != std::string::npos) return 0;
+        for (const char c : b.id)
+          if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) return 0;
       fuzz::fail("solve refused a lowered graph");
     }
     if (!plan.solution || !validate(low.problem, plan.solution->offsets).ok) fuzz::fail("no valid plan of the lowered graph");

@@ -60,11 +60,23 @@ Memory make_memory(std::string name, std::optional<int64_t> capacity, int64_t al
   return m;
 }
 
-Problem make_problem(std::vector<Buffer> buffers, std::optional<int64_t> capacity, std::vector<Memory> memories) {
+Problem make_problem(std::vector<Buffer> buffers, std::optional<int64_t> capacity, std::vector<Memory> memories,
+                     std::vector<std::pair<int64_t, int64_t>> conflicts) {
   Problem p;
   p.buffers = std::move(buffers);
   p.capacity = capacity;
   p.memories = std::move(memories);
+  // Explicit conflicts (parallel streams), by buffer index: rebuilding a problem read from
+  // a file as Problem(p.buffers, ...) dropped them, and its plan then overlapped conflicting
+  // buffers.
+  const auto n = static_cast<int64_t>(p.buffers.size());
+  for (size_t k = 0; k < conflicts.size(); ++k) {
+    const auto [a, b] = conflicts[k];
+    if (a < 0 || b < 0 || a >= n || b >= n || a == b)
+      throw InputError("<python>: conflicts[" + std::to_string(k) + "]: (" + std::to_string(a) + ", " +
+                       std::to_string(b) + ") must be two different buffer indices in [0, " + std::to_string(n) + ")");
+    p.conflicts.emplace_back(static_cast<int32_t>(a), static_cast<int32_t>(b));
+  }
   check_problem(p, "<python>");
   check_spaces(p, "<python>", [&p](size_t i) { return "buffer '" + p.buffers[i].id + "'"; });
   return p;
@@ -131,8 +143,9 @@ PYBIND11_MODULE(_memplan, m) {
 
   py::class_<Problem>(m, "Problem", "Buffers to place, an optional capacity and optional memories.")
       .def(py::init(&make_problem), py::arg("buffers"), py::arg("capacity") = std::nullopt,
-           py::arg("memories") = std::vector<Memory>{},
-           "Checks the buffers and memories (raises InputError on bad ones).")
+           py::arg("memories") = std::vector<Memory>{}, py::arg("conflicts") = std::vector<std::pair<int64_t, int64_t>>{},
+           "Checks the buffers and memories (raises InputError on bad ones). conflicts: pairs of buffer "
+           "indices that must not share bytes whatever their lifetimes (parallel streams).")
       // Copies, not references into the problem: editing p.buffers[0] cannot bypass the
       // check above (solve() checks again anyway).
       .def_property_readonly("buffers", [](const Problem& p) { return p.buffers; },
@@ -140,6 +153,9 @@ PYBIND11_MODULE(_memplan, m) {
       .def_readwrite("capacity", &Problem::capacity, "Memory capacity in bytes, or None for unbounded.")
       .def_property_readonly("memories", [](const Problem& p) { return p.memories; },
                              "The declared memories, fastest first (a copy).")
+      .def_property_readonly("conflicts", [](const Problem& p) { return p.conflicts; },
+                             "Explicit conflicts as pairs of buffer indices (a copy; a read_csv of a "
+                             "partial order has them).")
       .def("__len__", [](const Problem& p) { return p.buffers.size(); }, "Number of buffers.");
 
   py::class_<SolveResult>(m, "Result", "What solve() returns: status, plan (offsets, peak) and lower bound.")

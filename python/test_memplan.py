@@ -1,6 +1,7 @@
 """Tests of the Python bindings (run by CTest with the built module on PYTHONPATH)."""
 import os
 import sys
+import tempfile
 import unittest
 
 import memplan
@@ -27,6 +28,24 @@ class BindingsTest(unittest.TestCase):
         self.assertTrue(r.found)
         self.assertTrue(memplan.validate(p, r.offsets)[0])
         self.assertEqual(r.peak, 12)
+
+    def test_conflicts_survive_a_rebuilt_problem(self):
+        # A partial order read from a file has explicit conflicts: rebuilding the problem from
+        # its buffers dropped them, and the plan then overlapped conflicting buffers.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "c.csv")
+            with open(path, "w") as f:
+                f.write("id,lower,upper,size,conflicts\na,0,1,8,b;c\nb,1,2,8,\nc,2,3,8,\n")
+            p = memplan.read_csv(path)
+        self.assertEqual(sorted(tuple(sorted(c)) for c in p.conflicts), [(0, 1), (0, 2)])
+        q = memplan.Problem(p.buffers, conflicts=p.conflicts)
+        r = memplan.solve(q, algo="greedy")
+        ok, errors = memplan.validate(p, r.offsets)
+        self.assertTrue(ok, errors)
+        self.assertNotEqual(r.offsets[0], r.offsets[1])
+        for bad in ([(0, 3)], [(1, 1)], [(-1, 0)]):
+            with self.assertRaises(ValueError, msg=str(bad)):
+                memplan.Problem(p.buffers, conflicts=bad)
 
     def test_bad_buffer_raises_value_error(self):
         with self.assertRaises(ValueError):

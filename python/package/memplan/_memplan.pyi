@@ -41,7 +41,7 @@ class Problem:
     """Buffers to place, an optional capacity and optional memories."""
     capacity: Optional[int]
     def __init__(self, buffers: Sequence[Buffer], capacity: Optional[int] = None,
-                 memories: Sequence[Memory] = ...) -> None:
+                 memories: Sequence[Memory] = ..., conflicts: Sequence[Tuple[int, int]] = ...) -> None:
         """Checks the buffers and memories (raises InputError on bad ones)."""
     @property
     def buffers(self) -> List[Buffer]:
@@ -49,6 +49,9 @@ class Problem:
     @property
     def memories(self) -> List[Memory]:
         """The declared memories, fastest first (a copy)."""
+    @property
+    def conflicts(self) -> List[Tuple[int, int]]:
+        """Explicit conflicts as pairs of buffer indices (a copy)."""
     def __len__(self) -> int:
         """Number of buffers."""
 
