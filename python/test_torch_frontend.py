@@ -196,6 +196,31 @@ class InferenceSizesTest(unittest.TestCase):
             self.assertIn(op[0], plan.offsets)
 
 
+    def test_transformer_layers_are_traced_to_their_operators(self):
+        # fx kept every torch.nn module whole, so nn.TransformerEncoder was one node (a
+        # 2-layer encoder planned as 3 buffers), and under no_grad the aten tracer met
+        # PyTorch's fused fast path (one op per layer). Now the attention scores (batch x
+        # heads x seq x seq floats) and the feed-forward activations are buffers, sized as
+        # executed.
+        torch.manual_seed(0)
+        batch, seq, d, heads, ff = 2, 8, 64, 4, 128
+        model = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(d, heads, ff, batch_first=True), 2)
+        x = torch.randn(batch, seq, d)
+        plan = mt.plan(model, (x,), algo="greedy", time_limit=5)
+        self.assertTrue(plan.result.found)
+        self.assertEqual(plan.summary["tracer"], "aten")
+        sizes = [b.size for b in plan.problem.buffers]
+        self.assertGreaterEqual(sizes.count(batch * heads * seq * seq * 4), 2, sizes)  # scores, per layer
+        self.assertGreaterEqual(sizes.count(batch * seq * ff * 4), 2, sizes)            # feed-forward
+        rec = SizeRecorder(plan.graph_modules[0])
+        with torch.no_grad():
+            out = rec.run(x)
+            self.assertTrue(torch.allclose(out, model(x), atol=1e-5))
+        self.assertEqual(compare(self, plan, rec.sizes), len(plan.problem))
+        ok, errors = memplan.validate(plan.problem, plan.result.offsets)
+        self.assertTrue(ok, errors)
+
+
 class TrainingSizesTest(unittest.TestCase):
     def check_model(self, name, ctor, size):
         model = ctor()

@@ -273,12 +273,24 @@ def _as_tuple(example_inputs) -> tuple:
     return tuple(example_inputs)
 
 
+class _OpLevelTracer(torch.fx.Tracer):
+    """fx's tracer, but a torch.nn module with submodules is traced through, not kept as one
+    node. fx keeps every torch.nn module whole: nn.TransformerEncoder was one node, its
+    attention scores and feed-forward activations left out of the plan (a 2-layer encoder
+    planned as 3 buffers). Modules without submodules (Conv2d, Linear, ReLU, LSTM) stay one
+    node: one operator each."""
+
+    def is_leaf_module(self, m: torch.nn.Module, module_qualified_name: str) -> bool:
+        """A torch.nn module without submodules (fx's own rule, and no children)."""
+        return super().is_leaf_module(m, module_qualified_name) and next(m.children(), None) is None
+
+
 def _trace_inference(module: torch.nn.Module, inputs: tuple, tracer: str):
     """(GraphModule, tracer name, values by node name)."""
     reasons = []
     if tracer in ("auto", "fx"):
         try:
-            gm = torch.fx.symbolic_trace(module)
+            gm = torch.fx.GraphModule(module, _OpLevelTracer().trace(module), type(module).__name__)
             rec = _Recorder(gm)
             with torch.no_grad():
                 rec.run(*inputs)
@@ -288,8 +300,13 @@ def _trace_inference(module: torch.nn.Module, inputs: tuple, tracer: str):
     if tracer in ("auto", "aten"):
         try:
             from torch.fx.experimental.proxy_tensor import make_fx
-            with torch.no_grad():
+            # Traced with autograd on: under no_grad, nn.MultiheadAttention and
+            # nn.TransformerEncoderLayer take PyTorch's fused CPU fast paths, one aten op
+            # whose attention matrices and intermediates never appear (a compiler lowers
+            # the attention as its operators). Only the forward is traced either way.
+            with torch.enable_grad():
                 gm = make_fx(module)(*inputs)
+            with torch.no_grad():
                 rec = _Recorder(gm)
                 rec.run(*inputs)
             return gm, "aten", rec.values
