@@ -235,7 +235,8 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   if (!r.solution) {
     std::cerr << "memplan: "
               << (r.status == Status::kInfeasible ? "proven infeasible: no plan fits the capacity"
-                                                  : "no plan found that fits (within the time limit)")
+                  : capacity_of(l.problem, opt)   ? "no plan found that fits (within the time limit)"
+                                                  : "no plan found within the time limit (raise --time-limit)")
               << "\n";
     return kExitNoPlan;
   }
