@@ -12,18 +12,26 @@
 
 namespace memplan {
 
+namespace {
+
+// The file as a json value; a syntax error names the file.
+nlohmann::json parse_file(const std::string& path) {
+  std::ifstream in = open_input(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path + ": invalid JSON: " + e.what());
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> read_json_spaces(const std::string& path, Problem& p, SwapOptions* swap,
                                           bool* swap_on) {
   using nlohmann::json;
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  json doc;
-  try {
-    doc = json::parse(ss.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(path + ": invalid JSON: " + e.what());
-  }
+  json doc = parse_file(path);
   auto need_int = [&](const json& v, const std::string& where, const std::string& field) {
     if (!v.is_number_integer()) throw InputError(where + ": field '" + field + "' must be an integer");
     return v.get<int64_t>();
@@ -139,15 +147,7 @@ std::string plan_to_json(const Problem& p, const std::vector<int64_t>& offsets, 
 
 PlanColumns read_plan_columns_json_file(const std::string& path, const Problem& problem) {
   using nlohmann::json;
-  std::ifstream in = open_input(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  json doc;
-  try {
-    doc = json::parse(ss.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(path + ": invalid JSON: " + e.what());
-  }
+  json doc = parse_file(path);
   if (!doc.is_object() || !doc.contains("buffers") || !doc["buffers"].is_array())
     throw InputError(path + ": expected an object with a 'buffers' array");
   std::unordered_map<std::string, size_t> index;
