@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "core/arith.h"
+#include "memplan/bounds.h"
 
 namespace memplan {
 
@@ -83,22 +84,33 @@ SolveResult solve_two_ended(const Problem& p, const SolverInfo& algo, const Solv
   }
   half.initial = high_initial;
   half.explain = false;  // the caller explains the whole problem
-  // The low end's peak as low as the solver gets it, not any plan under the capacity: what
-  // it leaves is the high end's room (a decision at the capacity may stack up to it:
-  // peak-window put its bands at the top, and the high end then had no room).
+  // Under a capacity the low end is decided below the capacity less the room the high end
+  // needs at least (its lower bound), then, failing that, below the whole capacity (each
+  // in a quarter of the limit): decided at the whole capacity alone, a solver may fill it
+  // (peak-window stacked its bands at the top) and leave the high end no room. Without a
+  // capacity it is minimized, in half the limit.
   SolveOptions low_options = half;
-  low_options.capacity.reset();
   low_options.initial = low_initial;
-  low.capacity.reset();
-  SolveResult lo = solve(low, algo, low_options);
+  const int64_t top_cap = cap ? *cap / high_align * high_align : 0;
+  const int64_t high_needs = cap ? align_up(lower_bound_of(high), high_align) : 0;
+  std::vector<std::optional<int64_t>> low_caps;
+  if (!cap) low_caps = {std::nullopt};
+  else if (top_cap - high_needs >= 0 && top_cap - high_needs < *cap) low_caps = {top_cap - high_needs, *cap};
+  else low_caps = {*cap};
+  if (low_caps.size() > 1 && low_options.time_limit_seconds > 0) low_options.time_limit_seconds /= 2;
+  SolveResult lo;
   SolveResult r;
-  r.iterations = lo.iterations;
-  r.nodes = lo.nodes;
-  if (!lo.solution || (cap && lo.solution->peak > *cap)) {
-    const bool proven = cap && lo.lower_bound > *cap;  // the low end alone does not fit
-    r.status = proven ? Status::kInfeasible : Status::kNoPlan;
-    if (proven) r.lower_bound = lo.lower_bound;
-    r.detail = "reason=low_end_" + std::string(lo.solution ? "above_capacity" : to_string(lo.status));
+  for (const std::optional<int64_t>& c : low_caps) {
+    low_options.capacity = c;
+    low.capacity = c;
+    lo = solve(low, algo, low_options);
+    r.iterations += lo.iterations;
+    r.nodes = sat_add(r.nodes, lo.nodes);
+    if (lo.solution) break;
+  }
+  if (!lo.solution) {
+    r.status = lo.status == Status::kInfeasible ? Status::kInfeasible : Status::kNoPlan;
+    r.detail = "reason=low_end_" + std::string(to_string(lo.status));
     return r;
   }
   if (cap) {
