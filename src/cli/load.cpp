@@ -61,11 +61,15 @@ OnnxImportOptions onnx_options(const ModelOptions& m) {
     auto [name, value] = split(d, "--dim");
     const auto shape = parse_onnx_shape(value, "--dim '" + d + "'");
     if (shape.size() != 1) throw InputError("--dim '" + d + "': VALUE must be one non-negative integer");
-    o.dims[name] = shape[0];
+    // Given twice with different values: the last one silently won.
+    if (const auto [it, fresh] = o.dims.emplace(name, shape[0]); !fresh && it->second != shape[0])
+      throw InputError("--dim '" + d + "': '" + name + "' is also given as " + std::to_string(it->second));
   }
   for (const std::string& in : m.inputs) {
     auto [name, value] = split(in, "--input");
-    o.inputs[name] = parse_onnx_shape(value, "--input '" + in + "'");
+    const auto shape = parse_onnx_shape(value, "--input '" + in + "'");
+    if (const auto [it, fresh] = o.inputs.emplace(name, shape); !fresh && it->second != shape)
+      throw InputError("--input '" + in + "': '" + name + "' is also given another shape");
   }
   return o;
 }
@@ -101,8 +105,12 @@ std::string unsized_summary(const Graph& g, const std::string& path, bool includ
   if (unsized == 0) return "";
   return path + ": " + std::to_string(unsized) + " of " + std::to_string(planned) +
          " tensors have no known size and are left out of the plan (it covers the other " +
-         std::to_string(planned - unsized) + ")" + (inputs.empty() ? "" : "; graph inputs with unknown dims: " + inputs) +
-         "; bind them with --input NAME=SHAPE or --dim NAME=VALUE (--strict makes an unknown size an error)";
+         std::to_string(planned - unsized) + ")" +
+         (inputs.empty() ? "; every graph input is sized: they depend on values known only at run time (--strict makes an "
+                           "unknown size an error)"
+                         : "; graph inputs with unknown dims: " + inputs +
+                               "; bind them with --input NAME=SHAPE or --dim NAME=VALUE (--strict makes an unknown size an "
+                               "error)");
 }
 
 }  // namespace

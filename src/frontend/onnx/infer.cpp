@@ -137,22 +137,39 @@ std::optional<int64_t> fixed_trip_count(const onnx::NodeProto& n, const std::uno
   return std::nullopt;
 }
 
-// Scan-output types of Loops with a fixed trip count, from the inferred body outputs.
+// Scan-output types of Loops with a fixed trip count, and final-state types of carried
+// values whose shape the body keeps, from the inferred body outputs.
 // True when a type is new or changed.
 // `main` has the model's names; `inferred_main` (same nodes, reads rewired) the inferred bodies.
 bool refine_loops(const onnx::GraphProto& main, const onnx::GraphProto& inferred_main,
-                  const std::unordered_map<std::string, Value>& values, TypeMap& refined) {
+                  const std::unordered_map<std::string, Value>& values, const TypeMap& types, TypeMap& refined) {
   bool changed = false;
   for (int i = 0; i < main.node_size(); ++i) {
     const onnx::NodeProto& n = inferred_main.node(i);
     if (n.op_type() != "Loop") continue;
     const auto trips = fixed_trip_count(main.node(i), values);
-    if (!trips) continue;
     const int carried = n.input_size() - 2;
     for (const auto& a : n.attribute()) {
       if (a.name() != "body" || !a.has_g()) continue;
       TypeMap body;
       collect_types(a.g(), body);
+      // A carried value's final state: when the body gives it the shape of its initial
+      // value, every iteration count (none included) leaves that shape. ONNX 1.12 leaves
+      // these outputs without a shape, and a fully static model's final state was left out
+      // of the plan ("bind dims").
+      for (int k = 0; k < carried && k < n.output_size(); ++k) {
+        if (n.output(k).empty() || 1 + k >= a.g().output_size() || 2 + k >= n.input_size()) continue;
+        const auto out = body.find(a.g().output(1 + k).name());
+        const auto init = types.find(main.node(i).input(2 + k));
+        if (out == body.end() || init == types.end() || !out->second.is_tensor || !out->second.known() ||
+            !init->second.known() || out->second.dims != init->second.dims || out->second.elem_type != init->second.elem_type)
+          continue;
+        TypeInfo& slot = refined[n.output(k)];
+        if (slot.is_tensor && slot.dims == out->second.dims && slot.elem_type == out->second.elem_type) continue;
+        slot = out->second;
+        changed = true;
+      }
+      if (!trips) continue;
       for (int k = carried; k < n.output_size(); ++k) {
         if (n.output(k).empty() || 1 + k >= a.g().output_size()) continue;
         auto it = body.find(a.g().output(1 + k).name());
@@ -423,7 +440,7 @@ Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
       t.has_shape = true;
       t.dims = v.dims;
     }
-    bool changed = refine_loops(bound.graph(), out.model.graph(), out.values, refined);
+    bool changed = refine_loops(bound.graph(), out.model.graph(), out.values, out.types, refined);
     {
       std::vector<const TypeMap*> scopes{&out.types};
       changed |= refine_ops(out.model.graph(), out, scopes, refined, replaced, path);
