@@ -8,6 +8,7 @@
 #include <string>
 
 #include "brute_force.h"
+#include "exact_testing.h"
 #include "memplan/bounds.h"
 #include "memplan/solver.h"
 #include "solvers/exact/gap_relaxation.h"
@@ -92,13 +93,7 @@ TEST(ExactGaps, ClaimsAgreeWithTheBruteForceAndTheSearchStopsWhenExhausted) {
   EXPECT_GT(refuted, 0);
 }
 
-// Times [1, 6), every section totals 9; 9 does not fit, 10 does (exact_perfect_test.cpp).
-std::vector<Buffer> nine_that_need_ten() {
-  using testing::make_buffer;
-  return {make_buffer("a", 2, 5, 3), make_buffer("b", 1, 4, 1), make_buffer("c", 3, 5, 1),
-          make_buffer("d", 3, 4, 2), make_buffer("e", 3, 6, 2), make_buffer("f", 1, 2, 8),
-          make_buffer("g", 2, 3, 5), make_buffer("h", 4, 5, 3), make_buffer("i", 5, 6, 7)};
-}
+using testing::nine_that_need_ten;  // exact_testing.h: LOAD 9, optimum 10
 
 // An optimum above LOAD that only the relaxation proves: nine_that_need_ten (LOAD 9, optimum
 // 10), then x with a hole that y fills (9 bytes either way; as full rectangles 18).

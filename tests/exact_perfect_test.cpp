@@ -13,6 +13,7 @@
 #include "memplan/validate.h"
 #include "solvers/exact/deep_threads.h"
 #include "solvers/exact/search.h"
+#include "exact_testing.h"
 #include "testing.h"
 
 namespace memplan {
@@ -124,14 +125,7 @@ Buffer aligned(Buffer b, int64_t alignment) {
   return b;
 }
 
-// Times [1, 6), every section totals 9; 9 does not fit, 10 does (both checked by a brute
-// force over all offsets, outside the repository: a random search for such an instance,
-// sections topped up to 9 by one-section buffers, found it).
-std::vector<Buffer> nine_that_need_ten() {
-  return {make_buffer("a", 2, 5, 3), make_buffer("b", 1, 4, 1), make_buffer("c", 3, 5, 1),
-          make_buffer("d", 3, 4, 2), make_buffer("e", 3, 6, 2), make_buffer("f", 1, 2, 8),
-          make_buffer("g", 2, 3, 5), make_buffer("h", 4, 5, 3), make_buffer("i", 5, 6, 7)};
-}
+using testing::nine_that_need_ten;
 
 TEST(ExactPerfect, APerfectTotalThatDoesNotFitIsRefuted) {
   Problem p;
