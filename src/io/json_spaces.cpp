@@ -3,9 +3,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unordered_map>
+#include <optional>
 
 #include "io/check.h"
+#include "io/plan_rows.h"
 
 #include "memplan/io_json.h"
 #include "memplan/spaces_io.h"
@@ -150,8 +151,7 @@ PlanColumns read_plan_columns_json_file(const std::string& path, const Problem& 
   json doc = parse_file(path);
   if (!doc.is_object() || !doc.contains("buffers") || !doc["buffers"].is_array())
     throw InputError(path + ": expected an object with a 'buffers' array");
-  std::unordered_map<std::string, size_t> index;
-  for (size_t i = 0; i < problem.buffers.size(); ++i) index.emplace(problem.buffers[i].id, i);
+  PlanRows rows(problem);  // as the plan's offsets are mapped (parse_json_solution)
   PlanColumns out;
   const json& buffers = doc["buffers"];
   for (size_t k = 0; k < buffers.size(); ++k) {
@@ -159,12 +159,12 @@ PlanColumns read_plan_columns_json_file(const std::string& path, const Problem& 
     const std::string where = json_buffer_location(path, k);
     if (!jb.is_object() || !jb.contains("id")) throw InputError(where + ": expected an object with an 'id'");
     const std::string id = jb["id"].is_string() ? jb["id"].get<std::string>() : jb["id"].dump();
-    const auto it = index.find(id);
-    if (it == index.end()) throw InputError(where + ": field 'id': buffer '" + id + "' is not in the problem");
+    const std::optional<size_t> b = rows.buffer_of(id, k);
+    if (!b) throw InputError(where + ": field 'id': buffer '" + id + "' is not in the problem");
     if (jb.contains("space")) {
       if (!jb["space"].is_string()) throw InputError(where + ": field 'space' must be a memory's name");
       out.space.resize(problem.buffers.size());
-      out.space[it->second] = jb["space"].get<std::string>();
+      out.space[*b] = jb["space"].get<std::string>();
     }
     if (!jb.contains("evictions")) continue;
     out.has_evictions = true;
@@ -174,7 +174,7 @@ PlanColumns read_plan_columns_json_file(const std::string& path, const Problem& 
       const std::string field = "evictions[" + std::to_string(e) + "]";
       if (!ev[e].is_array() || ev[e].size() != 2 || !ev[e][0].is_number_integer() || !ev[e][1].is_number_integer())
         throw InputError(where + ": field '" + field + "' must be [lo, hi] (integers)");
-      out.evictions.push_back({it->second, ev[e][0].get<int64_t>(), ev[e][1].get<int64_t>()});
+      out.evictions.push_back({*b, ev[e][0].get<int64_t>(), ev[e][1].get<int64_t>()});
     }
   }
   if (!out.space.empty())
