@@ -24,7 +24,7 @@ std::optional<FieldIssue> buffer_issue(const Buffer& b) {
     return FieldIssue{"id", "id '" + b.id + "' contains a line break"};
   // Other control characters (a NUL from JSON's \u0000 was written raw into the plan CSV).
   for (const char c : b.id)
-    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) {
+    if (control_char(c)) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
       return FieldIssue{"id", "id contains the control character " + std::string(hex)};
@@ -107,13 +107,12 @@ void check_problem(const Problem& p, const std::string& name, const Deadline* de
   auto who = [&](size_t i) {
     std::string id;  // control characters as \xNN (a NUL cut the message short)
     for (const char c : p.buffers[i].id) {
-      const auto u = static_cast<unsigned char>(c);
-      if (u >= 0x20 && u != 0x7f) {
+      if (!control_char(c)) {
         id += c;
         continue;
       }
       char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned>(u));
+      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
       id += hex;
     }
     return name + ": buffer #" + std::to_string(i) + " '" + id + "': ";

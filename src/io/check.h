@@ -17,8 +17,12 @@ struct FieldIssue {
   std::string message;  // what is wrong, in words
 };
 
-// The first rule `b` breaks: id non-empty and free of line breaks (so it can be written
-// back as one CSV line; commas and quotes are quoted, csv_fields.h), start >= 0, end >
+// A character an id may not hold: a C0 control character other than a tab, or DEL.
+inline bool control_char(char c) { return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f; }
+
+// The first rule `b` breaks: id non-empty and free of line breaks and other control
+// characters (control_char; so it can be written back as one CSV line; commas and quotes
+// are quoted, csv_fields.h), start >= 0, end >
 // start, size > 0, alignment a power of two, hint >= -1, fixed offset >= 0 and aligned, gaps
 // sorted, disjoint, inside the lifetime, windows inside the size.
 std::optional<FieldIssue> buffer_issue(const Buffer& b);
