@@ -105,9 +105,9 @@ void check_problem(const Problem& p, const std::string& name, const Deadline* de
   // solve() runs this on every call, so it stays cheap on 10^6 buffers: messages are built
   // only on error, and duplicate ids are found without a hash table (first_duplicate_id).
   auto who = [&](size_t i) {
-    std::string id;  // control characters as \xNN (a NUL cut the message short)
+    std::string id;  // control characters and tabs as \xNN (a NUL cut the message short)
     for (const char c : p.buffers[i].id) {
-      if (!control_char(c)) {
+      if (!control_char(c) && c != '\t') {
         id += c;
         continue;
       }
