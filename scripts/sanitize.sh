@@ -7,7 +7,10 @@
 #      bindings (an uninstrumented interpreter) and the MLIR pass (LLVM's tools load it).
 #   2. Each libFuzzer target in fuzz/ for FUZZ_SECONDS (default 20) from its seed corpus in
 #      fuzz/corpus (copied: the committed corpus is not changed). A crash leaves its input in
-#      build-asan/fuzz-crashes/.
+#      build-asan/fuzz-crashes/. The mutations follow FUZZ_SEED (default 1), so a run is a
+#      reproducible regression check (a machine that runs faster only goes further along the
+#      same inputs); FUZZ_SEED=0 draws a random seed, for hunting:
+#      FUZZ_SEED=0 FUZZ_SECONDS=1800 scripts/sanitize.sh fuzz
 #   3. TSan in build-tsan: the multi-threaded solver tests (auto's sharing and cancel path,
 #      exact's probe threads, deep-stack threads, greedy/metaheuristics with threads).
 # Any report fails the script (halt_on_error). Usage: scripts/sanitize.sh [asan|fuzz|tsan]...
@@ -16,6 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+FUZZ_SEED=${FUZZ_SEED:-1}
 JOBS=${JOBS:-$(nproc)}
 STEPS=("$@")
 [ ${#STEPS[@]} -gt 0 ] || STEPS=(asan fuzz tsan)
@@ -60,7 +64,7 @@ if want fuzz; then
     work=build-asan/fuzz-corpus/${name#fuzz_}
     rm -rf "$work" && mkdir -p "$work"
     # -fork would use more cores; one process per target keeps CI at its 2 cores.
-    "$target" -max_total_time="$FUZZ_SECONDS" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+    "$target" -seed="$FUZZ_SEED" -max_total_time="$FUZZ_SECONDS" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
       -artifact_prefix="$ROOT/build-asan/fuzz-crashes/$name-" "$work" "fuzz/corpus/${name#fuzz_}" \
       2>"build-asan/$name.log" || { tail -50 "build-asan/$name.log"; echo "sanitize: $name failed"; exit 1; }
     echo "sanitize: $name: $(grep -a -m1 'stat::number_of_executed_units' "build-asan/$name.log" | awk '{print $2}') executions in $FUZZ_SECONDS s, corpus $(ls "$work" | wc -l) inputs"

@@ -405,6 +405,32 @@ std::string Inferred::taken_branch(const onnx::NodeProto& n) const {
   return c->at(0) != 0 ? "then_branch" : "else_branch";
 }
 
+// A node that GuardedSchemas kept from inference is refused, named: the first node of the
+// main graph or a body whose inferred input ranks break its operator's rule; else (ranks
+// known to inference only) the operator and the reason.
+void refuse_guarded(const onnx::GraphProto& g, const GuardedSchemas& schemas, const std::string& path) {
+  const std::map<std::string, std::string> refused = schemas.refused();
+  if (refused.empty()) return;
+  TypeMap types;  // of the graphs entered so far (names are unique across scopes)
+  std::function<void(const onnx::GraphProto&)> visit = [&](const onnx::GraphProto& graph) {
+    collect_types(graph, types);
+    for (int k = 0; k < graph.node_size(); ++k) {
+      const onnx::NodeProto& n = graph.node(k);
+      if (refused.count(n.op_type()) && default_domain(n)) {
+        const std::string why = rank_rule_violation(n.op_type(), [&](int i) {
+          if (i >= n.input_size()) return -1;
+          const auto it = types.find(n.input(i));
+          return it != types.end() && it->second.has_shape ? static_cast<int>(it->second.dims.size()) : -1;
+        });
+        if (!why.empty()) throw InputError(path + ": " + node_label(n, k) + ": " + why);
+      }
+      for (const onnx::GraphProto* body : node_bodies(n)) visit(*body);
+    }
+  };
+  visit(g);
+  throw InputError(path + ": a " + refused.begin()->first + " node: " + refused.begin()->second);
+}
+
 Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
   Inferred out;
   const onnx::ModelProto light = light_copy(bound);
@@ -417,6 +443,7 @@ Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
   TypeMap refined;  // shapes memplan knows better than inference (Loop scan outputs, refine_ops)
   std::set<std::string> replaced;  // outputs of nodes whose type refine_ops replaces
   Values& body_values = out.body_values;  // names are unique across scopes
+  const GuardedSchemas schemas;
   for (int round = 0; round < kMaxRounds; ++round) {
     out.model = rewired(light, out.values, body_values, initializers);
     add_value_info(out.model.mutable_graph(), refined);
@@ -426,11 +453,11 @@ Inferred infer_sizes(const onnx::ModelProto& bound, const std::string& path) {
       op->set_version(1);
     }
     try {
-      onnx::shape_inference::InferShapes(out.model, onnx::OpSchemaRegistry::Instance(),
-                                         onnx::ShapeInferenceOptions(false, 0, true));
+      onnx::shape_inference::InferShapes(out.model, &schemas, onnx::ShapeInferenceOptions(false, 0, true));
     } catch (const std::exception& e) {
       throw InputError(path + ": ONNX shape inference failed: " + e.what());
     }
+    refuse_guarded(out.model.graph(), schemas, path);
     out.types.clear();
     collect_types(out.model.graph(), out.types);
     for (const auto& [name, v] : out.values) {  // computed values are exact

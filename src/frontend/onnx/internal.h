@@ -4,10 +4,14 @@
 //   build_graph (build.cpp) the inferred model -> memplan::Graph
 #pragma once
 
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -121,6 +125,25 @@ struct Inferred;
 // (`bytes_only`: a SplitToSequence by split sizes given at run time holds its input's bytes).
 bool refine_sequences(const onnx::GraphProto& g, const Inferred& inferred, TypeMap& refined, Sequences& seqs,
                       std::unordered_map<std::string, int64_t>& bytes_only, const std::string& path);
+
+// The schemas ONNX 1.12's inference is given: the registry's, with the inference of the
+// operators that crash on inputs of unexpected rank guarded (guarded_schemas.cpp). A guarded
+// node whose inputs break its operator's rank rule is skipped by inference, its reason kept.
+// Why a node of operator `op` whose input k has rank rank(k) (-1: unknown) breaks that
+// operator's rank rule (guarded_schemas.cpp), or "" when it does not or has none.
+std::string rank_rule_violation(const std::string& op, const std::function<int(int)>& rank);
+class GuardedSchemas final : public onnx::ISchemaRegistry {
+ public:
+  const onnx::OpSchema* GetSchema(const std::string& key, int max_version,
+                                  const std::string& domain = onnx::ONNX_DOMAIN) const override;
+  // Why nodes were skipped, by operator (the first reason of each).
+  std::map<std::string, std::string> refused() const;
+
+ private:
+  mutable std::mutex mu_, refused_mu_;
+  mutable std::map<const onnx::OpSchema*, std::unique_ptr<onnx::OpSchema>> guarded_;
+  mutable std::map<std::string, std::string> refused_;
+};
 
 struct Inferred {
   onnx::ModelProto model;  // the model with inferred value_info (bodies too)
