@@ -49,10 +49,12 @@ struct PlanColumns {
   std::vector<Eviction> evictions;
   bool has_evictions = false;  // the plan has the column or field (even if none is evicted)
 };
-// From a plan CSV, its rows mapped onto `problem` by id (as read_solution_csv maps them).
-// Throws InputError naming the file, line and column.
-PlanColumns read_plan_columns_csv(std::istream& in, const std::string& name, const Problem& problem);
-PlanColumns read_plan_columns_csv_file(const std::string& path, const Problem& problem);
+// A plan CSV read as read_solution_csv reads it (io.h: the offsets, returned), and with
+// `columns` also its `space` and `evictions` columns into *columns. Throws InputError naming
+// the file, line and column.
+std::vector<int64_t> read_plan_csv(std::istream& in, const std::string& name, const Problem& problem,
+                                   PlanColumns* columns);
+std::vector<int64_t> read_plan_csv_file(const std::string& path, const Problem& problem, PlanColumns* columns);
 
 // A transfer schedule as solve --transfers writes it (CSV buffer,direction,start,end;
 // direction out or in), buffers mapped onto `problem` by id. Throws InputError naming the
@@ -75,7 +77,7 @@ std::vector<std::string> read_json_spaces(const std::string& path, Problem& p, S
 // columns.evictions index p's buffers).
 std::string plan_to_json(const Problem& p, const std::vector<int64_t>& offsets, const PlanColumns& columns,
                          const std::map<std::string, std::string>& extra = {});
-// read_plan_columns_csv for a JSON plan (plan_to_json's "space" and "evictions").
+// The columns read_plan_csv reads, from a JSON plan (plan_to_json's "space" and "evictions").
 PlanColumns read_plan_columns_json_file(const std::string& path, const Problem& problem);
 // problem_to_json (io_json.h) plus the "swap" object and "durations" that read_json_spaces reads.
 std::string problem_to_json(const Problem& p, const std::vector<int64_t>* offsets, const SwapOptions& swap,

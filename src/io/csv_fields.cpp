@@ -1,5 +1,11 @@
 #include "io/csv_fields.h"
 
+#include <algorithm>
+#include <charconv>
+#include <unordered_map>
+
+#include "memplan/io.h"
+
 namespace memplan {
 namespace {
 
@@ -67,6 +73,54 @@ std::string csv_field(const std::string& text) {
     out += c;
   }
   return out + '"';
+}
+
+void CsvRows::fail(const std::string& column, const std::string& msg) const {
+  std::string where = name + ":" + std::to_string(lineno);
+  if (!column.empty()) where += ": column '" + column + "'";
+  throw InputError(where + ": " + msg);
+}
+
+bool CsvRows::next(std::vector<std::string>& fields) {
+  std::string line;
+  if (!std::getline(in, line) || trim_blanks(line).empty()) return false;
+  ++lineno;
+  CsvSplitError error;
+  std::optional<std::vector<std::string>> f = split_csv_fields(line, error);
+  if (!f) fail(csv_error_column(error, columns), error.what);
+  if (!columns.empty() && f->size() != columns.size())
+    fail(columns[std::min(f->size(), columns.size() - 1)],
+         "expected " + std::to_string(columns.size()) + " fields, found " + std::to_string(f->size()));
+  fields = std::move(*f);
+  return true;
+}
+
+int CsvRows::column(std::initializer_list<const char*> names) const {
+  for (size_t c = 0; c < columns.size(); ++c)
+    for (const char* n : names)
+      if (columns[c] == n) return static_cast<int>(c);
+  return -1;
+}
+
+int64_t CsvRows::integer(const std::string& text, const std::string& column) const {
+  int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc::result_out_of_range) fail(column, "'" + text + "' is out of the 64-bit integer range");
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
+    fail(column, "'" + text + "' is not an integer");
+  return v;
+}
+
+CsvRows open_csv_rows(std::istream& in, const std::string& name, const std::string& expected) {
+  CsvRows t{in, name, {}};
+  if (!t.next(t.columns)) {
+    t.lineno = 1;
+    t.fail("", "empty file: expected a header row with " + expected);
+  }
+  std::unordered_map<std::string, size_t> seen;
+  for (size_t c = 0; c < t.columns.size(); ++c)
+    if (!seen.emplace(t.columns[c], c).second) t.fail(t.columns[c], "duplicate column name");
+  return t;
 }
 
 }  // namespace memplan
