@@ -959,6 +959,69 @@ TEST(SpacesCli, SwapPlanKeepsColumnsAndSplitRows) {
 }
 
 
+// Copy lengths at the ends of the 64-bit range: a bandwidth of 2^63 - 1 made the copy length
+// (size + bandwidth - 1) / bandwidth overflow to a negative count, and durations of 2^63 - 1
+// overflowed the checker's sum, so a good plan was reported "copy in too short" with
+// status=feasible. Numbers past 64 bits are refused; a transfer spanning 2^62 steps is
+// checked in closed form (it looped over every step).
+TEST(SpacesCli, CopyLengthsAtTheEndsOfTheRangeNeitherOverflowNorLoop) {
+  testing::TempDir dir;
+  const std::string in = dir.file("swap.csv");
+  testing::write_text(in, "id,lower,upper,size,uses,evictable\na,0,10,4,0 9,1\nb,2,4,4,,0\nc,5,7,4,,0\n");
+  for (const std::string flags : {"--bandwidth 9223372036854775807", "--bandwidth 4 --durations 9223372036854775807,9223372036854775807",
+                                  "--bandwidth 3 --durations 1,1,1,1,1,1,1,1,1,1,1,9223372036854775807 --allow-stall"}) {
+    const auto r = testing::run_cli("solve '" + in + "' --capacity 6 --swap " + flags, dir);
+    EXPECT_EQ(r.code, 0) << flags << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find("valid=yes status=feasible"), std::string::npos) << flags << "\n" << r.out;
+  }
+  for (const std::string flags : {"--bandwidth 9223372036854775808", "--bandwidth 1e20", "--copy-channels 0",
+                                  "--durations 1,x", "--durations 1,0"}) {
+    const auto r = testing::run_cli("solve '" + in + "' --capacity 6 --swap " + flags, dir);
+    EXPECT_EQ(r.code, 2) << flags << "\n" << r.out;
+    EXPECT_NE(r.err.find("expected"), std::string::npos) << flags << "\n" << r.err;
+  }
+  const std::string plan = dir.file("p.csv"), tr = dir.file("t.csv");
+  auto r = testing::run_cli("solve '" + in + "' -a greedy --capacity 6 --swap -o '" + plan + "' --transfers '" + tr + "'", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  // A copy out over [-2^62, 2), a copy in over [7, 2^62) and a third copy over [0, 2^62):
+  // on one channel, steps 0-1 and 7 on have two copies at once, each run named once.
+  testing::write_text(tr, "buffer,direction,start,end\na,out,-4611686018427387904,2\na,in,7,4611686018427387904\n"
+                          "a,in,0,4611686018427387904\n");
+  r = testing::run_cli("validate '" + in + "' '" + plan + "' --capacity 6 --transfers '" + tr + "' --copy-channels 1", dir);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("copy out starts at or before the use at 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("error: step 0: more copies than channels"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("error: step 7: more copies than channels"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("error: step 1: more copies"), std::string::npos) << "one message per run of steps\n" << r.out;
+  EXPECT_EQ(r.out.find("error: step 8: more copies"), std::string::npos) << "one message per run of steps\n" << r.out;
+  r = testing::run_cli("validate '" + in + "' '" + plan + "' --capacity 6 --transfers '" + tr + "' --copy-channels 2", dir);
+  EXPECT_EQ(r.out.find("more copies than channels"), std::string::npos) << r.out;
+}
+
+// --svg with --swap drew nothing (the option was dropped); it draws the plan, an evicted
+// buffer as its pieces between absences. With several memories it is refused, as is one
+// file named for two outputs (--transfers too), before solving.
+TEST(SpacesCli, SwapPlanIsDrawnAndOutputsAreDistinct) {
+  testing::TempDir dir;
+  const std::string in = dir.file("swap.csv");
+  testing::write_text(in, "id,lower,upper,size,uses,evictable\na,0,10,4,0 9,1\nb,2,4,4,,0\nc,5,7,4,,0\n");
+  const std::string svg = dir.file("p.svg");
+  auto r = testing::run_cli("solve '" + in + "' -a greedy --capacity 6 --swap --svg '" + svg + "'", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string picture = testing::read_text(svg);
+  size_t pieces_of_a = 0;
+  for (size_t at = picture.find("<title>a: "); at != std::string::npos; at = picture.find("<title>a: ", at + 1)) ++pieces_of_a;
+  EXPECT_EQ(pieces_of_a, 2u) << picture;  // [0,2) and [7,10): absent over [2,7)
+  r = testing::run_cli("solve '" + in + "' --memories sram=8,dram --svg '" + dir.file("m.svg") + "'", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("not with several memories"), std::string::npos) << r.err;
+  const std::string same = dir.file("same.csv");
+  r = testing::run_cli("solve '" + in + "' --capacity 6 --swap -o '" + same + "' --transfers '" + same + "'", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("named for both -o and --transfers"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "refused before solving: " << r.out;
+}
+
 // ---- validate: plans with memories and absences, as solve writes them ------------------------
 
 // `memplan validate` checked only offsets: a valid swap plan was "invalid" (its absences were

@@ -125,10 +125,15 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   }
   // Exit 2 promises no output: refuse unwritable outputs before solving, and write all of
   // them at the end, all or nothing (write_files_atomic).
-  if (!output.empty() && output == svg)
-    throw InputError(output + ": named for both -o and --svg");
-  for (const std::string& path : {output, svg, order_out})
-    if (!path.empty()) check_writable(path);
+  const std::vector<std::pair<std::string, std::string>> outputs = {
+      {"-o", output}, {"--svg", svg}, {"--order-out", order_out}, {"--transfers", spaces_args().transfers}};
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].second.empty()) continue;
+    for (size_t j = 0; j < i; ++j)
+      if (outputs[j].second == outputs[i].second)
+        throw InputError(outputs[i].second + ": named for both " + outputs[j].first + " and " + outputs[i].first);
+    check_writable(outputs[i].second);
+  }
   // A model's order is chosen within a fifth of the time limit; the plans get the rest.
   if (time_limit > 0) g_model.schedule_time_limit = std::min(10.0, 0.2 * time_limit);
   // The limit covers everything after parsing: a partial order's conflicts are derived
@@ -163,7 +168,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   opt.iterations = iterations;
   opt.validate = validate_plan;  // --no-validate: status=unchecked, never optimal
   if (!find_solver(algo)) {
-    std::cerr << "memplan: unknown algorithm '" << algo << "' (see 'memplan list')\n";
+    std::cerr << "memplan: error: unknown algorithm '" << algo << "' (see 'memplan list')\n";
     return kExitBadInput;
   }
   if (!initial.empty()) {  // --initial: a valid plan of this problem, or exit 2 before solving
@@ -177,7 +182,7 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
     if (algo != "lns")  // SolveOptions::initial: only lns starts from it
       std::cerr << "memplan: warning: --initial is read by lns only; -a " << algo << " ignores it\n";
   }
-  if (const int code = solve_spaces(l, input, algo, opt, output); code >= 0) return code;
+  if (const int code = solve_spaces(l, input, algo, opt, output, svg); code >= 0) return code;
   const auto t0 = std::chrono::steady_clock::now();
   SolveResult r;
   std::optional<ScheduledPlan> scheduled;  // a model: planned on its order and on graph order
@@ -271,9 +276,9 @@ int cmd_validate(const std::string& input, const std::string& solution,
   auto offsets_for = [&](const Problem& p) {
     return has_extension(solution, ".json") ? read_json_solution_file(solution, p) : read_solution_csv_file(solution, p);
   };
-  std::vector<int64_t> offsets = offsets_for(l.problem);
+  std::vector<int64_t> offsets;
   // A plan with memories or absences (solve --memories / --swap): their own checks.
-  if (const int rc = validate_plan_columns(l, input, solution, capacity, offsets); rc >= 0) return rc;
+  if (const int rc = validate_plan_file(l, input, solution, capacity, &offsets); rc >= 0) return rc;
   Validation v = validate(l.problem, offsets, capacity);
   // A model's plan holds for the order solve kept (`kept=`): its schedule's, or the graph
   // order when that plan's peak was lower. Checked in the schedule's order, then in graph

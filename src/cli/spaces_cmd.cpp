@@ -1,6 +1,7 @@
 #include "cli/spaces_cmd.h"
 
 #include <algorithm>
+#include <climits>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -9,12 +10,14 @@
 #include <utility>
 
 #include "cli/options.h"
+#include "memplan/bounds.h"
 #include "memplan/explain.h"
 #include "memplan/graph.h"
 #include "memplan/io.h"
 #include "memplan/io_json.h"
 #include "memplan/memories.h"
 #include "memplan/spaces_io.h"
+#include "memplan/svg.h"
 #include "memplan/swap.h"
 #include "memplan/validate_spaces.h"
 
@@ -124,9 +127,11 @@ void add_spaces_options(CLI::App* c) {
       ->check(CLI::IsMember({"pinned", "split"}));
   c->add_option("--swap-to", a.to, "with --memories: the memory receiving the evicted copies (default: the last)");
   c->add_flag("--allow-stall", a.allow_stall, "with --swap: copies need not be hidden; report the stall");
-  c->add_option("--bandwidth", a.bandwidth, "copy bandwidth, bytes per time unit (0 = instantaneous)")->check(CLI::NonNegativeNumber);
-  c->add_option("--copy-channels", a.channels, "copies running at once")->check(CLI::PositiveNumber);
-  c->add_option("--durations", a.durations, "time units per step (comma separated; 1 beyond)")->delimiter(',');
+  c->add_option("--bandwidth", a.bandwidth, "copy bandwidth, bytes per time unit (0 = instantaneous)")->check(integer_in<int64_t>(0, INT64_MAX, "bytes per time unit, an integer >= 0"));
+  c->add_option("--copy-channels", a.channels, "copies running at once")->check(integer_in<int>(1, INT_MAX, "an integer >= 1"));
+  c->add_option("--durations", a.durations, "time units per step (comma separated; 1 beyond)")
+      ->delimiter(',')
+      ->check(integer_in<int64_t>(1, INT64_MAX, "time units per step, integers >= 1"));
   c->add_option("--transfers", a.transfers, "write the transfer schedule here (CSV buffer,direction,start,end)");
 }
 
@@ -196,17 +201,25 @@ void add_validate_spaces_options(CLI::App* c) {
   c->add_option("--memories", a.memories, "the memories the plan's 'space' column names: NAME[=CAPACITY[:ALIGNMENT]],...");
   c->add_option("--transfers", a.transfers, "the transfer schedule solve --transfers wrote: check the copies too");
   c->add_option("--bandwidth", a.bandwidth, "with --transfers: copy bandwidth, bytes per time unit (0 = instantaneous)")
-      ->check(CLI::NonNegativeNumber);
-  c->add_option("--copy-channels", a.channels, "with --transfers: copies running at once")->check(CLI::PositiveNumber);
+      ->check(integer_in<int64_t>(0, INT64_MAX, "bytes per time unit, an integer >= 0"));
+  c->add_option("--copy-channels", a.channels, "with --transfers: copies running at once")
+      ->check(integer_in<int>(1, INT_MAX, "an integer >= 1"));
   c->add_option("--durations", a.durations, "with --transfers: time units per step (comma separated; 1 beyond)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(integer_in<int64_t>(1, INT64_MAX, "time units per step, integers >= 1"));
   c->add_flag("--allow-stall", a.allow_stall, "with --transfers: copies need not be hidden");
 }
 
-int validate_plan_columns(Loaded& l, const std::string& input, const std::string& plan,
-                          std::optional<int64_t> capacity, const std::vector<int64_t>& offsets) {
-  const PlanColumns c = has_extension(plan, ".json") ? read_plan_columns_json_file(plan, l.problem)
-                                                     : read_plan_columns_csv_file(plan, l.problem);
+int validate_plan_file(Loaded& l, const std::string& input, const std::string& plan, std::optional<int64_t> capacity,
+                       std::vector<int64_t>* plan_offsets) {
+  PlanColumns c;
+  if (has_extension(plan, ".json")) {
+    *plan_offsets = read_json_solution_file(plan, l.problem);
+    c = read_plan_columns_json_file(plan, l.problem);
+  } else {
+    *plan_offsets = read_plan_csv_file(plan, l.problem, &c);
+  }
+  const std::vector<int64_t>& offsets = *plan_offsets;
   SpacesArgs& a = spaces_args();
   if (c.space.empty() && !c.has_evictions) {
     if (!a.memories.empty()) throw InputError(plan + ": --memories given, but the plan has no 'space' column or field");
@@ -250,12 +263,15 @@ int validate_plan_columns(Loaded& l, const std::string& input, const std::string
 }
 
 int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, const SolveOptions& opt,
-                 const std::string& output) {
+                 const std::string& output, const std::string& svg) {
   const SpacesArgs& a = spaces_args();
   const Problem& p = l.problem;
   const bool many = p.memories.size() > 0;
   const bool swap = a.swap || a.file_swap;
   if (!many && !swap) return -1;
+  if (many && !svg.empty()) throw InputError(svg + ": --svg draws one memory's plan; not with several memories");
+  if (!opt.validate) std::cerr << "memplan: warning: --no-validate: plans with memories or swaps are always checked\n";
+  std::vector<std::pair<std::string, std::string>> files;  // written together at the end
   const auto t0 = std::chrono::steady_clock::now();
   std::ostringstream line;
   line << "algo=" << algo << " buffers=" << p.buffers.size();
@@ -290,7 +306,8 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
     if (swap)
       line << " swap_to=" << p.memories[static_cast<size_t>(r.swap_to)].name << " evicted=" << r.evictions.size()
            << " bytes_moved=" << r.bytes_moved << " stall=" << r.stall;
-    line << " time=" << seconds_since(t0) << " valid=" << (v.ok ? "yes" : "no") << " status=feasible";
+    line << " time=" << seconds_since(t0) << " valid=" << (v.ok ? "yes" : "no")
+         << " status=" << (v.ok ? "feasible" : "invalid");
     std::cout << line.str() << std::endl;
     for (const std::string& e : v.errors) std::cerr << "memplan: invalid plan: " << e << "\n";
     if (!v.ok) return kExitInvalid;
@@ -301,14 +318,15 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
         std::sort(b.gaps.begin(), b.gaps.end(), [](const Gap& x, const Gap& y) { return x.start < y.start; });
       PlanColumns columns{names, r.evictions, swap};
       if (has_extension(output, ".json")) {
-        write_file_atomic(output, plan_to_json(planned, r.offsets, columns, {{"algo", algo}}));
+        files.emplace_back(output, plan_to_json(planned, r.offsets, columns, {{"algo", algo}}));
       } else {
         std::vector<Column> extras = {{"space", names}};
         if (swap) extras.push_back({"evictions", evictions_column(p.buffers.size(), r.evictions)});
-        write_file_atomic(output, plan_csv(l, planned, identity(p.buffers.size()), r.offsets, extras));
+        files.emplace_back(output, plan_csv(l, planned, identity(p.buffers.size()), r.offsets, extras));
       }
     }
-    if (!a.transfers.empty()) write_file_atomic(a.transfers, transfers_csv(p, r.transfers));
+    if (!a.transfers.empty()) files.emplace_back(a.transfers, transfers_csv(p, r.transfers));
+    write_files_atomic(files);
     return kExitOk;
   }
   const auto cap = capacity_of(p, opt);
@@ -334,11 +352,11 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
   }
   const Validation v = validate_swaps(p, r.offsets, *cap, r.evictions, r.transfers, so);
   line << " peak=" << v.peak << " time=" << seconds_since(t0) << " valid=" << (v.ok ? "yes" : "no")
-       << " status=feasible";
+       << " status=" << (v.ok ? "feasible" : "invalid");
   std::cout << line.str() << std::endl;
   for (const std::string& e : v.errors) std::cerr << "memplan: invalid plan: " << e << "\n";
   if (!v.ok) return kExitInvalid;
-  if (!a.transfers.empty()) write_file_atomic(a.transfers, transfers_csv(p, r.transfers));
+  if (!a.transfers.empty()) files.emplace_back(a.transfers, transfers_csv(p, r.transfers));
   else if (r.transfers.size() <= 40)
     for (const Transfer& x : r.transfers)
       std::cerr << "memplan: transfer " << p.buffers[x.buffer].id << " " << (x.out ? "out" : "in") << " ["
@@ -351,12 +369,18 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
         if (r.origin[k] == e.buffer && (r.problem.buffers[k].end == e.lo || !so.split || e.back < 0))
           planned.evictions.push_back({k, e.lo, e.hi, e.back});
     if (has_extension(output, ".json"))
-      write_file_atomic(output, plan_to_json(r.problem, r.solution->offsets, planned,
-                                             {{"algo", algo}, {"bytes_moved", std::to_string(r.bytes_moved)}}));
+      files.emplace_back(output, plan_to_json(r.problem, r.solution->offsets, planned,
+                                              {{"algo", algo}, {"bytes_moved", std::to_string(r.bytes_moved)}}));
     else
-      write_file_atomic(output, plan_csv(l, r.problem, r.origin, r.solution->offsets,
-                                         {{"evictions", evictions_column(r.problem.buffers.size(), planned.evictions)}}));
+      files.emplace_back(output, plan_csv(l, r.problem, r.origin, r.solution->offsets,
+                                          {{"evictions", evictions_column(r.problem.buffers.size(), planned.evictions)}}));
   }
+  if (!svg.empty()) {  // the planned buffers: each absence drawn as a gap
+    SvgOptions svg_options;
+    svg_options.title = input + ": " + algo + " with swapping, peak " + std::to_string(v.peak);
+    files.emplace_back(svg, plan_to_svg(r.problem, r.solution->offsets, compute_load(r.problem), svg_options));
+  }
+  write_files_atomic(files);
   return kExitOk;
 }
 

@@ -37,15 +37,19 @@ void load_spaces(Loaded& l, const std::string& input);
 // validate's options for plans with memories or absences (--memories, --transfers and the
 // copy settings).
 void add_validate_spaces_options(CLI::App* validate_cmd);
-// validate of a plan whose file has a `space` or `evictions` column (JSON field): checks it
-// with validate_spaces / validate_absences / validate_swaps (with --transfers) and prints the
-// verdict; returns the exit code, or -1 when the plan has neither.
-int validate_plan_columns(Loaded& l, const std::string& input, const std::string& plan,
-                          std::optional<int64_t> capacity, const std::vector<int64_t>& offsets);
+// validate's reading of the plan file `plan` (CSV, or JSON by its extension): its offsets
+// into *offsets and, when it has a `space` or `evictions` column (JSON field), its check
+// with validate_spaces / validate_absences / validate_swaps (with --transfers) and the
+// verdict printed; returns the exit code, or -1 when the plan has neither column (the file
+// is read once).
+int validate_plan_file(Loaded& l, const std::string& input, const std::string& plan, std::optional<int64_t> capacity,
+                       std::vector<int64_t>* offsets);
 
-// solve with several memories or --swap; returns -1 when neither applies.
+// solve with several memories or --swap; returns -1 when neither applies. Writes the plan
+// (`output`), the transfers (--transfers) and, with --swap alone, the picture (`svg`), all
+// or nothing.
 int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, const SolveOptions& opt,
-                 const std::string& output);
+                 const std::string& output, const std::string& svg);
 
 
 struct ExplainArgs {

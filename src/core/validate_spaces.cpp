@@ -76,8 +76,15 @@ Validation swaps_checked(const Problem& p, const std::vector<int64_t>& offsets, 
   Validation v;
   const std::vector<Transfer> none;
   const std::vector<Transfer>& transfers = copies ? *copies : none;
-  auto dur = [&](int64_t t) {
-    return t >= 0 && t < static_cast<int64_t>(swap.durations.size()) ? swap.durations[static_cast<size_t>(t)] : int64_t{1};
+  // Time units of the steps [s, t): durations[k] inside the vector, 1 beyond it. Wide and in
+  // closed form beyond the vector, so that neither huge durations nor a copy spanning 2^62
+  // steps overflows or loops.
+  auto units_between = [&](int64_t s, int64_t t) -> __int128 {
+    if (s >= t) return 0;
+    __int128 u = static_cast<__int128>(t) - s;
+    const int64_t n = static_cast<int64_t>(swap.durations.size());
+    for (int64_t k = std::max<int64_t>(s, 0); k < std::min(t, n); ++k) u += swap.durations[static_cast<size_t>(k)] - 1;
+    return u;
   };
   Problem q = p;
   std::multiset<std::tuple<size_t, bool, int64_t, int64_t>> pending;  // (buffer, out, start, end)
@@ -118,9 +125,7 @@ Validation swaps_checked(const Problem& p, const std::vector<int64_t>& offsets, 
         ++it;
         continue;
       }
-      int64_t units = 0;
-      for (int64_t k = s; k < t; ++k) units += dur(k);
-      if (!swap.allow_stall && swap.bandwidth > 0 && units * swap.bandwidth < b.size)
+      if (!swap.allow_stall && swap.bandwidth > 0 && units_between(s, t) * swap.bandwidth < b.size)
         fail(v, who + ": copy " + (out ? "out" : "in") + " too short for " + std::to_string(b.size) + " bytes");
       if (s > t) fail(v, who + ": copy with negative length");
       if (out && s <= before) fail(v, who + ": copy out starts at or before the use at " + std::to_string(before));
@@ -132,10 +137,22 @@ Validation swaps_checked(const Problem& p, const std::vector<int64_t>& offsets, 
     if (!got_in) fail(v, who + ": no copy in starting at " + std::to_string(e.hi));
   }
   if (!pending.empty()) fail(v, std::to_string(pending.size()) + " transfers belong to no eviction");
-  std::map<int64_t, int> busy;
-  for (const Transfer& x : transfers)
-    for (int64_t t = x.start; t < x.end && !swap.allow_stall; ++t)
-      if (++busy[t] > swap.channels) fail(v, "step " + std::to_string(t) + ": more copies than channels");
+  // Channels: copies running at each step, swept over the copies' ends (a copy's steps are
+  // [start, end)); each run of steps with too many is reported at its first step.
+  if (!swap.allow_stall) {
+    std::vector<std::pair<int64_t, int>> ends;  // (step, +1 a copy starts / -1 one ends)
+    for (const Transfer& x : transfers)
+      if (x.start < x.end) ends.push_back({x.start, 1}), ends.push_back({x.end, -1});
+    std::sort(ends.begin(), ends.end());
+    int64_t running = 0;
+    bool over = false;
+    for (size_t k = 0; k < ends.size(); ++k) {
+      running += ends[k].second;
+      if (k + 1 < ends.size() && ends[k + 1].first == ends[k].first) continue;
+      if (running > swap.channels && !over) fail(v, "step " + std::to_string(ends[k].first) + ": more copies than channels");
+      over = running > swap.channels;
+    }
+  }
   // Split evictions: the buffer becomes pieces between its absences, each at its offset.
   std::vector<int64_t> offs = offsets;
   if (offs.size() != p.buffers.size()) {

@@ -50,20 +50,23 @@ int64_t duration(const SwapOptions& o, int64_t t) {
 
 // Time units needed to copy `size` bytes (0 for instantaneous copies).
 int64_t need(int64_t size, const SwapOptions& o) {
-  return o.bandwidth <= 0 ? 0 : (size + o.bandwidth - 1) / o.bandwidth;
+  return o.bandwidth <= 0 ? 0 : size / o.bandwidth + (size % o.bandwidth != 0);  // no size + bandwidth overflow
 }
+
+// have + d for durations d >= 1, held at INT64_MAX (enough for any need()).
+int64_t add_units(int64_t have, int64_t d) { return have > INT64_MAX - d ? INT64_MAX : have + d; }
 
 }  // namespace
 
 int64_t copy_steps_out(int64_t size, int64_t lo, const SwapOptions& o) {
   int64_t k = 0;
-  for (int64_t have = 0, n = need(size, o); have < n; ++k) have += duration(o, lo - 1 - k);
+  for (int64_t have = 0, n = need(size, o); have < n; ++k) have = add_units(have, duration(o, lo - 1 - k));
   return k;
 }
 
 int64_t copy_steps_in(int64_t size, int64_t hi, const SwapOptions& o) {
   int64_t k = 0;
-  for (int64_t have = 0, n = need(size, o); have < n; ++k) have += duration(o, hi + k);
+  for (int64_t have = 0, n = need(size, o); have < n; ++k) have = add_units(have, duration(o, hi + k));
   return k;
 }
 
@@ -123,7 +126,10 @@ int64_t stall_of(const Problem& p, const std::vector<Eviction>& evictions, const
       const size_t at = static_cast<size_t>(std::clamp(c.before, t0, t1) - t0);
       ready[at] = std::max(ready[at], *ch);
     }
-    const Wide d = bw * (t < static_cast<int64_t>(o.durations.size()) && t >= 0 ? o.durations[static_cast<size_t>(t)] : 1);
+    // A step's length, held at 2^100: longer than all copies together (< 2^86 bytes), so
+    // the stall is the same, and 2^22 steps of it cannot overflow 128 bits.
+    const Wide d = std::min(bw * (t < static_cast<int64_t>(o.durations.size()) && t >= 0 ? o.durations[static_cast<size_t>(t)] : 1),
+                            Wide{1} << 100);
     clock = std::max(clock, ready[static_cast<size_t>(t - t0)]) + d;
     work += d;
     step_end[static_cast<size_t>(t - t0)] = clock;
