@@ -253,6 +253,45 @@ TEST(Cli, ListStatsGenerate) {
   EXPECT_EQ(run_cli("--help", dir).code, 0);
 }
 
+// What a user meets when a command or option does not apply (a README audit): an unknown
+// command is named (CLI11 said only "A subcommand is required"); --lifetimes inclusive on a
+// JSON problem is refused (it was ignored); copy settings without --swap and --swap-to
+// without --memories are warned about; --memories '' is refused (it declared nothing);
+// pre-placed buffers that overlap, without a capacity, do not say "no plan fits the
+// capacity"; a portfolio that found nothing says winner=none (it printed "winner=").
+TEST(Cli, OptionsThatDoNotApplyAreSaidSo) {
+  TempDir dir;
+  const std::string csv = dir.file("p.csv"), json = dir.file("p.json");
+  testing::write_text(csv, "id,lower,upper,size\na,0,4,4\nb,1,3,4\n");
+  ASSERT_EQ(run_cli("solve '" + csv + "' -o '" + json + "'", dir).code, 0);
+  auto r = run_cli("frobnicate", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown command 'frobnicate' (commands: solve, "), std::string::npos) << r.err;
+  r = run_cli("solve '" + json + "' --lifetimes inclusive", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--lifetimes inclusive applies to CSV problems only"), std::string::npos) << r.err;
+  EXPECT_EQ(run_cli("solve '" + csv + "' --lifetimes inclusive", dir).code, 0);
+  r = run_cli("solve '" + csv + "' --bandwidth 4 --durations 1,2 --swap-to x", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: --bandwidth applies with --swap only; ignored"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: --durations applies with --swap only; ignored"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: --swap-to applies with --memories only; ignored"), std::string::npos) << r.err;
+  EXPECT_EQ(run_cli("solve '" + csv + "'", dir).err.find("warning"), std::string::npos);
+  r = run_cli("solve '" + csv + "' --memories ''", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--memories: empty; expected memories"), std::string::npos) << r.err;
+  const std::string fixed = dir.file("fixed.csv");
+  testing::write_text(fixed, "id,lower,upper,size,offset\na,0,4,4,0\nb,1,3,4,2\n");
+  r = run_cli("solve '" + fixed + "'", dir);
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("the problem's own constraints contradict"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("fits the capacity"), std::string::npos) << r.err;
+  r = run_cli("solve '" + csv + "' --capacity 6", dir);
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("no plan fits the capacity"), std::string::npos) << r.err;
+  EXPECT_EQ(fields(r.out)["winner"], "none") << r.out;
+}
+
 }  // namespace
 }  // namespace memplan
 
@@ -301,6 +340,7 @@ TEST(Cli, StatsBoundsTheAntichainFlow) {
   EXPECT_LE(bound_of(cut.out), bound_of(full.out)) << cut.out << full.out;
   EXPECT_EQ(testing::run_cli("stats '" + gen + "' --time-limit -1", dir).code, 2);
 }
+
 
 }  // namespace
 }  // namespace memplan

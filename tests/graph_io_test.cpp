@@ -149,9 +149,13 @@ TEST(GraphFile, ErrorsNameTheFileLineAndField) {
       {head + "{\"tensor\": \"y\", \"bytes\": 8}\n{\"op\": \"a\", \"outputs\": [\"y\"], \"attrs\": {}}\n",
        "g.jsonl:4: field 'attrs': unknown field of an op line"},
       {head + "{\"node\": \"a\"}\n", "g.jsonl:3: expected a tensor line"},
-      // finalize's checks, named by the file: two producers, a cycle.
+      // Two producers and a written graph input, named with their lines (they were named by
+      // the file alone, the operators with an empty "()" type).
       {head + "{\"tensor\": \"y\", \"bytes\": 8}\n{\"op\": \"a\", \"outputs\": [\"y\"]}\n{\"op\": \"b\", \"outputs\": [\"y\"]}\n",
-       "g.jsonl: "},
+       "g.jsonl:5: field 'outputs[0]': op 'b': tensor 'y' is already produced by op 'a' (line 4)"},
+      {head + "{\"op\": \"a\", \"outputs\": [\"x\"]}\n",
+       "g.jsonl:3: field 'outputs[0]': op 'a': tensor 'x' is a graph input, which no op produces"},
+      // finalize's check, named by the file: a cycle.
       {head + "{\"tensor\": \"y\", \"bytes\": 8}\n{\"tensor\": \"z\", \"bytes\": 8}\n"
               "{\"op\": \"a\", \"inputs\": [\"z\"], \"outputs\": [\"y\"]}\n{\"op\": \"b\", \"inputs\": [\"y\"], \"outputs\": [\"z\"]}\n",
        "g.jsonl: "},
@@ -160,7 +164,9 @@ TEST(GraphFile, ErrorsNameTheFileLineAndField) {
     const std::string e = error_of(c.text);
     EXPECT_EQ(e.rfind(c.expected, 0), 0u) << "input:\n" << c.text << "message: " << e;
   }
-  EXPECT_NE(error_of(cases[std::size(cases) - 1].text).find("cycle"), std::string::npos);
+  EXPECT_NE(error_of(cases[std::size(cases) - 1].text).find("cycle through operator 'a'"), std::string::npos)
+      << error_of(cases[std::size(cases) - 1].text);
+  EXPECT_EQ(error_of(cases[std::size(cases) - 1].text).find("()"), std::string::npos) << "no empty type";
 }
 
 TEST(GraphFile, WriterRefusesNamesTheFormatCannotHold) {

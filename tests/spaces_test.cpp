@@ -1022,6 +1022,24 @@ TEST(SpacesCli, SwapPlanIsDrawnAndOutputsAreDistinct) {
   EXPECT_TRUE(r.out.empty()) << "refused before solving: " << r.out;
 }
 
+// "fits none of its memories" was all a user got when a buffer fitted its memory alone but
+// not beside the buffers admitted before it, and when it was pinned to the first memory
+// for want of a 'space' column: the message gives each memory's capacity and what it holds
+// while the buffer is live, and says how to allow the others.
+TEST(SpacesCli, ABufferThatFitsNoMemorySaysWhy) {
+  testing::TempDir dir;
+  const std::string in = dir.file("m.csv");
+  testing::write_text(in, "id,lower,upper,size\na,0,10,4\nb,2,4,4\n");
+  auto r = testing::run_cli("solve '" + in + "' --memories sram=6,dram", dir);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.err.find("fits none of its memories: sram (capacity 6, already holding 4 bytes of buffers live with it) "
+                       "(a buffer that lists no memories may use the first only"),
+            std::string::npos)
+      << r.err;
+  r = testing::run_cli("solve '" + in + "' --memories sram=2", dir);
+  EXPECT_NE(r.err.find("sram (capacity 2: smaller than the buffer)"), std::string::npos) << r.err;
+}
+
 // ---- validate: plans with memories and absences, as solve writes them ------------------------
 
 // `memplan validate` checked only offsets: a valid swap plan was "invalid" (its absences were

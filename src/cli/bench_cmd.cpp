@@ -46,7 +46,7 @@ std::vector<BenchInput> load_inputs(const std::vector<std::string>& paths, const
   }
   std::vector<BenchInput> out;
   for (const std::string& f : files) {
-    const bool iree = f.find("/iree/") != std::string::npos;
+    const bool iree = f.find("/iree/") != std::string::npos && has_extension(f, ".csv");
     BenchInput in;
     in.problem = load_problem_as_given(f, iree ? "inclusive" : "half-open", model, lenient).problem;
     if (iree)

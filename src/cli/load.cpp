@@ -150,6 +150,12 @@ Loaded scheduled_graph(Graph g, const ModelOptions& model, const LowerOptions& l
 Loaded load_problem_as_given(const std::string& path, const std::string& lifetimes,
                              const ModelOptions& model, bool lenient, const std::function<bool()>& stop) {
   Loaded l;
+  // Only a CSV's lifetimes have two conventions; JSON, PLC and models have one each.
+  const bool csv = !has_extension(path, ".onnx") && !has_extension(path, ".jsonl") && !has_extension(path, ".json") &&
+                   !has_extension(path, ".plc");
+  if (lifetimes == "inclusive" && !csv)
+    throw InputError(path + ": --lifetimes inclusive applies to CSV problems only (this file's lifetimes are "
+                            "half-open by its format)");
 #ifdef MEMPLAN_HAVE_ONNX
   if (has_extension(path, ".onnx")) {
     std::vector<std::string> warnings;

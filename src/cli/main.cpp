@@ -239,7 +239,8 @@ int cmd_solve(const std::string& input, const std::string& algo, std::optional<i
   }
   if (!r.solution) {
     std::cerr << "memplan: "
-              << (r.status == Status::kInfeasible ? "proven infeasible: no plan fits the capacity"
+              << (r.status == Status::kInfeasible && capacity_of(l.problem, opt) ? "proven infeasible: no plan fits the capacity"
+                  : r.status == Status::kInfeasible ? "proven infeasible: the problem's own constraints contradict (see reason=)"
                   : capacity_of(l.problem, opt)   ? "no plan found that fits (within the time limit)"
                                                   : "no plan found within the time limit (raise --time-limit)")
               << "\n";
@@ -333,6 +334,11 @@ int cmd_schedule(const std::string& input, double time_limit, const std::string&
   if (!order_out.empty()) check_writable(order_out);
   g_model.schedule_time_limit = time_limit;
   const Loaded l = load_problem(input, "half-open");
+  if (l.model && !l.graph) {  // on several streams: a partial order, no single order to write
+    std::cerr << "memplan: error: " << input << ": schedule orders one stream; the model runs on several "
+              << "(--streams or stream annotations): plan them with 'memplan solve'\n";
+    return kExitBadInput;
+  }
   if (!l.graph) {
     std::cerr << "memplan: error: " << input << ": schedule needs a model (.onnx) or a graph file (.jsonl)\n";
     return kExitBadInput;
@@ -546,7 +552,8 @@ int main(int argc, char** argv) {
   GenerateOptions gen;
   gen_cmd->add_option("--kind", gen.kind,
                       "dnn, uniform, training, tiling, pinwheel, aligned or streams (buffers, CSV); dag or wired (a memplan graph "
-                      "file, .jsonl, of -n operators)");
+                      "file, .jsonl, of -n operators)")
+      ->check(CLI::IsMember({"dnn", "uniform", "training", "tiling", "pinwheel", "aligned", "streams", "dag", "wired"}));
   gen_cmd->add_option("--streams", gen.streams, "streams: number of parallel streams")
       ->check(integer_in<int64_t>(1, 4096, "a stream count, an integer >= 1"));
   gen_cmd->add_option("-n,--buffers", gen.buffers, "number of buffers (dag, wired: operators)")
@@ -555,9 +562,9 @@ int main(int argc, char** argv) {
       ->check(integer_in<uint64_t>(0, UINT64_MAX, "an unsigned 64-bit integer"));
   gen_cmd->add_option("--max-size", gen.max_size, "uniform: largest size")
       ->check(integer_in<int64_t>(1, INT64_MAX, "a size in bytes, an integer >= 1"));
-  gen_cmd->add_option("--horizon", gen.horizon, "uniform/tiling/pinwheel/aligned: time horizon")
+  gen_cmd->add_option("--horizon", gen.horizon, "uniform/tiling/pinwheel/aligned: time horizon (0 = the default: uniform -n, packings 2^20)")
       ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0"));
-  gen_cmd->add_option("--max-length", gen.max_length, "uniform: longest lifetime")
+  gen_cmd->add_option("--max-length", gen.max_length, "uniform: longest lifetime (0 = the default, horizon/20 + 1)")
       ->check(integer_in<int64_t>(0, INT64_MAX, "an integer >= 0"));
   gen_cmd->add_option("--capacity", gen.capacity, "tiling/pinwheel/aligned: width of the packed memory (the optimum; bytes, or with a unit: 1MiB)")
       ->transform(bytes_in(1, INT64_MAX, "a capacity in bytes, >= 1"));
@@ -583,6 +590,18 @@ int main(int argc, char** argv) {
   add_bound_command(app, bound_args);
   BenchArgs bench_args;
   add_bench_commands(app, bench_args);
+  if (argc > 1 && argv[1][0] != '-') {  // CLI11 would say only "A subcommand is required"
+    std::string names;
+    bool known = false;
+    for (const CLI::App* c : app.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || c->check_name(argv[1]);
+      names += (names.empty() ? "" : ", ") + c->get_name();
+    }
+    if (!known) {
+      std::cerr << "memplan: error: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
+      return kExitBadInput;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

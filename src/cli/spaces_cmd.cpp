@@ -118,9 +118,19 @@ SpacesArgs& spaces_args() {
   return a;
 }
 
+// --memories '' declared nothing and was read as no --memories at all.
+CLI::Validator non_empty_memories() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "empty; expected memories NAME[=CAPACITY[:ALIGNMENT]],... (e.g. sram=4MiB,dram)" : "";
+      },
+      "MEMORIES");
+}
+
 void add_spaces_options(CLI::App* c) {
   SpacesArgs& a = spaces_args();
-  c->add_option("--memories", a.memories, "memories fastest first: NAME[=CAPACITY[:ALIGNMENT]],... in bytes or with units (sram=4MiB:64,dram; see 'space' column)");
+  c->add_option("--memories", a.memories, "memories fastest first: NAME[=CAPACITY[:ALIGNMENT]],... in bytes or with units (sram=4MiB:64,dram; see 'space' column)")
+      ->check(non_empty_memories());
   c->add_flag("--swap", a.swap, "evict 'evictable' buffers between uses to fit --capacity");
   c->add_flag("--swap-exact", a.swap_exact, "with --swap: fewest bytes moved by enumeration (<= 16 windows)");
   c->add_option("--swap-mode", a.mode, "pinned: back at the same offset; split: may come back elsewhere")
@@ -198,7 +208,8 @@ SwapOptions swap_options() {
 
 void add_validate_spaces_options(CLI::App* c) {
   SpacesArgs& a = spaces_args();
-  c->add_option("--memories", a.memories, "the memories the plan's 'space' column names: NAME[=CAPACITY[:ALIGNMENT]],...");
+  c->add_option("--memories", a.memories, "the memories the plan's 'space' column names: NAME[=CAPACITY[:ALIGNMENT]],...")
+      ->check(non_empty_memories());
   c->add_option("--transfers", a.transfers, "the transfer schedule solve --transfers wrote: check the copies too");
   c->add_option("--bandwidth", a.bandwidth, "with --transfers: copy bandwidth, bytes per time unit (0 = instantaneous)")
       ->check(integer_in<int64_t>(0, INT64_MAX, "bytes per time unit, an integer >= 0"));
@@ -268,6 +279,16 @@ int solve_spaces(Loaded& l, const std::string& input, const std::string& algo, c
   const Problem& p = l.problem;
   const bool many = p.memories.size() > 0;
   const bool swap = a.swap || a.file_swap;
+  if (!swap) {  // copy settings read by --swap alone: said, not silently dropped
+    const std::pair<bool, const char*> copy_options[] = {
+        {a.bandwidth.has_value(), "--bandwidth"}, {a.channels.has_value(), "--copy-channels"},
+        {!a.durations.empty(), "--durations"},    {!a.mode.empty(), "--swap-mode"},
+        {a.allow_stall, "--allow-stall"},         {!a.transfers.empty(), "--transfers"},
+        {a.swap_exact, "--swap-exact"}};
+    for (const auto& [given, name] : copy_options)
+      if (given) std::cerr << "memplan: warning: " << name << " applies with --swap only; ignored\n";
+  }
+  if (!a.to.empty() && !many) std::cerr << "memplan: warning: --swap-to applies with --memories only; ignored\n";
   if (!many && !swap) return -1;
   if (many && !svg.empty()) throw InputError(svg + ": --svg draws one memory's plan; not with several memories");
   if (!opt.validate) std::cerr << "memplan: warning: --no-validate: plans with memories or swaps are always checked\n";

@@ -168,7 +168,7 @@ std::string Explanation::report(const Problem& p, size_t max_named) const {
       << ": no plan of any solver fits\n";
     s << "explain: worst instant t=" << worst_time << " load " << worst_load << " (excess "
       << worst_load - capacity << ")\n";
-    s << "explain: overloaded instants (" << overloaded.size() << " runs):";
+    s << "explain: overloaded instants (" << overloaded.size() << (overloaded.size() == 1 ? " run):" : " runs):");
     for (size_t k = 0; k < overloaded.size() && k < max_named; ++k)
       s << " [" << overloaded[k].first << "," << overloaded[k].second << ")";
     if (overloaded.size() > max_named) s << " ... " << overloaded.size() - max_named << " more";

@@ -24,7 +24,8 @@ namespace {
 
 std::string op_label(const Graph& g, int32_t o) {
   const Operator& op = g.ops[o];
-  return "operator '" + (op.name.empty() ? "#" + std::to_string(o) : op.name) + "' (" + op.type + ")";
+  return "operator '" + (op.name.empty() ? "#" + std::to_string(o) : op.name) + "'" +
+         (op.type.empty() ? "" : " (" + op.type + ")");
 }
 
 std::string tensor_label(const Graph& g, int32_t t) { return "tensor '" + g.tensors[t].name + "'"; }

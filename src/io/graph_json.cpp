@@ -22,6 +22,8 @@ class LineReader {
  public:
   LineReader(std::string name, int64_t line) : name_(std::move(name)), line_(line) {}
 
+  int64_t line() const { return line_; }
+
   [[noreturn]] void fail(const std::string& field, const std::string& what) const {
     throw InputError(name_ + ":" + std::to_string(line_) + ": " +
                      (field.empty() ? "" : "field '" + field + "': ") + what);
@@ -70,6 +72,7 @@ TensorKind parse_kind(const std::string& s, const LineReader& r) {
 struct GraphParser {
   Graph g;
   std::unordered_map<std::string, int32_t> tensor_index;
+  std::unordered_map<int32_t, std::pair<std::string, int64_t>> produced_by;  // tensor -> (op, line)
   int64_t total = 0;
 
   void add_bytes(int64_t b, const std::string& field, const LineReader& r) {
@@ -127,6 +130,19 @@ struct GraphParser {
       } else {
         r.fail(key, "unknown field of an op line (op, type, inputs, outputs, view_of, may_overwrite, scratch)");
       }
+    }
+    // A tensor written twice, or a graph input or weight written, named here with both lines
+    // (graph.cpp's check would name neither).
+    for (size_t k = 0; k < o.outputs.size(); ++k) {
+      const Tensor& t = g.tensors[static_cast<size_t>(o.outputs[k])];
+      const std::string field = "outputs[" + std::to_string(k) + "]";
+      if (t.kind == TensorKind::kInput || t.kind == TensorKind::kWeight)
+        r.fail(field, "op '" + o.name + "': tensor '" + t.name + "' is a graph " + to_string(t.kind) +
+                          ", which no op produces");
+      const auto [it, fresh] = produced_by.emplace(o.outputs[k], std::pair{o.name, r.line()});
+      if (!fresh)
+        r.fail(field, "op '" + o.name + "': tensor '" + t.name + "' is already produced by op '" + it->second.first +
+                          "' (line " + std::to_string(it->second.second) + ")");
     }
     if (j.contains("view_of")) o.view_of = r.positions(j["view_of"], "view_of", o.outputs.size());
     if (j.contains("may_overwrite")) o.may_overwrite = r.positions(j["may_overwrite"], "may_overwrite", o.outputs.size());

@@ -394,7 +394,7 @@ SolveResult run_portfolio(const Problem& p, const SolveOptions& opt, const Membe
   if (r.solution) r.check = shared.best_check;
   r.lower_bound = shared.lower;
   r.iterations = shared.iterations;
-  r.detail = "winner=" + shared.winner;
+  r.detail = "winner=" + (shared.winner.empty() ? std::string("none") : shared.winner);
   if (shared.met) r.detail += " stop=lower_bound";
   for (const std::string& who : shared.rejected) r.detail += " rejected_invalid=" + who;
   if (!skipped.empty()) {

@@ -77,8 +77,20 @@ bool admit(const Problem& p, const std::vector<size_t>& order, const std::vector
       space[i] = m;
       break;
     }
-    if (space[i] < 0) {
-      error = "buffer '" + b.id + "' (" + std::to_string(b.size) + " bytes) fits none of its memories";
+    if (space[i] < 0) {  // say why each memory refused it (not only "too small")
+      error = "buffer '" + b.id + "' (" + std::to_string(b.size) + " bytes, live [" + std::to_string(b.start) + "," +
+              std::to_string(b.end) + ")) fits none of its memories:";
+      for (size_t k = 0; k < allowed[i].size(); ++k) {
+        const size_t m = static_cast<size_t>(allowed[i][k]);
+        const int64_t cap = *p.memories[m].capacity;  // only a capped memory refuses
+        error += std::string(k ? ";" : "") + " " + p.memories[m].name + " (capacity " + std::to_string(cap) +
+                 (b.size > cap ? ": smaller than the buffer)"
+                               : ", already holding " + std::to_string(load[m].max(lo, hi)) +
+                                     " bytes of buffers live with it)");
+      }
+      if (b.spaces.empty() && p.memories.size() > 1)
+        error += " (a buffer that lists no memories may use the first only: list others in its 'space' column or "
+                 "\"spaces\" field, e.g. " + p.memories[0].name + "|" + p.memories[1].name + ")";
       return false;
     }
   }
