@@ -252,8 +252,8 @@ TEST(OnnxImport, ReadOfAnUndefinedNameIsRefusedByName) {
 }
 
 // A fuzz find: a ConvTranspose of a rank-2 input crashed ONNX 1.12's inference (SIGSEGV); a
-// scan of every operator found the same in Conv, ConvInteger, QLinearConv, MaxUnpool and
-// STFT. Their inference is guarded (guarded_schemas.cpp) with the ranks inference has
+// scan of every operator version found the same in Conv, ConvInteger, QLinearConv, MaxUnpool,
+// STFT, Gemm-6 and the first RNN, GRU and LSTM. Their inference is guarded (guarded_schemas.cpp) with the ranks inference has
 // reached, so a bad rank made by an earlier node (a Flatten before a Conv) is refused by
 // name as well as a declared one.
 TEST(OnnxImport, InputsOfTheWrongRankForAConvAreRefusedByName) {
@@ -270,9 +270,23 @@ TEST(OnnxImport, InputsOfTheWrongRankForAConvAreRefusedByName) {
     add_node(g, "Conv", {"F", "W"}, "Y")->set_name("the_conv");
     g->add_output()->set_name("Y");
   });
+  const std::string weight = save_model("conv_weight_rank3", [&](onnx::GraphProto* g) {
+    set_tensor_type(g->add_input(), "X", {int64_t{1}, int64_t{3}, int64_t{8}, int64_t{8}});
+    add_initializer(g, "W", {4, 3, 3});
+    add_node(g, "Conv", {"X", "W"}, "Y")->set_name("c");
+    g->add_output()->set_name("Y");
+  });
+  const std::string gemm = save_model("gemm_rank1", [&](onnx::GraphProto* g) {
+    set_tensor_type(g->add_input(), "A", {int64_t{2}, int64_t{3}});
+    add_initializer(g, "B", {3});
+    add_node(g, "Gemm", {"A", "B"}, "Y")->set_name("fc");
+    g->add_output()->set_name("Y");
+  });
   for (const auto& [path, expected] :
-       {std::pair{declared, "node 'up' (ConvTranspose): input 0 has rank 2 and input 1 rank 3 (ConvTranspose needs"},
-        std::pair{made, "node 'the_conv' (Conv): input 0 has rank 2 and input 1 rank 4 (Conv needs"}}) {
+       {std::pair{declared, "node 'up' (ConvTranspose): input 0 has rank 2 (ConvTranspose needs a data input of rank >= 3"},
+        std::pair{made, "node 'the_conv' (Conv): input 0 has rank 2 (Conv needs a data input of rank >= 3"},
+        std::pair{weight, "node 'c' (Conv): input 1 has rank 3 and input 0 rank 4 (Conv needs"},
+        std::pair{gemm, "node 'fc' (Gemm): input 1 has rank 1 (Gemm needs inputs A and B of rank 2)"}}) {
     try {
       import_onnx(path);
       ADD_FAILURE() << "expected InputError for " << path;
@@ -287,9 +301,10 @@ TEST(OnnxImport, InputsOfTheWrongRankForAConvAreRefusedByName) {
 // scale; einsum_bad_arrow: a mangled Einsum equation, and einsum_upper_implicit: an implicit
 // equation with an upper-case label, both of which crashed ONNX 1.12's Einsum inference;
 // scan_missing_count: a Scan without its required attribute; shape_undefined_input: a
-// Shape reading an undefined name; convtranspose_rank2: a ConvTranspose of a rank-2 input)
-// beside valid models (among them ONNX's If, Loop, Scan and sequence operator tests): each
-// imports or is refused with an InputError; none crashes.
+// Shape reading an undefined name; convtranspose_rank2: a ConvTranspose of a rank-2 input;
+// gemm6_rank1: a Gemm-6 whose B has rank 1) beside valid models (among them ONNX's If,
+// Loop, Scan and sequence operator tests): each imports or is refused with an InputError;
+// none crashes.
 TEST(OnnxImport, FuzzCorpusImportsOrFailsCleanly) {
   const std::filesystem::path dir = std::filesystem::path(MEMPLAN_SOURCE_DIR) / "fuzz" / "corpus" / "onnx";
   int imported = 0, refused = 0;
@@ -302,7 +317,7 @@ TEST(OnnxImport, FuzzCorpusImportsOrFailsCleanly) {
       ++refused;
     }
   }
-  EXPECT_GE(refused, 6) << "the crash inputs are refused";
+  EXPECT_GE(refused, 7) << "the crash inputs are refused";
   EXPECT_GE(imported, 12);
 }
 

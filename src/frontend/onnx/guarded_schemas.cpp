@@ -1,14 +1,16 @@
 // The operator schemas ONNX 1.12's shape inference runs, with guards in front of the inference
 // functions that read out of bounds on inputs of unexpected rank. Found by fuzzing (a
-// ConvTranspose of a rank-2 input crashed the import with SIGSEGV) and by running every
-// operator of opsets 13 and 17 on inputs of every rank pairing from 0 to 4: Conv,
-// ConvInteger, QLinearConv and ConvTranspose index the weight's dims by the input's spatial
-// dims (and the reverse), MaxUnpool indexes its indices' dims by the input's, STFT reads a
-// signal of rank 0 or 1 at dims it lacks. The checks are the operators' own rules (ONNX
-// operator docs): the data input has a batch, a channel and at least one spatial dim, and the
-// weight (indices) has as many dims; STFT's signal is [batch, length, 1 or 2]. The
-// guards see the types inference has reached at each node, so an input whose rank comes out
-// of earlier nodes is checked too.
+// ConvTranspose of a rank-2 input, a Gemm-6 of a rank-1 B crashed the import with SIGSEGV)
+// and by running every version of every operator on inputs of each rank pairing from 0 to 4
+// (8,535 models; /tmp scripts, not kept): Conv, ConvInteger, QLinearConv and ConvTranspose
+// index the weight's dims by the input's spatial dims (and the reverse), MaxUnpool its
+// indices' dims by the input's, STFT reads a signal of rank 0 or 1 at dims it lacks, Gemm-6
+// reads dim 1 of A and B whatever their rank, and RNN-1, GRU-3 and LSTM-1 read dims of X of
+// rank 0 or 1. The checks are the operators' own rules (ONNX operator docs): the data input
+// has a batch, a channel and at least one spatial dim, and the weight (indices) has as many
+// dims; STFT's signal is [batch, length, 1 or 2]; Gemm multiplies matrices; the recurrent
+// ops' X, W and R have rank 3. The guards see the types inference has reached at each node,
+// so an input whose rank comes out of earlier nodes is checked too.
 #include <onnx/defs/schema.h>
 
 #include "frontend/onnx/internal.h"
@@ -16,45 +18,63 @@
 namespace memplan::onnx_fe {
 namespace {
 
+// One rule: input `input` has a rank in [min_rank, max_rank] and, when `same_as` >= 0, as
+// many dims as input `same_as`. An operator may have several.
 struct RankRule {
   const char* op;
-  int data;        // the input with batch, channels and spatial dims (STFT: batch, length, 1|2)
-  int min_rank;    // its least rank
-  int second;      // the input that must have as many dims (weight, MaxUnpool's indices), or -1
-  const char* what;  // the rule, for messages
+  int input;
+  int min_rank, max_rank;
+  int same_as;
+  const char* what;  // the operator's rule, for messages
 };
+constexpr int kAny = 1 << 20;
+constexpr const char* kConv = "a data input of rank >= 3 (batch, channels, spatial dims) and a weight of the same rank";
+constexpr const char* kRnn = "inputs X [seq_length, batch, input_size], W and R of rank 3";
 constexpr RankRule kRankRules[] = {
-    {"Conv", 0, 3, 1, "a data input of rank >= 3 (batch, channels, spatial dims) and a weight of the same rank"},
-    {"ConvInteger", 0, 3, 1, "a data input of rank >= 3 (batch, channels, spatial dims) and a weight of the same rank"},
-    {"QLinearConv", 0, 3, 3, "a data input of rank >= 3 (batch, channels, spatial dims) and a weight of the same rank"},
-    {"ConvTranspose", 0, 3, 1, "a data input of rank >= 3 (batch, channels, spatial dims) and a weight of the same rank"},
-    {"MaxUnpool", 0, 3, 1, "a data input of rank >= 3 (batch, channels, spatial dims) and indices of the same rank"},
-    {"STFT", 0, 3, -1, "a signal of rank 3 (batch, length, 1 or 2)"},
+    {"Conv", 0, 3, kAny, -1, kConv},
+    {"Conv", 1, 0, kAny, 0, kConv},
+    {"ConvInteger", 0, 3, kAny, -1, kConv},
+    {"ConvInteger", 1, 0, kAny, 0, kConv},
+    {"QLinearConv", 0, 3, kAny, -1, kConv},
+    {"QLinearConv", 3, 0, kAny, 0, kConv},
+    {"ConvTranspose", 0, 3, kAny, -1, kConv},
+    {"ConvTranspose", 1, 0, kAny, 0, kConv},
+    {"MaxUnpool", 0, 3, kAny, -1, "a data input of rank >= 3 (batch, channels, spatial dims) and indices of the same rank"},
+    {"MaxUnpool", 1, 0, kAny, 0, "a data input of rank >= 3 (batch, channels, spatial dims) and indices of the same rank"},
+    {"STFT", 0, 3, 3, -1, "a signal of rank 3 (batch, length, 1 or 2)"},
+    {"Gemm", 0, 2, 2, -1, "inputs A and B of rank 2"},
+    {"Gemm", 1, 2, 2, -1, "inputs A and B of rank 2"},
+    {"RNN", 0, 3, 3, -1, kRnn},   {"RNN", 1, 3, 3, -1, kRnn},   {"RNN", 2, 3, 3, -1, kRnn},
+    {"GRU", 0, 3, 3, -1, kRnn},   {"GRU", 1, 3, 3, -1, kRnn},   {"GRU", 2, 3, 3, -1, kRnn},
+    {"LSTM", 0, 3, 3, -1, kRnn},  {"LSTM", 1, 3, 3, -1, kRnn},  {"LSTM", 2, 3, 3, -1, kRnn},
 };
 
-const RankRule* rank_rule(const std::string& op) {
+bool has_rank_rule(const std::string& op) {
   for (const RankRule& r : kRankRules)
-    if (op == r.op) return &r;
-  return nullptr;
+    if (op == r.op) return true;
+  return false;
 }
 
 }  // namespace
 
 std::string rank_rule_violation(const std::string& op, const std::function<int(int)>& rank) {
-  const RankRule* rule = rank_rule(op);
-  if (!rule) return "";
-  const int data = rank(rule->data), second = rule->second >= 0 ? rank(rule->second) : -1;
-  if (!((data >= 0 && data < rule->min_rank) || (data >= 0 && second >= 0 && second != data))) return "";
-  return "input " + std::to_string(rule->data) + " has rank " + std::to_string(data) +
-         (second >= 0 ? " and input " + std::to_string(rule->second) + " rank " + std::to_string(second) : "") + " (" +
-         rule->op + " needs " + rule->what + ")";
+  for (const RankRule& r : kRankRules) {
+    if (op != r.op) continue;
+    const int have = rank(r.input);
+    if (have < 0) continue;  // no shape yet: nothing to check
+    const int other = r.same_as >= 0 ? rank(r.same_as) : -1;
+    if (have >= r.min_rank && have <= r.max_rank && (other < 0 || other == have)) continue;
+    return "input " + std::to_string(r.input) + " has rank " + std::to_string(have) +
+           (other >= 0 ? " and input " + std::to_string(r.same_as) + " rank " + std::to_string(other) : "") + " (" +
+           r.op + " needs " + r.what + ")";
+  }
+  return "";
 }
 
 const onnx::OpSchema* GuardedSchemas::GetSchema(const std::string& key, const int max_version,
                                                  const std::string& domain) const {
   const onnx::OpSchema* plain = onnx::OpSchemaRegistry::Instance()->GetSchema(key, max_version, domain);
-  const RankRule* rule = rank_rule(key);
-  if (!plain || !rule || !(domain.empty() || domain == "ai.onnx") || !plain->has_type_and_shape_inference_function())
+  if (!plain || !has_rank_rule(key) || !(domain.empty() || domain == "ai.onnx") || !plain->has_type_and_shape_inference_function())
     return plain;
   std::lock_guard<std::mutex> lock(mu_);
   std::unique_ptr<onnx::OpSchema>& guarded = guarded_[plain];
