@@ -7,6 +7,7 @@
 #include <sstream>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "memplan/constraints.h"
 #include "memplan/explain.h"
@@ -232,16 +233,20 @@ struct State {
   // `windows` are the widest any valid eviction may take, whatever the channels). Above the
   // capacity, no set of evictions fits: a proof. (The greedy relief below can get stuck
   // above it too, on its own earlier choices or on busy copy channels: no proof then.)
-  // nullopt where two members of a chain are live (their shared footprint is not a sum).
+  // A chain with two members live at t counts in load0 as its largest present member, and
+  // neither may be away at t (a member is away only where no mate is live): its windows
+  // are skipped (least_load gave no bound there, so a step no eviction relieves, inside
+  // resnet50's residual blocks, was "not proven").
   std::optional<int64_t> least_load(int64_t t) const {
+    std::unordered_set<int64_t> held;  // chains with two or more members live at t
     for (const auto& [head, members] : mates) {
       int live = 0;
       for (size_t j : members) live += p.buffers[j].start <= t && t < p.buffers[j].end;
-      if (live > 1) return std::nullopt;
+      if (live > 1) held.insert(head);
     }
     int64_t l = load0[at(t)];
     for (const Eviction& w : windows)
-      if (w.lo <= t && t < w.hi)
+      if (w.lo <= t && t < w.hi && !(chain[w.buffer] >= 0 && held.count(chain[w.buffer])))
         for (const Piece& pc : pieces_of(p.buffers[w.buffer]))  // present at t (not in a gap)
           if (pc.start <= t && t < pc.end) l -= pc.hi - pc.lo;
     return l;
