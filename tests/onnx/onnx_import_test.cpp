@@ -296,15 +296,45 @@ TEST(OnnxImport, InputsOfTheWrongRankForAConvAreRefusedByName) {
   }
 }
 
+// A fuzz find: a Shape-15 (with start and end) of a graph input declared without a type made
+// ONNX 1.12's inference read the missing type through a null pointer (SIGSEGV). A node whose
+// required input has no type is skipped by inference (guarded_schemas.cpp); the import then
+// names the input.
+TEST(OnnxImport, AGraphInputWithoutATypeIsRefusedByName) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(15);
+  auto* g = m.mutable_graph();
+  g->set_name("untyped");
+  g->add_input()->set_name("x");  // no type
+  auto* shape = add_node(g, "Shape", {"x"}, "y");
+  auto* a = shape->add_attribute();
+  a->set_name("start");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(1);
+  g->add_output()->set_name("y");
+  const std::string path = ::testing::TempDir() + "memplan_untyped_input.onnx";
+  {
+    std::ofstream out(path, std::ios::binary);
+    m.SerializeToOstream(&out);
+  }
+  try {
+    import_onnx(path);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": graph input 'x' declares no type"), std::string::npos) << e.what();
+  }
+}
+
 // The ONNX fuzz corpus (fuzz/corpus/onnx) holds the inputs that once crashed the import
 // (raw_data_short: raw bytes of the wrong length; resize_inf_scale: an infinite Resize
 // scale; einsum_bad_arrow: a mangled Einsum equation, and einsum_upper_implicit: an implicit
 // equation with an upper-case label, both of which crashed ONNX 1.12's Einsum inference;
 // scan_missing_count: a Scan without its required attribute; shape_undefined_input: a
 // Shape reading an undefined name; convtranspose_rank2: a ConvTranspose of a rank-2 input;
-// gemm6_rank1: a Gemm-6 whose B has rank 1) beside valid models (among them ONNX's If,
-// Loop, Scan and sequence operator tests): each imports or is refused with an InputError;
-// none crashes.
+// gemm6_rank1: a Gemm-6 whose B has rank 1; shape15_untyped_input: a Shape-15 of an untyped
+// graph input) beside valid models (among them ONNX's If, Loop, Scan and sequence operator
+// tests): each imports or is refused with an InputError; none crashes.
 TEST(OnnxImport, FuzzCorpusImportsOrFailsCleanly) {
   const std::filesystem::path dir = std::filesystem::path(MEMPLAN_SOURCE_DIR) / "fuzz" / "corpus" / "onnx";
   int imported = 0, refused = 0;
@@ -317,7 +347,7 @@ TEST(OnnxImport, FuzzCorpusImportsOrFailsCleanly) {
       ++refused;
     }
   }
-  EXPECT_GE(refused, 7) << "the crash inputs are refused";
+  EXPECT_GE(refused, 8) << "the crash inputs are refused";
   EXPECT_GE(imported, 12);
 }
 

@@ -48,6 +48,12 @@ struct Builder {
     return "tensor '" + name + "'";
   }
 
+  [[noreturn]] void no_type(const Tensor& t, const std::string& w) const {
+    if (t.kind == TensorKind::kInput)
+      throw InputError(path + ": graph input '" + t.name + "' declares no type (an element type and a shape)");
+    throw InputError(path + ": " + w + ": no type or shape could be inferred (an op ONNX 1.12 does not know?)");
+  }
+
   // Refuses types that are not plain fixed-size tensors; reports unknown sizes.
   void size(Tensor& t) {
     auto it = inf.types.find(t.name);
@@ -83,12 +89,12 @@ struct Builder {
         }
         if (ti.is_other)
           throw InputError(path + ": " + w + ": a map or an optional value, not a tensor or sequence (unsupported)");
-        throw InputError(path + ": " + w + ": no type or shape could be inferred (an op ONNX 1.12 does not know?)");
+        no_type(t, w);
       }
       if (ti.elem_type != 0 && element_bits(ti.elem_type) == 0)
         throw InputError(path + ": " + w + ": element type " + dtype_name(ti.elem_type) + " has no fixed size (unsupported)");
       if (ti.elem_type == 0 && !ti.has_shape)
-        throw InputError(path + ": " + w + ": no type or shape could be inferred (an op ONNX 1.12 does not know?)");
+        no_type(t, w);
       t.dtype = dtype_name(ti.elem_type);
       t.shape = ti.has_shape ? ti.dims : std::vector<int64_t>{};
       t.bytes = bytes_of(ti, path, w);
@@ -96,7 +102,7 @@ struct Builder {
       unknown(w + " has unknown shape " + shape_text(ti) + (ti.elem_type == 0 ? " and element type" : ""));
       return;
     }
-    throw InputError(path + ": " + w + ": no type or shape could be inferred (an op ONNX 1.12 does not know?)");
+    no_type(t, w);
   }
 
   // False once every graph input is sized: a size still unknown then depends on values

@@ -74,14 +74,26 @@ std::string rank_rule_violation(const std::string& op, const std::function<int(i
 const onnx::OpSchema* GuardedSchemas::GetSchema(const std::string& key, const int max_version,
                                                  const std::string& domain) const {
   const onnx::OpSchema* plain = onnx::OpSchemaRegistry::Instance()->GetSchema(key, max_version, domain);
-  if (!plain || !has_rank_rule(key) || !(domain.empty() || domain == "ai.onnx") || !plain->has_type_and_shape_inference_function())
-    return plain;
+  if (!plain || !plain->has_type_and_shape_inference_function()) return plain;
+  const bool ruled = has_rank_rule(key) && (domain.empty() || domain == "ai.onnx");
   std::lock_guard<std::mutex> lock(mu_);
   std::unique_ptr<onnx::OpSchema>& guarded = guarded_[plain];
   if (!guarded) {
     guarded = std::make_unique<onnx::OpSchema>(*plain);
     const onnx::InferenceFunction infer = plain->GetTypeAndShapeInferenceFunction();
-    guarded->TypeAndShapeInferenceFunction([this, key, infer](onnx::InferenceContext& ctx) {
+    std::vector<size_t> required;  // the single (not optional, not variadic) inputs
+    for (size_t k = 0; k < plain->inputs().size(); ++k)
+      if (plain->inputs()[k].GetOption() == onnx::OpSchema::Single) required.push_back(k);
+    guarded->TypeAndShapeInferenceFunction([this, key, infer, ruled, required](onnx::InferenceContext& ctx) {
+      // A required input without a type (a graph input declared without one, or the output
+      // of a node inference skipped): some inference functions read it through a null
+      // pointer (a Shape-15 of an untyped graph input crashed the import: a fuzz find). The
+      // node is skipped as inference skips what it cannot type; its outputs stay untyped
+      // and the import names them. (An optional input left out, such as a Loop's M, has no
+      // type either: only single inputs are checked.)
+      for (size_t k : required)
+        if (k < ctx.getNumInputs() && !ctx.getInputType(k)) fail_shape_inference("input ", k, " has no type");
+      if (!ruled) return infer(ctx);
       // The rank of input k as inference has it, or -1 without a shape (or such an input).
       const std::string why = rank_rule_violation(key, [&ctx](int k) {
         if (k >= static_cast<int>(ctx.getNumInputs())) return -1;
