@@ -253,6 +253,25 @@ TEST(Cli, ListStatsGenerate) {
   EXPECT_EQ(run_cli("--help", dir).code, 0);
 }
 
+// Every command that writes a file names a folder given as its output (generate, bound,
+// report and onnx said "cannot rename temporary file into place", without a reason) and a
+// missing folder, exits 2 and writes nothing.
+TEST(Cli, OutputsThatAreFoldersAreNamed) {
+  TempDir dir;
+  const std::string folder = dir.file("");
+  auto r = run_cli("generate --kind dnn -n 10 -o '" + folder + "'", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(": cannot write: is a directory"), std::string::npos) << r.err;
+  r = run_cli("generate --kind dnn -n 10 -o '" + dir.file("no/such/x.csv") + "'", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+  const std::string in = dir.file("p.csv");
+  ASSERT_EQ(run_cli("generate --kind dnn -n 10 -o '" + in + "'", dir).code, 0);
+  r = run_cli("bound '" + in + "' --window 0:4 --capacity 1GiB -o '" + folder + "'", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(": cannot write: is a directory"), std::string::npos) << r.err;
+}
+
 // What a user meets when a command or option does not apply (a README audit): an unknown
 // command is named (CLI11 said only "A subcommand is required"); --lifetimes inclusive on a
 // JSON problem is refused (it was ignored); copy settings without --swap and --swap-to

@@ -598,6 +598,12 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
       temps.emplace_back();
       continue;
     }
+    try {
+      check_writable(path);  // a folder, or a missing one, named as such (not "cannot rename")
+    } catch (...) {
+      drop_temps();
+      throw;
+    }
     std::string tmp = path + ".tmp." + std::to_string(::getpid());
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) {
@@ -639,6 +645,7 @@ void check_writable(const std::string& path) {
 
 void write_file_atomic(const std::string& path, const std::string& content) {
   if (special_file(path)) return write_in_place(path, content);
+  check_writable(path);
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -652,8 +659,9 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
     std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": cannot rename temporary file into place");
+    throw std::runtime_error(path + ": cannot rename temporary file into place: " + std::strerror(err));
   }
 }
 
