@@ -37,6 +37,21 @@ SolveOptions quick(double seconds = 2.0) {
   return o;
 }
 
+// The stretches between two consecutive uses of each evictable buffer: where the brute
+// forces below may put an absence.
+struct Idle {
+  size_t b;
+  int64_t u, v;
+};
+std::vector<Idle> idle_intervals(const Problem& p) {
+  std::vector<Idle> idle;
+  for (size_t i = 0; i < p.buffers.size(); ++i)
+    if (p.buffers[i].evictable)
+      for (size_t k = 0; k + 1 < p.buffers[i].uses.size(); ++k)
+        idle.push_back({i, p.buffers[i].uses[k], p.buffers[i].uses[k + 1]});
+  return idle;
+}
+
 // Checks a swap result with the independent validator and the runtime simulation.
 void expect_valid_swap(const Problem& p, const SwapResult& r, int64_t cap, const SwapOptions& so) {
   ASSERT_TRUE(r.solution.has_value()) << r.explain;
@@ -181,16 +196,7 @@ TEST(Swap, InfeasibleWithInPlaceChainsAgreesWithBruteForce) {
     const int64_t cap = compute_load(merged) - rnd(1, 3);
     if (cap <= 0) continue;
     // Brute force: the least merged LOAD over every valid choice of absences.
-    struct Idle {
-      size_t b;
-      int64_t u, v;
-    };
-    std::vector<Idle> idle;
-    for (size_t i = 0; i < p.buffers.size(); ++i)
-      if (p.buffers[i].evictable)
-        for (size_t k = 0; k + 1 < p.buffers[i].uses.size(); ++k)
-          if (p.buffers[i].uses[k] + 1 < p.buffers[i].uses[k + 1])
-            idle.push_back({i, p.buffers[i].uses[k], p.buffers[i].uses[k + 1]});
+    const std::vector<Idle> idle = idle_intervals(p);
     auto mate_live = [&](size_t i, int64_t lo, int64_t hi) {
       const Buffer& b = p.buffers[i];
       for (const Buffer& o : p.buffers) {
@@ -435,14 +441,7 @@ TEST(Swap, ArenaDetectsAWrongTransferSchedule) {
 // durations, bandwidth = largest size), one channel; the fewest bytes for which the exact
 // offset solver fits the capacity. Written from the rules in swap.h, not from the planner.
 int64_t brute_min_bytes(const Problem& p, int64_t cap) {
-  struct Idle {
-    size_t b;
-    int64_t u, v;
-  };
-  std::vector<Idle> idle;
-  for (size_t i = 0; i < p.buffers.size(); ++i)
-    if (p.buffers[i].evictable)
-      for (size_t k = 0; k + 1 < p.buffers[i].uses.size(); ++k) idle.push_back({i, p.buffers[i].uses[k], p.buffers[i].uses[k + 1]});
+  const std::vector<Idle> idle = idle_intervals(p);
   int64_t best = -1;
   std::vector<std::pair<int64_t, int64_t>> pick(idle.size(), {0, 0});
   auto rec = [&](auto&& self, size_t d, int64_t bytes) -> void {
