@@ -37,24 +37,6 @@ std::string colour(const std::string& id) {
   return buf;
 }
 
-// What buffer `b` at `offset` occupies, as rectangles (from, to, low address, high): its
-// whole lifetime, less its gaps (absences of a swap plan), a gap with a window keeping that
-// window.
-struct Drawn {
-  int64_t from, to, lo, hi;
-};
-std::vector<Drawn> drawn_parts(const Buffer& b, int64_t offset) {
-  std::vector<Drawn> out;
-  int64_t t = b.start;
-  for (const Gap& g : b.gaps) {
-    if (g.start > t) out.push_back({t, g.start, offset, offset + b.size});
-    if (g.has_window) out.push_back({g.start, g.end, offset + g.window_lo, offset + g.window_hi});
-    t = std::max(t, g.end);
-  }
-  if (t < b.end) out.push_back({t, b.end, offset, offset + b.size});
-  return out;
-}
-
 }  // namespace
 
 std::string plan_to_svg(const Problem& p, const std::vector<int64_t>& offsets, int64_t load,
@@ -88,10 +70,10 @@ std::string plan_to_svg(const Problem& p, const std::vector<int64_t>& offsets, i
     s += "<g stroke=\"#333\" stroke-width=\"0.3\">\n";
     for (size_t i = 0; i < p.buffers.size(); ++i) {
       const Buffer& b = p.buffers[i];
-      for (const Drawn& piece : drawn_parts(b, offsets[i])) {
-        const double x = X(piece.from), y = Y(piece.hi);
-        s += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(std::max(0.5, X(piece.to) - x)) +
-             "\" height=\"" + num(std::max(0.5, Y(piece.lo) - y)) + "\" fill=\"" + colour(b.id) + "\"><title>" +
+      for (const Piece& piece : pieces_of(b)) {  // each absence of a swap plan a hole
+        const double x = X(piece.start), y = Y(offsets[i] + piece.hi);
+        s += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(std::max(0.5, X(piece.end) - x)) +
+             "\" height=\"" + num(std::max(0.5, Y(offsets[i] + piece.lo) - y)) + "\" fill=\"" + colour(b.id) + "\"><title>" +
              escape(b.id) + ": [" + std::to_string(b.start) + ", " + std::to_string(b.end) + ") size " +
              std::to_string(b.size) + " at " + std::to_string(offsets[i]) + "</title></rect>\n";
       }
@@ -105,9 +87,9 @@ std::string plan_to_svg(const Problem& p, const std::vector<int64_t>& offsets, i
     std::vector<double> cover(static_cast<size_t>(cols) * rows, 0.0);
     const double cw = span_t / cols, ch = span_a / rows;
     for (size_t i = 0; i < p.buffers.size(); ++i)
-      for (const Drawn& piece : drawn_parts(p.buffers[i], offsets[i])) {
-        const double bx0 = static_cast<double>(piece.from - t0), bx1 = static_cast<double>(piece.to - t0);
-        const double by0 = static_cast<double>(piece.lo), by1 = static_cast<double>(piece.hi);
+      for (const Piece& piece : pieces_of(p.buffers[i])) {
+        const double bx0 = static_cast<double>(piece.start - t0), bx1 = static_cast<double>(piece.end - t0);
+        const double by0 = static_cast<double>(offsets[i] + piece.lo), by1 = static_cast<double>(offsets[i] + piece.hi);
         const int c0 = std::clamp(static_cast<int>(bx0 / cw), 0, cols - 1), c1 = std::clamp(static_cast<int>(bx1 / cw), 0, cols - 1);
         const int r0 = std::clamp(static_cast<int>(by0 / ch), 0, rows - 1), r1 = std::clamp(static_cast<int>(by1 / ch), 0, rows - 1);
         for (int r = r0; r <= r1; ++r) {

@@ -237,7 +237,7 @@ struct State {
   // neither may be away at t (a member is away only where no mate is live): its windows
   // are skipped (least_load gave no bound there, so a step no eviction relieves, inside
   // resnet50's residual blocks, was "not proven").
-  std::optional<int64_t> least_load(int64_t t) const {
+  int64_t least_load(int64_t t) const {
     std::unordered_set<int64_t> held;  // chains with two or more members live at t
     for (const auto& [head, members] : mates) {
       int live = 0;
@@ -600,7 +600,7 @@ SwapResult plan_swaps(const Problem& problem, int64_t cap, const std::string& al
   // above the capacity (least_load); otherwise the greedy relief only got stuck on its own
   // choices or busy channels, and the rounds below (from no evictions too) try afresh.
   const bool stuck = load_driven.stuck != INT64_MIN;
-  if (const auto least = stuck ? st->least_load(load_driven.stuck) : std::nullopt; least && *least > cap) {
+  if (stuck && st->least_load(load_driven.stuck) > cap) {
     r.status = Status::kInfeasible;
     r.explain = no_window_explain(problem, *st, load_driven.stuck, cap);
     r.evictions = st->ev;

@@ -126,12 +126,13 @@ struct Inferred;
 bool refine_sequences(const onnx::GraphProto& g, const Inferred& inferred, TypeMap& refined, Sequences& seqs,
                       std::unordered_map<std::string, int64_t>& bytes_only, const std::string& path);
 
-// The schemas ONNX 1.12's inference is given: the registry's, with the inference of the
-// operators that crash on inputs of unexpected rank guarded (guarded_schemas.cpp). A guarded
-// node whose inputs break its operator's rank rule is skipped by inference, its reason kept.
 // Why a node of operator `op` whose input k has rank rank(k) (-1: unknown) breaks that
 // operator's rank rule (guarded_schemas.cpp), or "" when it does not or has none.
 std::string rank_rule_violation(const std::string& op, const std::function<int(int)>& rank);
+// The schemas ONNX 1.12's inference is given: the registry's, with the inference of the
+// operators that crash on inputs of unexpected rank guarded (guarded_schemas.cpp), and every
+// node whose required input has no type skipped. A guarded node whose inputs break its
+// operator's rank rule is skipped by inference, its reason kept.
 class GuardedSchemas final : public onnx::ISchemaRegistry {
  public:
   const onnx::OpSchema* GetSchema(const std::string& key, int max_version,
